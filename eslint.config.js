@@ -1,0 +1,126 @@
+// @ts-check
+import tseslint from 'typescript-eslint';
+import importX from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+
+/** Layering from docs/architecture.md: a zone may not import from the listed folders. */
+const zones = [
+  {
+    target: './src/domain',
+    from: [
+      './src/services',
+      './src/store',
+      './src/http',
+      './src/adapters',
+      './src/main',
+      './src/cli',
+      './src/client',
+      './src/config',
+    ],
+    message: 'domain is pure: no I/O layers',
+  },
+  {
+    target: './src/services',
+    from: ['./src/http', './src/store', './src/adapters', './src/main', './src/cli'],
+    message: 'services depend on ports, not on their implementations',
+  },
+  {
+    target: './src/http',
+    from: ['./src/store', './src/adapters', './src/main', './src/cli'],
+    message: 'http talks to services only',
+  },
+  {
+    target: './src/store',
+    from: ['./src/http', './src/main', './src/cli', './src/adapters'],
+    message: 'store implements service ports',
+  },
+  {
+    target: './src/adapters',
+    from: ['./src/http', './src/store', './src/main', './src/cli'],
+    message: 'adapters implement service ports',
+  },
+  {
+    target: './src/contract',
+    from: [
+      './src/services',
+      './src/store',
+      './src/http',
+      './src/adapters',
+      './src/main',
+      './src/cli',
+      './src/client',
+    ],
+    message: 'contract is shared wire schemas only',
+  },
+  {
+    target: './src/client',
+    from: [
+      './src/services',
+      './src/store',
+      './src/http',
+      './src/adapters',
+      './src/main',
+      './src/cli',
+      './src/domain',
+    ],
+    message: 'client depends on contract only',
+  },
+  {
+    target: './src/cli',
+    from: ['./src/services', './src/store', './src/http', './src/adapters'],
+    message: 'cli uses the client; main wires the server',
+  },
+];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'data/**', 'node_modules/**', 'coverage/**'] },
+  ...tseslint.configs.strictTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    plugins: { 'import-x': importX },
+    settings: { 'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })] },
+    rules: {
+      'import-x/no-restricted-paths': ['error', { zones }],
+      'import-x/no-cycle': 'error',
+      '@typescript-eslint/restrict-template-expressions': [
+        'error',
+        { allowNumber: true, allowBoolean: true },
+      ],
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        {
+          allowForKnownSafeCalls: [
+            { from: 'package', package: 'node:test', name: ['describe', 'it', 'test', 'suite'] },
+          ],
+        },
+      ],
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'process',
+          property: 'env',
+          message: 'Only src/main reads process.env (config is injected).',
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/main/**', 'test/**', 'bench/**', 'eslint.config.js'],
+    rules: { 'no-restricted-properties': 'off' },
+  },
+  {
+    files: ['test/**', 'bench/**'],
+    rules: {
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+      '@typescript-eslint/no-explicit-any': 'off',
+    },
+  },
+  { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },
+);

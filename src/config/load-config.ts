@@ -1,0 +1,131 @@
+import { resolve } from 'node:path';
+
+/**
+ * Every setting of the platform, read once from the environment by main/ and injected
+ * everywhere else. docs/config.md documents each key with its default and unit.
+ */
+export interface Config {
+  readonly dataDir: string;
+  readonly host: string;
+  readonly apiPort: number;
+  readonly publicUrl: string;
+  /** Unset: the embedded PGlite store in `${dataDir}/db`. */
+  readonly databaseUrl: string | undefined;
+  readonly databasePoolSize: number;
+  /** Base64 or hex of at least 32 bytes; unset: generated into `${dataDir}/secret.key`. */
+  readonly secretKey: string | undefined;
+  readonly adminSocketPath: string;
+  readonly bootstrap:
+    | { readonly account: string; readonly email: string | undefined; readonly password: string | undefined }
+    | undefined;
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  readonly bodyLimitBytes: number;
+  readonly rateLimitPerMinute: number;
+  readonly authFailuresPerMinute: number;
+  readonly authCacheTtlMs: number;
+  readonly accessCacheTtlMs: number;
+  readonly passwordHashLogN: number;
+  readonly shutdownTimeoutMs: number;
+  readonly trustProxy: readonly string[];
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+function readInteger(
+  env: Env,
+  key: string,
+  fallback: number,
+  min: number,
+  max: number,
+  problems: string[],
+): number {
+  const raw = env[key];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    problems.push(`${key} must be an integer from ${min} to ${max} (got "${raw}")`);
+    return fallback;
+  }
+  return value;
+}
+
+function readString(env: Env, key: string): string | undefined {
+  const raw = env[key];
+  return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
+}
+
+export function loadConfig(env: Env, cwd: string): Config {
+  const problems: string[] = [];
+  const dataDir = resolve(cwd, readString(env, 'ATOLL_DATA_DIR') ?? './data');
+  const host = readString(env, 'ATOLL_HOST') ?? '127.0.0.1';
+  const apiPort = readInteger(env, 'ATOLL_API_PORT', 8080, 0, 65_535, problems);
+
+  const defaultPublicUrl = `http://${host.includes(':') ? `[${host}]` : host}:${apiPort}`;
+  const publicUrl = (readString(env, 'ATOLL_PUBLIC_URL') ?? defaultPublicUrl).replace(/\/+$/, '');
+  try {
+    const parsed = new URL(publicUrl);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+      problems.push('ATOLL_PUBLIC_URL must be an http or https URL');
+  } catch {
+    problems.push(`ATOLL_PUBLIC_URL must be an absolute URL (got "${publicUrl}")`);
+  }
+
+  const databaseUrl = readString(env, 'DATABASE_URL');
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    problems.push('DATABASE_URL must be a postgres:// or postgresql:// URL');
+  }
+
+  const logLevel = (readString(env, 'ATOLL_LOG_LEVEL') ?? 'info') as Config['logLevel'];
+  if (!LOG_LEVELS.includes(logLevel))
+    problems.push(`ATOLL_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+
+  const bootstrapAccount = readString(env, 'ATOLL_BOOTSTRAP_ACCOUNT');
+  const bootstrapEmail = readString(env, 'ATOLL_BOOTSTRAP_EMAIL');
+  const bootstrapPassword = env.ATOLL_BOOTSTRAP_PASSWORD === '' ? undefined : env.ATOLL_BOOTSTRAP_PASSWORD;
+  if (bootstrapAccount === undefined && (bootstrapEmail !== undefined || bootstrapPassword !== undefined)) {
+    problems.push('ATOLL_BOOTSTRAP_EMAIL and ATOLL_BOOTSTRAP_PASSWORD need ATOLL_BOOTSTRAP_ACCOUNT');
+  }
+  if (bootstrapPassword !== undefined && bootstrapEmail === undefined) {
+    problems.push('ATOLL_BOOTSTRAP_PASSWORD needs ATOLL_BOOTSTRAP_EMAIL');
+  }
+
+  const config: Config = {
+    dataDir,
+    host,
+    apiPort,
+    publicUrl,
+    databaseUrl,
+    databasePoolSize: readInteger(env, 'ATOLL_DATABASE_POOL_SIZE', 10, 1, 1_000, problems),
+    secretKey: readString(env, 'ATOLL_SECRET_KEY'),
+    adminSocketPath: resolve(dataDir, 'admin.sock'),
+    bootstrap:
+      bootstrapAccount === undefined
+        ? undefined
+        : { account: bootstrapAccount, email: bootstrapEmail, password: bootstrapPassword },
+    logLevel,
+    bodyLimitBytes: readInteger(env, 'ATOLL_BODY_LIMIT', 1_048_576, 1_024, 1_073_741_824, problems),
+    rateLimitPerMinute: readInteger(env, 'ATOLL_RATE_LIMIT_PER_MINUTE', 1_200, 1, 100_000_000, problems),
+    authFailuresPerMinute: readInteger(env, 'ATOLL_AUTH_FAILURES_PER_MINUTE', 20, 1, 1_000_000, problems),
+    authCacheTtlMs: readInteger(env, 'ATOLL_AUTH_CACHE_TTL_MS', 300_000, 0, 86_400_000, problems),
+    accessCacheTtlMs: readInteger(env, 'ATOLL_ACCESS_CACHE_TTL_MS', 30_000, 0, 3_600_000, problems),
+    passwordHashLogN: readInteger(env, 'ATOLL_PASSWORD_HASH_LOG_N', 15, 10, 20, problems),
+    shutdownTimeoutMs: readInteger(env, 'ATOLL_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000, problems),
+    trustProxy: (readString(env, 'ATOLL_TRUST_PROXY') ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== ''),
+  };
+  if (Buffer.byteLength(config.adminSocketPath) > 100) {
+    problems.push(
+      `the admin socket path ${config.adminSocketPath} is longer than Unix sockets allow (100 bytes); use a shorter ATOLL_DATA_DIR`,
+    );
+  }
+  if (problems.length > 0) throw new ConfigError(`invalid configuration:\n  - ${problems.join('\n  - ')}`);
+  return Object.freeze(config);
+}

@@ -1,0 +1,132 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { StatusSchema, Timestamp } from './common-schemas.js';
+
+export const ShellVariableSchema = Type.Object(
+  {
+    key: Type.String({
+      description: 'Variable name: [A-Za-z_][A-Za-z0-9_]*; PORT, HEADLESS_* and ATOLL_* are reserved',
+    }),
+    value: Type.String({ description: 'Value; "********" in answers when secret' }),
+    secret: Type.Optional(Type.Boolean({ description: 'Mask the value in every answer and log line' })),
+  },
+  { additionalProperties: false, title: 'ShellVariable' },
+);
+export type ShellVariableWire = Static<typeof ShellVariableSchema>;
+
+export const EnvironmentSchema = Type.Object(
+  {
+    name: Type.String({ description: 'accounts/{account}/apps/{app}/environments/{environment}' }),
+    displayName: Type.String(),
+    branch: Type.String(),
+    wpEnvironment: Type.String(),
+    shellVariables: Type.Array(ShellVariableSchema),
+    rootDirectory: Type.String(),
+    parentEnvironment: Type.String({
+      description: 'Name of the parent of a preview environment; empty otherwise',
+    }),
+    domains: Type.Array(Type.String()),
+    build: Type.String({ description: 'Name of the live build; empty before the first deployment' }),
+    reconciling: Type.Boolean(),
+    createTime: Timestamp('When the environment was created'),
+    updateTime: Timestamp('When the environment last changed'),
+  },
+  { title: 'Environment' },
+);
+export type Environment = Static<typeof EnvironmentSchema>;
+
+const environmentFields = {
+  displayName: Type.String({ description: '1–100 characters' }),
+  branch: Type.String({ description: '"uploadable" for direct-upload applications' }),
+  wpEnvironment: Type.String({
+    description: 'WordPress install the environment connects to (a DNS label, or empty)',
+  }),
+  shellVariables: Type.Array(ShellVariableSchema, { description: 'At most 100 variables, 64 KiB in all' }),
+  rootDirectory: Type.String({ description: 'Folder of the app inside the uploaded code' }),
+};
+
+export const CreateEnvironmentBodySchema = Type.Object(
+  {
+    displayName: environmentFields.displayName,
+    branch: environmentFields.branch,
+    wpEnvironment: Type.Optional(environmentFields.wpEnvironment),
+    shellVariables: Type.Optional(environmentFields.shellVariables),
+    rootDirectory: Type.Optional(environmentFields.rootDirectory),
+  },
+  { additionalProperties: false, title: 'CreateEnvironmentBody' },
+);
+export type CreateEnvironmentBody = Static<typeof CreateEnvironmentBodySchema>;
+
+export const UpdateEnvironmentBodySchema = Type.Object(
+  {
+    name: Type.Optional(
+      Type.String({ description: 'Ignored when it names this environment (read-modify-write)' }),
+    ),
+    displayName: Type.Optional(environmentFields.displayName),
+    branch: Type.Optional(environmentFields.branch),
+    wpEnvironment: Type.Optional(environmentFields.wpEnvironment),
+    shellVariables: Type.Optional(environmentFields.shellVariables),
+    rootDirectory: Type.Optional(environmentFields.rootDirectory),
+  },
+  { additionalProperties: false, title: 'UpdateEnvironmentBody' },
+);
+export type UpdateEnvironmentBody = Static<typeof UpdateEnvironmentBodySchema>;
+
+export const UPDATABLE_ENVIRONMENT_FIELDS = [
+  'displayName',
+  'branch',
+  'wpEnvironment',
+  'shellVariables',
+  'rootDirectory',
+] as const;
+
+export const UpdateEnvironmentQuerySchema = Type.Object({
+  updateMask: Type.Optional(
+    Type.String({
+      description: `Comma-separated fields to update: ${UPDATABLE_ENVIRONMENT_FIELDS.join(', ')}`,
+    }),
+  ),
+  validateOnly: Type.Optional(
+    Type.Boolean({ description: 'Validate and answer the result without writing' }),
+  ),
+});
+
+export const ListEnvironmentsQuerySchema = Type.Object({
+  pageSize: Type.Optional(Type.Integer({ minimum: 0, maximum: 200 })),
+  pageToken: Type.Optional(Type.String()),
+  filter: Type.Optional(
+    Type.String({
+      description: 'parentEnvironment="" (only parent environments) or parentEnvironment="<name>"',
+    }),
+  ),
+});
+
+export const ListEnvironmentsResponseSchema = Type.Object(
+  { environments: Type.Array(EnvironmentSchema), nextPageToken: Type.String() },
+  { title: 'ListEnvironmentsResponse' },
+);
+export type ListEnvironmentsResponse = Static<typeof ListEnvironmentsResponseSchema>;
+
+export const OperationMetadataSchema = Type.Object(
+  {
+    '@type': Type.String(),
+    build: Type.String({ description: 'Build resource name, or …/builds/no_build' }),
+    deployment: Type.String(),
+  },
+  { title: 'UpdateEnvironmentMetadata' },
+);
+
+export const OperationSchema = Type.Object(
+  {
+    name: Type.String({
+      description: 'accounts/{account}/apps/{app}/environments/{environment}/operations/{operation}',
+    }),
+    metadata: OperationMetadataSchema,
+    done: Type.Boolean(),
+    error: Type.Optional(StatusSchema),
+    response: Type.Optional(
+      Type.Object({}, { additionalProperties: true, description: 'The Environment, with @type, once done' }),
+    ),
+  },
+  { title: 'Operation' },
+);
+export type Operation = Static<typeof OperationSchema>;

@@ -1,0 +1,67 @@
+import type { FieldViolation } from './error-catalogue.js';
+
+/** Rules for the caller-set fields of an environment (docs/api.md repeats them). */
+
+export const DISPLAY_NAME_MAX = 100;
+export const UPLOADABLE_BRANCH = 'uploadable';
+
+export function checkDisplayName(field: string, value: string): FieldViolation[] {
+  if (value.trim().length === 0 || value.length > DISPLAY_NAME_MAX || /[\u0000-\u001f\u007f]/.test(value)) {
+    return [
+      {
+        field,
+        description: `must be 1 to ${DISPLAY_NAME_MAX} characters, not blank, without control characters`,
+      },
+    ];
+  }
+  return [];
+}
+
+/**
+ * The WordPress install name becomes a host label through ATOLL_WP_URL_TEMPLATE, so it is
+ * an RFC 1123 label; empty means no WordPress is connected.
+ */
+export const WP_ENVIRONMENT_PATTERN = '^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)?$';
+const WP_ENVIRONMENT_RE = new RegExp(WP_ENVIRONMENT_PATTERN);
+
+export function checkWpEnvironment(field: string, value: string): FieldViolation[] {
+  return WP_ENVIRONMENT_RE.test(value)
+    ? []
+    : [
+        {
+          field,
+          description: 'must be empty or a DNS label: 1 to 63 lowercase letters, digits and inner hyphens',
+        },
+      ];
+}
+
+export function checkUploadableBranch(field: string, value: string): FieldViolation[] {
+  return value === UPLOADABLE_BRANCH
+    ? []
+    : [{ field, description: `must be "${UPLOADABLE_BRANCH}" for a direct-upload application` }];
+}
+
+export const ROOT_DIRECTORY_MAX = 255;
+const ROOT_SEGMENT_RE = /^[A-Za-z0-9._@+-]+$/;
+
+/** A sub-folder of the uploaded code, relative, with no way out of it. */
+export function checkRootDirectory(field: string, value: string): FieldViolation[] {
+  if (value === '') return [];
+  const segments = value.replace(/\/+$/, '').split('/');
+  const ok =
+    value.length <= ROOT_DIRECTORY_MAX &&
+    !value.startsWith('/') &&
+    segments.every((s) => ROOT_SEGMENT_RE.test(s) && s !== '.' && s !== '..');
+  return ok
+    ? []
+    : [
+        {
+          field,
+          description: `must be a relative folder path of at most ${ROOT_DIRECTORY_MAX} characters without "." or ".." segments`,
+        },
+      ];
+}
+
+export function normaliseRootDirectory(value: string): string {
+  return value.replace(/\/+$/, '');
+}

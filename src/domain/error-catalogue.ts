@@ -1,0 +1,189 @@
+/**
+ * The one error catalogue of the hosting API. Every error a client can see has a stable
+ * reason code here; docs/errors.md lists the same codes and a test fails when they differ.
+ * Shapes follow google.rpc.Status with the usual gRPC-to-HTTP mapping (AIP-193).
+ */
+
+/** gRPC canonical codes (google.rpc.Code) used by the catalogue. */
+export const GRPC_CODES = {
+  OK: 0,
+  CANCELLED: 1,
+  INVALID_ARGUMENT: 3,
+  NOT_FOUND: 5,
+  ALREADY_EXISTS: 6,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  FAILED_PRECONDITION: 9,
+  ABORTED: 10,
+  UNIMPLEMENTED: 12,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+  UNAUTHENTICATED: 16,
+} as const;
+
+export type GrpcCodeName = keyof typeof GRPC_CODES;
+
+interface CatalogueEntry {
+  readonly grpc: GrpcCodeName;
+  readonly http: number;
+  readonly summary: string;
+}
+
+export const ERROR_CATALOGUE = {
+  INVALID_FIELD: {
+    grpc: 'INVALID_ARGUMENT',
+    http: 400,
+    summary:
+      'A field of the request breaks a rule; the message and the BadRequest detail name the field and the rule.',
+  },
+  UNKNOWN_FIELD: {
+    grpc: 'INVALID_ARGUMENT',
+    http: 400,
+    summary: 'The request body holds a field the resource does not have.',
+  },
+  MALFORMED_JSON: { grpc: 'INVALID_ARGUMENT', http: 400, summary: 'The request body is not valid JSON.' },
+  MALFORMED_REQUEST: {
+    grpc: 'INVALID_ARGUMENT',
+    http: 400,
+    summary:
+      'The request cannot be read: a bad Content-Length, URL encoding or forbidden JSON key such as __proto__.',
+  },
+  UNSUPPORTED_MEDIA_TYPE: {
+    grpc: 'INVALID_ARGUMENT',
+    http: 415,
+    summary:
+      'The Content-Type of the request is not accepted by this route (JSON routes take application/json).',
+  },
+  BODY_TOO_LARGE: {
+    grpc: 'INVALID_ARGUMENT',
+    http: 413,
+    summary: 'The request body is larger than the configured limit.',
+  },
+  ROUTE_NOT_FOUND: { grpc: 'NOT_FOUND', http: 404, summary: 'No route matches the method and path.' },
+  UNAUTHENTICATED: {
+    grpc: 'UNAUTHENTICATED',
+    http: 401,
+    summary: 'Basic credentials are missing, malformed, unknown or revoked.',
+  },
+  PERMISSION_DENIED: {
+    grpc: 'PERMISSION_DENIED',
+    http: 403,
+    summary: 'The caller is not a member of the account, or its role does not allow the action.',
+  },
+  ACCOUNT_NOT_FOUND: {
+    grpc: 'NOT_FOUND',
+    http: 404,
+    summary:
+      'No account has this name (operator endpoints only; the public API answers 403 so that names do not leak).',
+  },
+  USER_NOT_FOUND: { grpc: 'NOT_FOUND', http: 404, summary: 'No user has this email address.' },
+  MEMBER_NOT_FOUND: { grpc: 'NOT_FOUND', http: 404, summary: 'The user is not a member of the account.' },
+  CREDENTIAL_NOT_FOUND: {
+    grpc: 'NOT_FOUND',
+    http: 404,
+    summary: 'No API credential of the caller has this id.',
+  },
+  APP_NOT_FOUND: { grpc: 'NOT_FOUND', http: 404, summary: 'The account has no application with this name.' },
+  ENVIRONMENT_NOT_FOUND: {
+    grpc: 'NOT_FOUND',
+    http: 404,
+    summary: 'The application has no environment with this id.',
+  },
+  OPERATION_NOT_FOUND: {
+    grpc: 'NOT_FOUND',
+    http: 404,
+    summary: 'The environment has no operation with this id.',
+  },
+  ACCOUNT_ALREADY_EXISTS: { grpc: 'ALREADY_EXISTS', http: 409, summary: 'An account with this name exists.' },
+  USER_ALREADY_EXISTS: {
+    grpc: 'ALREADY_EXISTS',
+    http: 409,
+    summary: 'A user with this email address exists.',
+  },
+  MEMBER_ALREADY_EXISTS: {
+    grpc: 'ALREADY_EXISTS',
+    http: 409,
+    summary: 'The user is already a member of the account.',
+  },
+  APP_ALREADY_EXISTS: {
+    grpc: 'ALREADY_EXISTS',
+    http: 409,
+    summary: 'The account already has an application with this appId.',
+  },
+  LAST_OWNER: {
+    grpc: 'FAILED_PRECONDITION',
+    http: 400,
+    summary: 'The change would leave the account without an owner.',
+  },
+  NOT_UPLOADABLE: {
+    grpc: 'FAILED_PRECONDITION',
+    http: 400,
+    summary: 'The application is not a direct-upload application.',
+  },
+  GIT_APPS_UNSUPPORTED: {
+    grpc: 'UNIMPLEMENTED',
+    http: 501,
+    summary: 'Applications connected to a git repository are not supported yet; use uploadable: {}.',
+  },
+  RATE_LIMITED: {
+    grpc: 'RESOURCE_EXHAUSTED',
+    http: 429,
+    summary:
+      'Too many requests (or failed sign-ins) in the current window; Retry-After says when to try again.',
+  },
+  UNAVAILABLE: {
+    grpc: 'UNAVAILABLE',
+    http: 503,
+    summary: 'The server is shutting down or its store cannot be reached; retry.',
+  },
+  INTERNAL: {
+    grpc: 'INTERNAL',
+    http: 500,
+    summary: 'An unexpected fault on the platform side; it is logged with a request id.',
+  },
+} as const satisfies Record<string, CatalogueEntry>;
+
+export type ErrorReason = keyof typeof ERROR_CATALOGUE;
+
+export interface FieldViolation {
+  /** Field path as clients write it: `shellVariables[2].key`, `region`, `pageToken`. */
+  readonly field: string;
+  readonly description: string;
+}
+
+/** A domain error: what went wrong in terms of the catalogue, never of HTTP. */
+export class AtollError extends Error {
+  override readonly name = 'AtollError';
+  constructor(
+    readonly reason: ErrorReason,
+    message: string,
+    readonly fieldViolations: readonly FieldViolation[] = [],
+    /** Seconds a client should wait, for RATE_LIMITED. */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message);
+  }
+
+  get grpcCode(): number {
+    return GRPC_CODES[ERROR_CATALOGUE[this.reason].grpc];
+  }
+
+  get httpStatus(): number {
+    return ERROR_CATALOGUE[this.reason].http;
+  }
+}
+
+/** One INVALID_FIELD error for one or more violations; the message names each field and rule. */
+export function invalidFields(violations: readonly FieldViolation[]): AtollError {
+  const message = violations.map((v) => `${v.field}: ${v.description}`).join('; ');
+  return new AtollError('INVALID_FIELD', message, violations);
+}
+
+export function invalidField(field: string, description: string): AtollError {
+  return invalidFields([{ field, description }]);
+}
+
+/** Throws INVALID_FIELD when any violations were collected. */
+export function assertNoViolations(violations: readonly FieldViolation[]): void {
+  if (violations.length > 0) throw invalidFields(violations);
+}

@@ -1,0 +1,35 @@
+import type { AccountsService } from '../services/accounts-service.js';
+import type { AppsService } from '../services/apps-service.js';
+import type { AuthService } from '../services/auth-service.js';
+import type { CredentialsService } from '../services/credentials-service.js';
+import type { EnvironmentsService } from '../services/environments-service.js';
+import type { MembersService } from '../services/members-service.js';
+import type { OperationsService } from '../services/operations-service.js';
+import type { UsersService } from '../services/users-service.js';
+
+/** What the HTTP layer needs: services only (main builds them). */
+export interface ApiServices {
+  readonly auth: AuthService;
+  readonly accounts: AccountsService;
+  readonly users: UsersService;
+  readonly members: MembersService;
+  readonly credentials: CredentialsService;
+  readonly apps: AppsService;
+  readonly environments: EnvironmentsService;
+  readonly operations: OperationsService;
+}
+
+/** Health of the process, for /healthz and /readyz. */
+export interface Readiness {
+  isShuttingDown(): boolean;
+  checkStore(): Promise<void>;
+}
+
+export interface ApiOptions {
+  readonly bodyLimitBytes: number;
+  /** Requests per minute per API credential (or per client address before sign-in). */
+  readonly rateLimitPerMinute: number;
+  readonly publicUrl: string;
+  /** Addresses whose X-Forwarded-For is trusted (Fastify trustProxy); empty = none. */
+  readonly trustProxy: readonly string[];
+}

@@ -1,0 +1,78 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
+import { AtollError } from '../domain/error-catalogue.js';
+import {
+  AdminAddMemberBodySchema,
+  AdminCreateAccountBodySchema,
+  AdminCreateUserBodySchema,
+  AdminGenerateCredentialsBodySchema,
+  AdminListCredentialsQuerySchema,
+} from '../contract/admin-schemas.js';
+import type { OperatorService } from '../services/operator-service.js';
+import { toStatusResponse } from './status-response.js';
+
+/**
+ * Operator endpoints, served only on a Unix socket inside the data folder (mode 0600): the
+ * file permission is the authentication, so `atoll admin …` works with the embedded store
+ * that the running server owns.
+ */
+export function buildAdminServer(operator: OperatorService, logger: FastifyBaseLogger) {
+  const app = Fastify({
+    loggerInstance: logger,
+    // One log line per request comes from our onResponse hook, with the fields ops need.
+    logController: new LogController({ disableRequestLogging: true }),
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setErrorHandler((error, request, reply) => {
+    const response = toStatusResponse(error);
+    if (response.internal) request.log.error({ err: error }, 'admin request failed');
+    return reply.code(response.httpStatus).headers(response.headers).send(response.body);
+  });
+  app.setNotFoundHandler((request) => {
+    throw new AtollError('ROUTE_NOT_FOUND', `no admin route ${request.method} ${request.url}`);
+  });
+  app.addHook('onResponse', (request, reply, done) => {
+    request.log.info(
+      {
+        admin: true,
+        method: request.method,
+        route: request.routeOptions.url ?? 'unmatched',
+        status: reply.statusCode,
+      },
+      'admin request',
+    );
+    done();
+  });
+
+  app.post('/admin/accounts', { schema: { body: AdminCreateAccountBodySchema } }, (request) =>
+    operator.createAccount(request.body.account, request.body.ownerEmail, request.body.ownerPassword),
+  );
+  app.post('/admin/users', { schema: { body: AdminCreateUserBodySchema } }, (request) =>
+    operator.createUser(request.body.email, request.body.password),
+  );
+  app.post('/admin/members', { schema: { body: AdminAddMemberBodySchema } }, (request) =>
+    operator.addMember(request.body.account, request.body.email, request.body.role),
+  );
+  app.post('/admin/credentials', { schema: { body: AdminGenerateCredentialsBodySchema } }, (request) =>
+    operator.generateCredentials(request.body.account, request.body.email),
+  );
+  app.get('/admin/credentials', { schema: { querystring: AdminListCredentialsQuerySchema } }, (request) =>
+    operator.listCredentials(
+      request.query.account,
+      request.query.email,
+      request.query.pageSize,
+      request.query.pageToken,
+    ),
+  );
+  app.delete(
+    '/admin/credentials/:id',
+    { schema: { params: Type.Object({ id: Type.String() }) } },
+    async (request) => {
+      await operator.revokeCredential(request.params.id);
+      return { revoked: request.params.id };
+    },
+  );
+  return app;
+}

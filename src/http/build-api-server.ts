@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
+import { AtollError } from '../domain/error-catalogue.js';
+import { unauthenticated } from '../services/auth-service.js';
+import type { ApiOptions, ApiServices, Readiness } from './api-dependencies.js';
+import type { ApiInstance } from './api-instance.js';
+import { parseBasicAuthorization } from './basic-credentials.js';
+import { registerAccountRoutes } from './routes/account-routes.js';
+import { registerAppRoutes } from './routes/app-routes.js';
+import { registerEnvironmentRoutes } from './routes/environment-routes.js';
+import { registerHealthRoutes } from './routes/health-routes.js';
+import { toStatusResponse } from './status-response.js';
+import { swaggerOptions } from './swagger-document.js';
+
+const REQUEST_ID_RE = /^[A-Za-z0-9._-]{1,128}$/;
+
+export interface ApiServerDeps {
+  readonly services: ApiServices;
+  readonly readiness: Readiness;
+  readonly logger: FastifyBaseLogger;
+  readonly options: ApiOptions;
+}
+
+/** Builds the HTTP API without listening (tests use inject() or port 0). */
+export async function buildApiServer(deps: ApiServerDeps): Promise<ApiInstance> {
+  const { services, options } = deps;
+  const app = Fastify({
+    loggerInstance: deps.logger,
+    // One log line per request comes from our onResponse hook, with the fields ops need.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: options.bodyLimitBytes,
+    trustProxy: options.trustProxy.length > 0 ? [...options.trustProxy] : false,
+    requestIdHeader: false,
+    genReqId: (request) => {
+      const incoming = request.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID_RE.test(incoming) ? incoming : randomUUID();
+    },
+    // Unknown fields are refused, never silently dropped (ajv's removeAdditional would).
+    ajv: {
+      customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: true, useDefaults: true },
+    },
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  installJsonParser(app);
+  app.setErrorHandler((error, request, reply) => sendStatus(error, request, reply));
+  app.setNotFoundHandler((request, reply) =>
+    sendStatus(
+      new AtollError('ROUTE_NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0] ?? ''}`),
+      request,
+      reply,
+    ),
+  );
+  app.addHook('onRequest', (request, reply, done) => {
+    void reply.header('x-request-id', request.id);
+    done();
+  });
+  app.addHook('onResponse', (request, reply, done) => {
+    const params = request.params as { account?: string } | undefined;
+    request.log.info(
+      {
+        method: request.method,
+        route: request.routeOptions.url ?? 'unmatched',
+        account: params?.account,
+        userId: request.principal?.userId,
+        status: reply.statusCode,
+        durationMs: Math.round(reply.elapsedTime * 100) / 100,
+      },
+      'request',
+    );
+    done();
+  });
+
+  await app.register(swagger, swaggerOptions(options.publicUrl));
+  registerHealthRoutes(app, deps.readiness);
+  app.get('/v1/swagger.json', { schema: { hide: true } }, () => app.swagger());
+
+  await app.register(async (api: ApiInstance) => {
+    api.addHook('onRequest', async (request) => {
+      const basic = parseBasicAuthorization(request.headers.authorization);
+      if (!basic) throw unauthenticated();
+      request.principal = await services.auth.authenticate(basic.user, basic.password, request.ip);
+    });
+    await api.register(rateLimit, {
+      global: true,
+      hook: 'preParsing',
+      max: options.rateLimitPerMinute,
+      timeWindow: 60_000,
+      keyGenerator: (request) => request.principal?.credentialId ?? request.ip,
+      errorResponseBuilder: (_request, context) =>
+        new AtollError(
+          'RATE_LIMITED',
+          `rate limit of ${context.max} requests per minute exceeded; retry in ${Math.ceil(context.ttl / 1000)} s`,
+          [],
+          Math.ceil(context.ttl / 1000),
+        ),
+    });
+    registerAppRoutes(api, services);
+    registerEnvironmentRoutes(api, services);
+    registerAccountRoutes(api, services);
+  });
+  return app;
+}
+
+function sendStatus(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const response = toStatusResponse(error);
+  if (response.internal) request.log.error({ err: error, reqId: request.id }, 'internal error');
+  return reply
+    .code(response.httpStatus)
+    .headers(response.headers)
+    .type('application/json; charset=utf-8')
+    .send(response.body);
+}
+
+/**
+ * JSON bodies only: text/plain is refused with 415 instead of reaching a handler as a
+ * string, and an empty body is "no body" so that body-less POSTs work with any client.
+ */
+function installJsonParser(app: ApiInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body.toString();
+    if (text === '') {
+      done(null, undefined);
+      return;
+    }
+    void parseJson(request, text, done);
+  });
+}

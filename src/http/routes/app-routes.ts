@@ -1,0 +1,107 @@
+import { Type } from '@sinclair/typebox';
+import { EmptySchema, PageQuerySchema } from '../../contract/common-schemas.js';
+import {
+  AppSchema,
+  CreateAppBodySchema,
+  CreateAppQuerySchema,
+  ListAppsResponseSchema,
+  ListRegionsResponseSchema,
+} from '../../contract/app-schemas.js';
+import { REGIONS, regionName } from '../../domain/region.js';
+import type { ApiServices } from '../api-dependencies.js';
+import { APP_PATH, APPS_PATH, principalOf, responses, type ApiInstance } from '../api-instance.js';
+
+const AccountParams = Type.Object({ account: Type.String() });
+const AppParams = Type.Object({ account: Type.String(), app: Type.String() });
+const tags = ['Applications'];
+
+export function registerAppRoutes(app: ApiInstance, services: ApiServices): void {
+  app.get(
+    '/v1/regions',
+    {
+      schema: {
+        tags: ['Regions'],
+        summary: 'List the regions',
+        response: responses({ 200: ListRegionsResponseSchema }),
+      },
+    },
+    () => ({
+      regions: REGIONS.map((r) => ({ name: regionName(r.id), displayName: r.displayName })),
+    }),
+  );
+
+  app.get(
+    APPS_PATH,
+    {
+      schema: {
+        tags,
+        summary: 'List the applications of an account',
+        params: AccountParams,
+        querystring: PageQuerySchema,
+        response: responses({ 200: ListAppsResponseSchema }),
+      },
+    },
+    (request) =>
+      services.apps.list(
+        principalOf(request),
+        request.params.account,
+        request.query.pageSize,
+        request.query.pageToken,
+      ),
+  );
+
+  app.post(
+    APPS_PATH,
+    {
+      schema: {
+        tags,
+        summary: 'Create an application',
+        description: 'Answers 200 with no body (seed). A repository instead of uploadable answers 501.',
+        params: AccountParams,
+        querystring: CreateAppQuerySchema,
+        body: CreateAppBodySchema,
+        response: responses({
+          200: Type.Unsafe<undefined>({ type: 'null', description: 'Created; the answer has no body' }),
+        }),
+      },
+    },
+    async (request, reply) => {
+      await services.apps.create(
+        principalOf(request),
+        request.params.account,
+        request.query.appId,
+        request.body,
+      );
+      return reply.code(200).send(undefined);
+    },
+  );
+
+  app.get(
+    APP_PATH,
+    {
+      schema: {
+        tags,
+        summary: 'Get an application',
+        params: AppParams,
+        response: responses({ 200: AppSchema }),
+      },
+    },
+    (request) => services.apps.get(principalOf(request), request.params.account, request.params.app),
+  );
+
+  app.delete(
+    APP_PATH,
+    {
+      schema: {
+        tags,
+        summary: 'Delete an application and its environments',
+        params: AppParams,
+        response: responses({ 200: EmptySchema }),
+      },
+    },
+    async (request) => {
+      await services.apps.delete(principalOf(request), request.params.account, request.params.app);
+      return {};
+    },
+  );
+}

@@ -1,0 +1,158 @@
+import { Type } from '@sinclair/typebox';
+import { EmptySchema } from '../../contract/common-schemas.js';
+import {
+  CreateEnvironmentBodySchema,
+  EnvironmentSchema,
+  ListEnvironmentsQuerySchema,
+  ListEnvironmentsResponseSchema,
+  OperationSchema,
+  UpdateEnvironmentBodySchema,
+  UpdateEnvironmentQuerySchema,
+} from '../../contract/environment-schemas.js';
+import type { ApiServices } from '../api-dependencies.js';
+import {
+  ENVIRONMENT_PATH,
+  ENVIRONMENTS_PATH,
+  ID,
+  principalOf,
+  responses,
+  type ApiInstance,
+} from '../api-instance.js';
+
+const AppParams = Type.Object({ account: Type.String(), app: Type.String() });
+const EnvironmentParams = Type.Object({
+  account: Type.String(),
+  app: Type.String(),
+  environment: Type.String(),
+});
+const OperationParams = Type.Object({
+  account: Type.String(),
+  app: Type.String(),
+  environment: Type.String(),
+  operation: Type.String(),
+});
+const tags = ['Environments'];
+
+export function registerEnvironmentRoutes(app: ApiInstance, services: ApiServices): void {
+  app.get(
+    ENVIRONMENTS_PATH,
+    {
+      schema: {
+        tags,
+        summary: 'List the environments of an application',
+        params: AppParams,
+        querystring: ListEnvironmentsQuerySchema,
+        response: responses({ 200: ListEnvironmentsResponseSchema }),
+      },
+    },
+    (request) =>
+      services.environments.list(
+        principalOf(request),
+        request.params.account,
+        request.params.app,
+        request.query,
+      ),
+  );
+
+  app.post(
+    ENVIRONMENTS_PATH,
+    {
+      schema: {
+        tags,
+        summary: 'Create an environment',
+        description: 'Answers a long-running operation named …/operations/no_build; poll it with GET.',
+        params: AppParams,
+        body: CreateEnvironmentBodySchema,
+        response: responses({ 200: OperationSchema }),
+      },
+    },
+    (request) =>
+      services.environments.create(
+        principalOf(request),
+        request.params.account,
+        request.params.app,
+        request.body,
+      ),
+  );
+
+  app.get(
+    ENVIRONMENT_PATH,
+    {
+      schema: {
+        tags,
+        summary: 'Get an environment',
+        params: EnvironmentParams,
+        response: responses({ 200: EnvironmentSchema }),
+      },
+    },
+    (request) =>
+      services.environments.get(
+        principalOf(request),
+        request.params.account,
+        request.params.app,
+        request.params.environment,
+      ),
+  );
+
+  app.patch(
+    ENVIRONMENT_PATH,
+    {
+      schema: {
+        tags,
+        summary: 'Update an environment',
+        description:
+          'Merges the fields sent, or exactly the fields of updateMask; validateOnly=true answers the result without writing.',
+        params: EnvironmentParams,
+        querystring: UpdateEnvironmentQuerySchema,
+        body: UpdateEnvironmentBodySchema,
+        response: responses({ 200: EnvironmentSchema }),
+      },
+    },
+    (request) =>
+      services.environments.update(
+        principalOf(request),
+        request.params.account,
+        request.params.app,
+        request.params.environment,
+        request.body,
+        request.query,
+      ),
+  );
+
+  app.delete(
+    ENVIRONMENT_PATH,
+    {
+      schema: {
+        tags,
+        summary: 'Delete an environment',
+        params: EnvironmentParams,
+        response: responses({ 200: EmptySchema }),
+      },
+    },
+    async (request) => {
+      await services.environments.delete(
+        principalOf(request),
+        request.params.account,
+        request.params.app,
+        request.params.environment,
+      );
+      return {};
+    },
+  );
+
+  app.get(
+    `${ENVIRONMENT_PATH}/operations/:operation${ID}`,
+    {
+      schema: {
+        tags: ['Operations'],
+        summary: 'Get a long-running operation',
+        params: OperationParams,
+        response: responses({ 200: OperationSchema }),
+      },
+    },
+    (request) => {
+      const { account, app: appId, environment, operation } = request.params;
+      return services.operations.get(principalOf(request), account, appId, environment, operation);
+    },
+  );
+}

@@ -1,0 +1,24 @@
+import { Type } from '@sinclair/typebox';
+import type { Readiness } from '../api-dependencies.js';
+import type { ApiInstance } from '../api-instance.js';
+
+const HealthSchema = Type.Object({ status: Type.String(), reason: Type.Optional(Type.String()) });
+
+/** Liveness (the process answers) and readiness (it can serve: not closing, store reachable). */
+export function registerHealthRoutes(app: ApiInstance, readiness: Readiness): void {
+  app.get('/healthz', { schema: { hide: true, response: { 200: HealthSchema } } }, () => ({ status: 'ok' }));
+  app.get(
+    '/readyz',
+    { schema: { hide: true, response: { 200: HealthSchema, 503: HealthSchema } } },
+    async (_request, reply) => {
+      if (readiness.isShuttingDown())
+        return reply.code(503).send({ status: 'unavailable', reason: 'shutting down' });
+      try {
+        await readiness.checkStore();
+      } catch {
+        return reply.code(503).send({ status: 'unavailable', reason: 'store unreachable' });
+      }
+      return { status: 'ready' };
+    },
+  );
+}

@@ -1,0 +1,148 @@
+import type { FastifyError } from 'fastify';
+import {
+  AtollError,
+  invalidFields,
+  type ErrorReason,
+  type FieldViolation,
+} from '../domain/error-catalogue.js';
+import type { Status } from '../contract/common-schemas.js';
+
+/**
+ * The one error mapper of the hosting API: every failure, whoever raised it (a service, the
+ * schema validator, the body parser, the router), leaves as a google.rpc.Status.
+ */
+export interface StatusResponse {
+  readonly httpStatus: number;
+  readonly body: Status;
+  readonly headers: Record<string, string>;
+  /** True when the fault is ours: logged with its stack. */
+  readonly internal: boolean;
+}
+
+const ERROR_INFO = 'type.googleapis.com/google.rpc.ErrorInfo';
+const BAD_REQUEST = 'type.googleapis.com/google.rpc.BadRequest';
+
+export function statusOf(error: AtollError): StatusResponse {
+  const details: Record<string, unknown>[] = [{ '@type': ERROR_INFO, reason: error.reason, domain: 'atoll' }];
+  if (error.fieldViolations.length > 0) {
+    details.push({
+      '@type': BAD_REQUEST,
+      fieldViolations: error.fieldViolations.map((v) => ({ field: v.field, description: v.description })),
+    });
+  }
+  const headers: Record<string, string> = {};
+  if (error.reason === 'UNAUTHENTICATED')
+    headers['www-authenticate'] = 'Basic realm="atoll", charset="UTF-8"';
+  if (error.retryAfterSeconds !== undefined) headers['retry-after'] = String(error.retryAfterSeconds);
+  return {
+    httpStatus: error.httpStatus,
+    body: { code: error.grpcCode, message: error.message, details },
+    headers,
+    internal: error.reason === 'INTERNAL',
+  };
+}
+
+interface AjvError {
+  keyword: string;
+  instancePath: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/** `/shellVariables/0/key` → `shellVariables[0].key` */
+function toFieldPath(instancePath: string, child?: string): string {
+  const parts = instancePath.split('/').filter((p) => p !== '');
+  if (child !== undefined) parts.push(child);
+  return parts.reduce(
+    (path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path === '' ? part : `${path}.${part}`),
+    '',
+  );
+}
+
+function describe(error: AjvError): string {
+  switch (error.keyword) {
+    case 'required':
+      return 'is required';
+    case 'additionalProperties':
+      return 'is not a field of this request';
+    case 'enum':
+      return `must be one of ${(error.params.allowedValues as unknown[]).map(String).join(', ')}`;
+    case 'type':
+      return `must be of type ${String(error.params.type)}`;
+    default:
+      return error.message ?? `breaks the ${error.keyword} rule`;
+  }
+}
+
+export function validationStatus(errors: readonly AjvError[], context: string | undefined): StatusResponse {
+  const where = context === 'querystring' ? 'query' : context;
+  const violations: FieldViolation[] = errors.map((e) => {
+    const child =
+      e.keyword === 'required'
+        ? String(e.params.missingProperty)
+        : e.keyword === 'additionalProperties'
+          ? String(e.params.additionalProperty)
+          : undefined;
+    const field = toFieldPath(e.instancePath, child);
+    return {
+      field: field === '' ? (where ?? 'body') : field,
+      description:
+        field === '' && e.keyword === 'type'
+          ? `the ${where ?? 'body'} must be a JSON ${String(e.params.type)}`
+          : describe(e),
+    };
+  });
+  const onlyUnknown = errors.every((e) => e.keyword === 'additionalProperties');
+  const error = invalidFields(violations);
+  return statusOf(onlyUnknown ? new AtollError('UNKNOWN_FIELD', error.message, violations) : error);
+}
+
+function reasonOfFastifyError(error: FastifyError): ErrorReason | undefined {
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return 'UNSUPPORTED_MEDIA_TYPE';
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'BODY_TOO_LARGE';
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return 'MALFORMED_JSON';
+    default:
+      if (error instanceof SyntaxError) return 'MALFORMED_JSON';
+      if (error.statusCode === 429) return 'RATE_LIMITED';
+      if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)
+        return 'MALFORMED_REQUEST';
+      return undefined;
+  }
+}
+
+const MESSAGES: Partial<Record<ErrorReason, (error: FastifyError) => string>> = {
+  UNSUPPORTED_MEDIA_TYPE: (e) => `Content-Type is not accepted here: send application/json (${e.message})`,
+  BODY_TOO_LARGE: () => 'the request body is larger than the limit of this route (ATOLL_BODY_LIMIT)',
+  MALFORMED_JSON: (e) => `the request body is not valid JSON: ${e.message}`,
+};
+
+export function toStatusResponse(error: unknown): StatusResponse {
+  if (error instanceof AtollError) return statusOf(error);
+  const fastifyError = error as FastifyError;
+  if (Array.isArray(fastifyError.validation)) {
+    return validationStatus(fastifyError.validation, fastifyError.validationContext);
+  }
+  const reason = typeof error === 'object' && error !== null ? reasonOfFastifyError(fastifyError) : undefined;
+  if (reason !== undefined) {
+    const message = MESSAGES[reason]?.(fastifyError) ?? fastifyError.message;
+    const response = statusOf(new AtollError(reason, message));
+    const retryAfter = (fastifyError as { headers?: Record<string, string> }).headers?.['retry-after'];
+    return retryAfter === undefined
+      ? response
+      : { ...response, headers: { ...response.headers, 'retry-after': retryAfter } };
+  }
+  return {
+    ...statusOf(
+      new AtollError(
+        'INTERNAL',
+        'internal error: it was logged with the request id; retry later or report it',
+      ),
+    ),
+    internal: true,
+  };
+}

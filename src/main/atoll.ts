@@ -1,0 +1,88 @@
+#!/usr/bin/env node
+import { readFileSync } from 'node:fs';
+import { CommanderError } from 'commander';
+import { pino } from 'pino';
+import { ConfigError, loadConfig, type Config } from '../config/load-config.js';
+import { createProgram } from '../cli/program.js';
+import { EXIT, type ExitCode } from '../cli/exit-codes.js';
+import { startPlatform } from './serve.js';
+
+const io = {
+  out: (text: string) => process.stdout.write(`${text}\n`),
+  err: (text: string) => process.stderr.write(`${text}\n`),
+};
+
+function readConfig(): Config {
+  return loadConfig(process.env, process.cwd());
+}
+
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
+async function serve(): Promise<ExitCode> {
+  let config: Config;
+  try {
+    config = readConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      io.err(`atoll: ${error.message}`);
+      return EXIT.USAGE;
+    }
+    throw error;
+  }
+  const logger = pino({
+    level: config.logLevel,
+    redact: ['req.headers.authorization', '*.password', '*.secretKey'],
+  });
+  const platform = await startPlatform(config, logger);
+  return new Promise<ExitCode>((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      logger.info({ signal }, 'signal received');
+      const timer = setTimeout(() => {
+        logger.error({ timeoutMs: config.shutdownTimeoutMs }, 'shutdown took too long; exiting');
+        process.exit(EXIT.FAILURE);
+      }, config.shutdownTimeoutMs);
+      timer.unref();
+      platform.stop().then(
+        () => {
+          resolve(EXIT.OK);
+        },
+        (error: unknown) => {
+          logger.error({ err: error }, 'shutdown failed');
+          resolve(EXIT.FAILURE);
+        },
+      );
+    };
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+  });
+}
+
+let exitCode: ExitCode = EXIT.OK;
+const program = createProgram({
+  version: packageVersion(),
+  io,
+  serve,
+  adminSocketPath: () => readConfig().adminSocketPath,
+  setExit: (code) => {
+    exitCode = code;
+  },
+});
+program.exitOverride();
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) {
+    exitCode = error.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
+  } else if (error instanceof ConfigError) {
+    io.err(`atoll: ${error.message}`);
+    exitCode = EXIT.USAGE;
+  } else {
+    throw error;
+  }
+}
+process.exitCode = exitCode;

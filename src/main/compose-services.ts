@@ -1,0 +1,63 @@
+import type { Config } from '../config/load-config.js';
+import { createAesSecretBox } from '../adapters/aes-secret-box.js';
+import { createScryptPasswordHasher } from '../adapters/scrypt-password-hasher.js';
+import type { ApiServices } from '../http/api-dependencies.js';
+import { AccessService } from '../services/access-service.js';
+import { AccountsService } from '../services/accounts-service.js';
+import { AppsService } from '../services/apps-service.js';
+import { AuthService } from '../services/auth-service.js';
+import { CredentialsService } from '../services/credentials-service.js';
+import { EnvironmentsService } from '../services/environments-service.js';
+import { FailureThrottle } from '../services/failure-throttle.js';
+import { MembersService } from '../services/members-service.js';
+import { OperationsService } from '../services/operations-service.js';
+import { OperatorService } from '../services/operator-service.js';
+import type { Clock, Logger } from '../services/platform-ports.js';
+import type { Store } from '../services/store-port.js';
+import { UsersService } from '../services/users-service.js';
+
+export type ServiceSettings = Pick<
+  Config,
+  'authCacheTtlMs' | 'accessCacheTtlMs' | 'authFailuresPerMinute' | 'passwordHashLogN'
+>;
+
+export interface Services extends ApiServices {
+  readonly operator: OperatorService;
+}
+
+/** Wires every service over one store; the only place that knows which implementation backs which port. */
+export function composeServices(deps: {
+  store: Store;
+  platformKey: Buffer;
+  clock: Clock;
+  logger: Logger;
+  settings: ServiceSettings;
+}): Services {
+  const { store, clock, logger, settings } = deps;
+  const hasher = createScryptPasswordHasher({ logN: settings.passwordHashLogN, r: 8, p: 1 });
+  const secretBox = createAesSecretBox(deps.platformKey);
+  const throttle = new FailureThrottle(clock, settings.authFailuresPerMinute, 60_000);
+  const auth = new AuthService(
+    { store, hasher, secretBox, clock, throttle, logger },
+    { cacheTtlMs: settings.authCacheTtlMs, cacheMax: 10_000, touchIntervalMs: 60_000 },
+  );
+  const access = new AccessService(store, clock, settings.accessCacheTtlMs);
+  const accounts = new AccountsService({ store, access });
+  const users = new UsersService({ store, hasher, clock });
+  const members = new MembersService({ store, access, users, clock });
+  const credentials = new CredentialsService({ store, hasher, auth, access, accounts, users, clock });
+  const apps = new AppsService({ store, access, clock });
+  const environments = new EnvironmentsService({ store, access, apps, secretBox, clock });
+  const operations = new OperationsService({ store, environments });
+  const operator = new OperatorService({
+    store,
+    clock,
+    access,
+    accounts,
+    users,
+    members,
+    credentials,
+    logger,
+  });
+  return { auth, accounts, users, members, credentials, apps, environments, operations, operator };
+}

@@ -1,0 +1,121 @@
+import { chmodSync, existsSync, unlinkSync } from 'node:fs';
+import { connect } from 'node:net';
+import type { Logger as PinoLogger } from 'pino';
+import type { Config } from '../config/load-config.js';
+import { systemClock } from '../adapters/system-clock.js';
+import { buildAdminServer } from '../http/build-admin-server.js';
+import { buildApiServer } from '../http/build-api-server.js';
+import { composeServices } from './compose-services.js';
+import { openStore } from './open-store.js';
+import { loadPlatformKey } from './platform-key.js';
+
+export interface RunningPlatform {
+  readonly url: string;
+  readonly port: number;
+  stop(): Promise<void>;
+}
+
+const FIRST_ACCOUNT_HINT = (socketHint: string) => `
+No accounts yet. Create the first one (the server must be running; ${socketHint}):
+
+  npx atoll admin accounts create my-team --owner-email you@example.com
+  npx atoll admin credentials generate --account my-team --json
+
+or start with ATOLL_BOOTSTRAP_ACCOUNT (and ATOLL_BOOTSTRAP_EMAIL / ATOLL_BOOTSTRAP_PASSWORD) set.
+Then use the printed userId and password as Basic auth on <ATOLL_PUBLIC_URL>/v1.
+`;
+
+function isSocketAlive(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(path);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => {
+      resolve(false);
+    });
+  });
+}
+
+/** `atoll serve`: every role of the control plane in this one process. */
+export async function startPlatform(config: Config, logger: PinoLogger): Promise<RunningPlatform> {
+  const { key, generated } = loadPlatformKey(config.secretKey, config.dataDir);
+  if (generated) {
+    logger.warn(
+      { path: `${config.dataDir}/secret.key` },
+      'generated the platform key that encrypts secrets at rest: back it up, stored secrets cannot be read without it',
+    );
+  }
+  const { store, kind, applied } = await openStore(config, (error) => {
+    logger.fatal(
+      { err: error },
+      'lost the lock on the embedded database folder; stopping to avoid corruption',
+    );
+    process.kill(process.pid, 'SIGTERM');
+  });
+  logger.info({ store: kind, migrationsApplied: applied }, 'store ready');
+
+  let shuttingDown = false;
+  const services = composeServices({ store, platformKey: key, clock: systemClock, logger, settings: config });
+  const api = await buildApiServer({
+    services,
+    logger,
+    readiness: { isShuttingDown: () => shuttingDown, checkStore: () => store.ping() },
+    options: {
+      bodyLimitBytes: config.bodyLimitBytes,
+      rateLimitPerMinute: config.rateLimitPerMinute,
+      publicUrl: config.publicUrl,
+      trustProxy: config.trustProxy,
+    },
+  });
+  const admin = buildAdminServer(services.operator, logger.child({ role: 'admin' }));
+
+  const bootstrap = await services.operator.bootstrap(config.bootstrap);
+  await api.listen({ host: config.host, port: config.apiPort });
+  const address = api.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : config.apiPort;
+
+  let adminServing = false;
+  if (existsSync(config.adminSocketPath) && (await isSocketAlive(config.adminSocketPath))) {
+    logger.warn(
+      { socket: config.adminSocketPath },
+      'another atoll process serves the admin socket of this data folder; this one will not',
+    );
+  } else {
+    if (existsSync(config.adminSocketPath)) unlinkSync(config.adminSocketPath);
+    await admin.listen({ path: config.adminSocketPath });
+    chmodSync(config.adminSocketPath, 0o600);
+    adminServing = true;
+  }
+  logger.info(
+    { url: config.publicUrl, port, adminSocket: adminServing ? config.adminSocketPath : undefined },
+    'atoll is serving',
+  );
+  if (bootstrap === 'empty') {
+    logger.warn(
+      { event: 'no-accounts' },
+      'no accounts yet: create the first with "atoll admin accounts create"',
+    );
+    process.stderr.write(
+      FIRST_ACCOUNT_HINT(`admin socket ${config.adminSocketPath}`).replace(
+        '<ATOLL_PUBLIC_URL>',
+        config.publicUrl,
+      ),
+    );
+  }
+
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      shuttingDown = true;
+      logger.info('shutting down: no new connections, finishing requests in flight');
+      // close() stops accepting, lets requests in flight finish, then resolves.
+      await Promise.all([api.close(), adminServing ? admin.close() : Promise.resolve()]);
+      await store.close();
+      logger.info('stopped');
+    })();
+    return stopping;
+  };
+  return { url: config.publicUrl, port, stop };
+}

@@ -1,0 +1,104 @@
+import { LRUCache } from 'lru-cache';
+import { AtollError } from '../domain/error-catalogue.js';
+import type { FailureThrottle } from './failure-throttle.js';
+import type { Clock, Logger, PasswordHasher, SecretBox } from './platform-ports.js';
+import type { Store } from './store-port.js';
+
+/** Who is calling: the user behind an API credential. */
+export interface Principal {
+  readonly userId: string;
+  readonly credentialId: string;
+}
+
+export interface AuthOptions {
+  /** How long a verified credential is trusted without paying the slow hash again. */
+  readonly cacheTtlMs: number;
+  readonly cacheMax: number;
+  /** lastUseTime is written at most this often per credential. */
+  readonly touchIntervalMs: number;
+}
+
+const UNAUTHENTICATED_MESSAGE =
+  'missing, unknown or revoked API credentials: send Basic auth with an API user id and password';
+
+/**
+ * Verifies API credentials (Basic auth). The slow password hash is paid once per credential
+ * and cache period: a verified pair is remembered under a keyed digest of id and password,
+ * never the password itself; revoking a credential evicts it at once.
+ */
+export class AuthService {
+  readonly #verified: LRUCache<string, Principal>;
+  readonly #touched: LRUCache<string, number>;
+  #dummyHash: Promise<string> | undefined;
+
+  constructor(
+    private readonly deps: {
+      store: Store;
+      hasher: PasswordHasher;
+      secretBox: SecretBox;
+      clock: Clock;
+      throttle: FailureThrottle;
+      logger: Logger;
+    },
+    private readonly options: AuthOptions,
+  ) {
+    const perf = { now: () => deps.clock.now().getTime() };
+    this.#verified = new LRUCache({ max: options.cacheMax, ttl: options.cacheTtlMs, perf });
+    this.#touched = new LRUCache({ max: options.cacheMax });
+  }
+
+  async authenticate(credentialId: string, password: string, clientAddress: string): Promise<Principal> {
+    const cacheKey = this.deps.secretBox.digest(`${credentialId}\u0000${password}`);
+    const cached = this.#verified.get(cacheKey);
+    if (cached) {
+      this.#touch(cached.credentialId);
+      return cached;
+    }
+    this.deps.throttle.assertAllowed(clientAddress);
+    const credential = await this.deps.store.credentials.findById(credentialId);
+    // An unknown id still pays one hash so that timing does not tell which ids exist.
+    const encoded = credential?.secretHash ?? (await this.#getDummyHash());
+    const matches = await this.deps.hasher.verify(password, encoded);
+    if (!credential || !matches) {
+      this.deps.throttle.recordFailure(clientAddress);
+      throw new AtollError('UNAUTHENTICATED', UNAUTHENTICATED_MESSAGE);
+    }
+    const principal: Principal = { userId: credential.userId, credentialId: credential.id };
+    this.#verified.set(cacheKey, principal);
+    this.#touch(credential.id);
+    return principal;
+  }
+
+  /** Forget every verified pair of this credential (called on revoke). */
+  evictCredential(credentialId: string): void {
+    for (const [key, principal] of this.#verified.entries()) {
+      if (principal.credentialId === credentialId) this.#verified.delete(key);
+    }
+  }
+
+  /** Forget every credential of this user (called when the user or its memberships go away). */
+  evictUser(userId: string): void {
+    for (const [key, principal] of this.#verified.entries()) {
+      if (principal.userId === userId) this.#verified.delete(key);
+    }
+  }
+
+  #getDummyHash(): Promise<string> {
+    this.#dummyHash ??= this.deps.hasher.hash('atoll-timing-equaliser');
+    return this.#dummyHash;
+  }
+
+  #touch(credentialId: string): void {
+    const now = this.deps.clock.now();
+    const last = this.#touched.get(credentialId);
+    if (last !== undefined && now.getTime() - last < this.options.touchIntervalMs) return;
+    this.#touched.set(credentialId, now.getTime());
+    this.deps.store.credentials.touch(credentialId, now).catch((error: unknown) => {
+      this.deps.logger.warn({ err: error, credentialId }, 'could not record credential use');
+    });
+  }
+}
+
+export function unauthenticated(): AtollError {
+  return new AtollError('UNAUTHENTICATED', UNAUTHENTICATED_MESSAGE);
+}

@@ -1,0 +1,47 @@
+import { AtollError } from '../domain/error-catalogue.js';
+import { UPDATE_ENVIRONMENT_METADATA_TYPE } from '../domain/operation.js';
+import { buildName, operationName } from '../domain/resource-names.js';
+import type { Operation } from '../contract/environment-schemas.js';
+import type { Principal } from './auth-service.js';
+import type { EnvironmentsService } from './environments-service.js';
+import type { Store } from './store-port.js';
+
+const ENVIRONMENT_TYPE = 'type.googleapis.com/wpengine.js.apps.v1.Environment';
+
+/** Long-running operations (AIP-151): stored, polled with GET until done. */
+export class OperationsService {
+  constructor(private readonly deps: { store: Store; environments: EnvironmentsService }) {}
+
+  async get(
+    principal: Principal,
+    account: string,
+    appId: string,
+    environmentId: string,
+    operationId: string,
+  ): Promise<Operation> {
+    const scope = await this.deps.environments.scope(principal, account, appId, 'environment.read');
+    const environment = await this.deps.environments.requireEnvironment(scope, environmentId);
+    const operation = await this.deps.store.operations.find(environment.id, operationId);
+    const name = operationName(account, appId, environmentId, operationId);
+    if (!operation) throw new AtollError('OPERATION_NOT_FOUND', `${name} does not exist`);
+    const answer: Operation = {
+      name,
+      metadata: {
+        '@type': UPDATE_ENVIRONMENT_METADATA_TYPE,
+        build: buildName(account, appId, environmentId, operation.buildId),
+        deployment: '',
+      },
+      done: operation.done,
+    };
+    if (!operation.done) return answer;
+    if (operation.error)
+      return { ...answer, error: { ...operation.error, details: [...operation.error.details] } };
+    if (operation.resultKind === 'environment') {
+      return {
+        ...answer,
+        response: { '@type': ENVIRONMENT_TYPE, ...this.deps.environments.toEnvironment(scope, environment) },
+      };
+    }
+    return answer;
+  }
+}

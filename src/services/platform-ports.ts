@@ -1,0 +1,24 @@
+/** Small ports every service may need; main wires real implementations, tests fake ones. */
+
+export interface Clock {
+  now(): Date;
+}
+
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+  verify(password: string, encoded: string): Promise<boolean>;
+}
+
+/** Authenticated encryption of secrets at rest with the platform key. */
+export interface SecretBox {
+  seal(plaintext: string): string;
+  open(sealed: string): string;
+  /** A keyed digest (HMAC) for looking secrets up without storing them. */
+  digest(value: string): string;
+}
+
+export interface Logger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}

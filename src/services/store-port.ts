@@ -1,0 +1,157 @@
+import type { RegionId } from '../domain/region.js';
+import type { Role } from '../domain/role.js';
+import type { OperationResultKind, StatusBody } from '../domain/operation.js';
+import type { Page, PageRequest } from '../domain/page-token.js';
+
+/** The persistence port: services speak in records, the store speaks SQL. */
+
+export interface AccountRecord {
+  readonly id: string;
+  readonly name: string;
+  readonly createTime: Date;
+}
+
+export interface UserRecord {
+  readonly id: string;
+  /** Service users created for automation get a generated address under `service.invalid`. */
+  readonly email: string;
+  readonly kind: 'person' | 'service';
+  readonly passwordHash: string | null;
+  readonly createTime: Date;
+}
+
+export interface MembershipView {
+  readonly accountId: string;
+  readonly accountName: string;
+  readonly accountCreateTime: Date;
+  readonly userId: string;
+  readonly email: string;
+  readonly userKind: 'person' | 'service';
+  readonly role: Role;
+  readonly createTime: Date;
+}
+
+export interface CredentialRecord {
+  readonly id: string;
+  readonly userId: string;
+  readonly secretHash: string;
+  readonly createTime: Date;
+  readonly lastUseTime: Date | null;
+}
+
+export interface AppRecord {
+  readonly id: string;
+  readonly accountId: string;
+  readonly appId: string;
+  readonly region: RegionId;
+  readonly createTime: Date;
+  readonly updateTime: Date;
+}
+
+export interface EnvironmentRecord {
+  readonly id: string;
+  readonly appPk: string;
+  readonly displayName: string;
+  readonly branch: string;
+  readonly wpEnvironment: string;
+  /** Sealed JSON array of ShellVariable, opened only by the service. */
+  readonly shellVariablesSealed: string;
+  readonly rootDirectory: string;
+  readonly liveBuildId: string | null;
+  readonly reconciling: boolean;
+  readonly createTime: Date;
+  readonly updateTime: Date;
+}
+
+export interface OperationRecord {
+  readonly environmentId: string;
+  readonly operationId: string;
+  readonly buildId: string;
+  readonly done: boolean;
+  readonly error: StatusBody | null;
+  readonly resultKind: OperationResultKind | null;
+  readonly createTime: Date;
+  readonly updateTime: Date;
+}
+
+export type Inserted = 'created' | 'duplicate';
+
+export interface AccountsRepository {
+  insert(record: AccountRecord): Promise<Inserted>;
+  findByName(name: string): Promise<AccountRecord | undefined>;
+  count(): Promise<number>;
+}
+
+export interface UsersRepository {
+  insert(record: UserRecord): Promise<Inserted>;
+  findByEmail(email: string): Promise<UserRecord | undefined>;
+  findById(id: string): Promise<UserRecord | undefined>;
+}
+
+export interface MembershipsRepository {
+  insert(accountId: string, userId: string, role: Role, createTime: Date): Promise<Inserted>;
+  find(accountName: string, userId: string): Promise<MembershipView | undefined>;
+  findByEmail(accountId: string, email: string): Promise<MembershipView | undefined>;
+  listForAccount(accountId: string, page: PageRequest): Promise<Page<MembershipView>>;
+  listForUser(userId: string, page: PageRequest): Promise<Page<MembershipView>>;
+  updateRole(accountId: string, userId: string, role: Role): Promise<void>;
+  remove(accountId: string, userId: string): Promise<void>;
+  countOwners(accountId: string): Promise<number>;
+}
+
+export interface CredentialsRepository {
+  insert(record: CredentialRecord): Promise<void>;
+  findById(id: string): Promise<CredentialRecord | undefined>;
+  listForUser(userId: string, page: PageRequest): Promise<Page<CredentialRecord>>;
+  /** For operators: every credential, or those of the account's members. */
+  listAll(
+    accountId: string | undefined,
+    page: PageRequest,
+  ): Promise<Page<CredentialRecord & { email: string }>>;
+  delete(id: string): Promise<boolean>;
+  touch(id: string, time: Date): Promise<void>;
+}
+
+export interface AppsRepository {
+  insert(record: AppRecord): Promise<Inserted>;
+  find(accountId: string, appId: string): Promise<AppRecord | undefined>;
+  list(accountId: string, page: PageRequest): Promise<Page<AppRecord>>;
+  delete(id: string): Promise<void>;
+}
+
+export interface EnvironmentFilter {
+  /** Only environments whose parent is this id; "" = only parents (all environments today). */
+  readonly parentEnvironmentId?: string;
+}
+
+export interface EnvironmentsRepository {
+  insert(record: EnvironmentRecord): Promise<void>;
+  /** forUpdate locks the row until the transaction ends (read-modify-write). */
+  find(appPk: string, id: string, forUpdate?: boolean): Promise<EnvironmentRecord | undefined>;
+  list(appPk: string, filter: EnvironmentFilter, page: PageRequest): Promise<Page<EnvironmentRecord>>;
+  update(record: EnvironmentRecord): Promise<void>;
+  delete(id: string): Promise<void>;
+}
+
+export interface OperationsRepository {
+  insert(record: OperationRecord): Promise<void>;
+  find(environmentId: string, operationId: string): Promise<OperationRecord | undefined>;
+  update(record: OperationRecord): Promise<void>;
+}
+
+export interface Repositories {
+  readonly accounts: AccountsRepository;
+  readonly users: UsersRepository;
+  readonly memberships: MembershipsRepository;
+  readonly credentials: CredentialsRepository;
+  readonly apps: AppsRepository;
+  readonly environments: EnvironmentsRepository;
+  readonly operations: OperationsRepository;
+}
+
+export interface Store extends Repositories {
+  /** Runs fn with repositories bound to one transaction: all of it is written, or none. */
+  transaction<T>(fn: (tx: Repositories) => Promise<T>): Promise<T>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,80 @@
+import type { ColumnType } from 'kysely';
+
+/** Table shapes as Kysely sees them; migrations/ creates them. */
+
+type Timestamp = ColumnType<Date, Date, Date>;
+
+export interface AccountsTable {
+  id: string;
+  name: string;
+  create_time: Timestamp;
+}
+
+export interface UsersTable {
+  id: string;
+  email: string;
+  kind: 'person' | 'service';
+  password_hash: string | null;
+  create_time: Timestamp;
+}
+
+export interface MembershipsTable {
+  account_id: string;
+  user_id: string;
+  role: 'owner' | 'developer' | 'viewer';
+  create_time: Timestamp;
+}
+
+export interface CredentialsTable {
+  id: string;
+  user_id: string;
+  secret_hash: string;
+  create_time: Timestamp;
+  last_use_time: Timestamp | null;
+}
+
+export interface AppsTable {
+  id: string;
+  account_id: string;
+  app_id: string;
+  region: string;
+  source_kind: ColumnType<string, string | undefined, string>;
+  create_time: Timestamp;
+  update_time: Timestamp;
+}
+
+export interface EnvironmentsTable {
+  id: string;
+  app_pk: string;
+  parent_environment_id: string | null;
+  display_name: string;
+  branch: string;
+  wp_environment: string;
+  shell_variables_sealed: string;
+  root_directory: string;
+  live_build_id: string | null;
+  reconciling: boolean;
+  create_time: Timestamp;
+  update_time: Timestamp;
+}
+
+export interface OperationsTable {
+  environment_id: string;
+  operation_id: string;
+  build_id: string;
+  done: boolean;
+  error: ColumnType<unknown, string | null, string | null>;
+  result_kind: string | null;
+  create_time: Timestamp;
+  update_time: Timestamp;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  users: UsersTable;
+  memberships: MembershipsTable;
+  credentials: CredentialsTable;
+  apps: AppsTable;
+  environments: EnvironmentsTable;
+  operations: OperationsTable;
+}

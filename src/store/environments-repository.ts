@@ -1,0 +1,78 @@
+import type { Kysely, Selectable } from 'kysely';
+import { isUuid } from '../domain/identifier-rules.js';
+import type { EnvironmentRecord, EnvironmentsRepository } from '../services/store-port.js';
+import type { Database, EnvironmentsTable } from './database-schema.js';
+import { afterTimeId, limitFor, timeIdKey, toPage } from './keyset-page.js';
+
+function toEnvironment(row: Selectable<EnvironmentsTable>): EnvironmentRecord {
+  return {
+    id: row.id,
+    appPk: row.app_pk,
+    displayName: row.display_name,
+    branch: row.branch,
+    wpEnvironment: row.wp_environment,
+    shellVariablesSealed: row.shell_variables_sealed,
+    rootDirectory: row.root_directory,
+    liveBuildId: row.live_build_id,
+    reconciling: row.reconciling,
+    createTime: row.create_time,
+    updateTime: row.update_time,
+  };
+}
+
+function toRow(record: EnvironmentRecord) {
+  return {
+    display_name: record.displayName,
+    branch: record.branch,
+    wp_environment: record.wpEnvironment,
+    shell_variables_sealed: record.shellVariablesSealed,
+    root_directory: record.rootDirectory,
+    live_build_id: record.liveBuildId,
+    reconciling: record.reconciling,
+    update_time: record.updateTime,
+  };
+}
+
+export function createEnvironmentsRepository(db: Kysely<Database>): EnvironmentsRepository {
+  return {
+    async insert(record) {
+      await db
+        .insertInto('environments')
+        .values({
+          ...toRow(record),
+          id: record.id,
+          app_pk: record.appPk,
+          parent_environment_id: null,
+          create_time: record.createTime,
+        })
+        .execute();
+    },
+    async find(appPk, id, forUpdate = false) {
+      let query = db.selectFrom('environments').selectAll().where('app_pk', '=', appPk).where('id', '=', id);
+      if (forUpdate) query = query.forUpdate();
+      const row = await query.executeTakeFirst();
+      return row && toEnvironment(row);
+    },
+    async list(appPk, filter, page) {
+      let query = db.selectFrom('environments').selectAll().where('app_pk', '=', appPk);
+      if (filter.parentEnvironmentId !== undefined) {
+        const parent = filter.parentEnvironmentId;
+        if (parent === '') query = query.where('parent_environment_id', 'is', null);
+        // A parent that is not an id of ours has no children.
+        else
+          query = isUuid(parent)
+            ? query.where('parent_environment_id', '=', parent)
+            : query.where('id', 'is', null);
+      }
+      if (page.after) query = query.where(afterTimeId('create_time', 'id', page.after));
+      const rows = await query.orderBy('create_time').orderBy('id').limit(limitFor(page)).execute();
+      return toPage(rows, page, toEnvironment, timeIdKey);
+    },
+    async update(record) {
+      await db.updateTable('environments').set(toRow(record)).where('id', '=', record.id).execute();
+    },
+    async delete(id) {
+      await db.deleteFrom('environments').where('id', '=', id).execute();
+    },
+  };
+}

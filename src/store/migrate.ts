@@ -1,0 +1,21 @@
+import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import * as controlPlane from './migrations/0001-control-plane.js';
+
+/** Every migration, in order. Names never change once released. */
+const MIGRATIONS: Record<string, Migration> = {
+  '0001-control-plane': controlPlane,
+};
+
+const provider: MigrationProvider = { getMigrations: () => Promise.resolve(MIGRATIONS) };
+
+/**
+ * Applies pending migrations. Kysely's Postgres adapter takes an advisory lock around the
+ * run and tolerates a concurrent creation of its bookkeeping tables, so several processes
+ * starting at once against one server apply each migration exactly once.
+ */
+export async function migrateToLatest(db: Kysely<unknown>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(`migration failed: ${JSON.stringify(error)}`);
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

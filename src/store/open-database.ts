@@ -1,0 +1,73 @@
+import { mkdirSync } from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import { createPgConfig } from '@electric-sql/pglite/node-postgres';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import lockfile from 'proper-lockfile';
+import type { Database } from './database-schema.js';
+
+export interface OpenedDatabase {
+  readonly db: Kysely<Database>;
+  readonly kind: 'embedded' | 'server';
+  close(): Promise<void>;
+}
+
+/** A PostgreSQL server: the production store, shared by every process of the platform. */
+export function openServerDatabase(url: string, poolMax: number): OpenedDatabase {
+  const pool = new pg.Pool({ connectionString: url, max: poolMax });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, kind: 'server', close: () => db.destroy() };
+}
+
+/**
+ * Wraps an open PGlite in the same PostgresDialect as the server store. PGlite is one
+ * session: its pg config shares one connection, so the pool must be exactly one or two
+ * callers interleave protocol messages (stack-notes.md §2).
+ */
+export function wrapPglite(pglite: PGlite, onClose: () => Promise<void>): OpenedDatabase {
+  const pool = new pg.Pool(Object.assign(createPgConfig(pglite), { max: 1 }));
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    kind: 'embedded',
+    close: async () => {
+      await db.destroy();
+      await pglite.close();
+      await onClose();
+    },
+  };
+}
+
+/**
+ * The embedded store in a folder. PGlite does not lock its folder itself and two
+ * processes on one folder corrupt it, so a lock file guards it for as long as it is open.
+ */
+export async function openEmbeddedDatabase(
+  directory: string,
+  onLockLost: (error: Error) => void,
+): Promise<OpenedDatabase> {
+  mkdirSync(directory, { recursive: true, mode: 0o700 });
+  let release: () => Promise<void>;
+  try {
+    release = await lockfile.lock(directory, {
+      stale: 15_000,
+      update: 5_000,
+      realpath: false,
+      onCompromised: onLockLost,
+    });
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ELOCKED') {
+      throw new Error(
+        `the embedded database in ${directory} is in use by another atoll process; stop it first, or set DATABASE_URL to share a PostgreSQL server between processes`,
+      );
+    }
+    throw error;
+  }
+  try {
+    const pglite = await PGlite.create(directory);
+    return wrapPglite(pglite, release);
+  } catch (error) {
+    await release();
+    throw error;
+  }
+}

@@ -1,0 +1,153 @@
+import { pino } from 'pino';
+import { createAesSecretBox } from '../../src/adapters/aes-secret-box.js';
+import { buildApiServer } from '../../src/http/build-api-server.js';
+import type { ApiInstance } from '../../src/http/api-instance.js';
+import { composeServices, type Services } from '../../src/main/compose-services.js';
+import type { Clock } from '../../src/services/platform-ports.js';
+import { openTestStore, type TestStore } from './test-store.js';
+
+export interface Credentials {
+  readonly userId: string;
+  readonly password: string;
+}
+
+export interface Answer {
+  readonly status: number;
+  readonly headers: Headers;
+  /** Parsed JSON, or undefined for an empty body. */
+  readonly body: any;
+  readonly text: string;
+}
+
+export interface RequestOptions {
+  readonly auth?: Credentials | null;
+  readonly body?: unknown;
+  /** Sent as is, instead of JSON.stringify(body). */
+  readonly rawBody?: string;
+  readonly headers?: Record<string, string>;
+}
+
+/** A settable clock for tests that skip time. */
+export class TestClock implements Clock {
+  #now: number;
+  constructor(start = Date.parse('2026-11-21T12:00:00Z')) {
+    this.#now = start;
+  }
+  now(): Date {
+    return new Date(this.#now);
+  }
+  advance(ms: number): void {
+    this.#now += ms;
+  }
+}
+
+export interface TestApiOptions {
+  readonly clock?: Clock;
+  readonly rateLimitPerMinute?: number;
+  readonly authFailuresPerMinute?: number;
+  readonly bodyLimitBytes?: number;
+  readonly authCacheTtlMs?: number;
+}
+
+/**
+ * The real API on a loopback port over the test store, with cheap password hashing (the
+ * cost is a setting; production keeps the default).
+ */
+export class TestApi {
+  private constructor(
+    readonly url: string,
+    readonly app: ApiInstance,
+    readonly services: Services,
+    readonly testStore: TestStore,
+  ) {}
+
+  static async start(options: TestApiOptions = {}): Promise<TestApi> {
+    const testStore = await openTestStore();
+    const logger = pino({ level: process.env.ATOLL_TEST_LOG === '1' ? 'info' : 'silent' });
+    const services = composeServices({
+      store: testStore.store,
+      platformKey: Buffer.alloc(32, 7),
+      clock: options.clock ?? { now: () => new Date() },
+      logger,
+      settings: {
+        authCacheTtlMs: options.authCacheTtlMs ?? 300_000,
+        accessCacheTtlMs: 30_000,
+        authFailuresPerMinute: options.authFailuresPerMinute ?? 1_000,
+        passwordHashLogN: 10,
+      },
+    });
+    const app = await buildApiServer({
+      services,
+      logger,
+      readiness: { isShuttingDown: () => false, checkStore: () => testStore.store.ping() },
+      options: {
+        bodyLimitBytes: options.bodyLimitBytes ?? 1_048_576,
+        rateLimitPerMinute: options.rateLimitPerMinute ?? 1_000_000,
+        publicUrl: 'http://127.0.0.1:8080',
+        trustProxy: [],
+      },
+    });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const address = app.server.address();
+    if (typeof address !== 'object' || address === null) throw new Error('no address');
+    return new TestApi(`http://127.0.0.1:${address.port}`, app, services, testStore);
+  }
+
+  async request(method: string, path: string, options: RequestOptions = {}): Promise<Answer> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.auth)
+      headers.authorization = `Basic ${Buffer.from(`${options.auth.userId}:${options.auth.password}`).toString('base64')}`;
+    let body: string | undefined;
+    if (options.rawBody !== undefined) body = options.rawBody;
+    else if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(`${this.url}${path}`, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown;
+    try {
+      parsed = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    return { status: response.status, headers: response.headers, body: parsed, text };
+  }
+
+  /** An account with an owner who has API credentials. */
+  async createTenant(account: string, ownerEmail = `owner@${account}.test`): Promise<Credentials> {
+    await this.services.operator.createAccount(account, ownerEmail, 'correct horse battery staple');
+    const generated = await this.services.credentials.generateForAccount(account, ownerEmail);
+    return { userId: generated.userId, password: generated.password };
+  }
+
+  /** A user with the role in the account, and API credentials of that user. */
+  async addMember(
+    account: string,
+    email: string,
+    role: 'owner' | 'developer' | 'viewer',
+  ): Promise<Credentials> {
+    await this.services.operator.createUser(email, 'correct horse battery staple');
+    await this.services.operator.addMember(account, email, role);
+    const user = await this.testStore.store.users.findByEmail(email);
+    if (!user) throw new Error('user missing');
+    const credential = await this.services.credentials.generateForCaller({
+      userId: user.id,
+      credentialId: 'test',
+    });
+    return { userId: credential.userId, password: credential.password };
+  }
+
+  async reset(): Promise<void> {
+    await this.testStore.reset();
+  }
+
+  async close(): Promise<void> {
+    await this.app.close();
+    await this.testStore.close();
+  }
+}
+
+export function secretBoxForTests() {
+  return createAesSecretBox(Buffer.alloc(32, 7));
+}
