@@ -37,11 +37,13 @@ export function createScryptPasswordHasher(cost: ScryptCost): PasswordHasher {
       if (!match) return false;
       const [, ln, r, p, salt, hash] = match as unknown as [string, string, string, string, string, string];
       const expected = Buffer.from(hash, 'base64url');
+      // Cost parameters scrypt refuses (ln=0, ln=40, …) make a malformed hash: no match, no fault.
       const actual = await derive(password, Buffer.from(salt, 'base64url'), {
         logN: Number(ln),
         r: Number(r),
         p: Number(p),
-      });
+      }).catch(() => undefined);
+      if (actual === undefined) return false;
       return actual.length === expected.length && timingSafeEqual(actual, expected);
     },
   };

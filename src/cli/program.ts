@@ -34,5 +34,11 @@ export function createProgram(deps: ProgramDeps): Command {
     });
 
   program.addCommand(createAdminCommand(deps.adminSocketPath, deps.io, deps.setExit));
+  // Usage errors of any subcommand surface as CommanderError (exit code 2), never process.exit.
+  const overrideAll = (command: Command): void => {
+    command.exitOverride().configureOutput(program.configureOutput());
+    command.commands.forEach(overrideAll);
+  };
+  overrideAll(program);
   return program;
 }

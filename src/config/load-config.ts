@@ -45,7 +45,8 @@ function readInteger(
   max: number,
   problems: string[],
 ): number {
-  const raw = env[key];
+  // Trimmed like readString: Number(' ') is 0, which would silently turn a blank value into port 0.
+  const raw = env[key]?.trim();
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min || value > max) {
@@ -107,7 +108,7 @@ export function loadConfig(env: Env, cwd: string): Config {
     bootstrap:
       bootstrapAccount === undefined
         ? undefined
-        : { account: bootstrapAccount, email: bootstrapEmail, password: bootstrapPassword },
+        : Object.freeze({ account: bootstrapAccount, email: bootstrapEmail, password: bootstrapPassword }),
     logLevel,
     bodyLimitBytes: readInteger(env, 'ATOLL_BODY_LIMIT', 1_048_576, 1_024, 1_073_741_824, problems),
     rateLimitPerMinute: readInteger(env, 'ATOLL_RATE_LIMIT_PER_MINUTE', 1_200, 1, 100_000_000, problems),
@@ -116,10 +117,12 @@ export function loadConfig(env: Env, cwd: string): Config {
     accessCacheTtlMs: readInteger(env, 'ATOLL_ACCESS_CACHE_TTL_MS', 30_000, 0, 3_600_000, problems),
     passwordHashLogN: readInteger(env, 'ATOLL_PASSWORD_HASH_LOG_N', 15, 10, 20, problems),
     shutdownTimeoutMs: readInteger(env, 'ATOLL_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000, problems),
-    trustProxy: (readString(env, 'ATOLL_TRUST_PROXY') ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter((s) => s !== ''),
+    trustProxy: Object.freeze(
+      (readString(env, 'ATOLL_TRUST_PROXY') ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== ''),
+    ),
   };
   if (Buffer.byteLength(config.adminSocketPath) > 100) {
     problems.push(

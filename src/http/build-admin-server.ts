@@ -10,6 +10,7 @@ import {
   AdminListCredentialsQuerySchema,
 } from '../contract/admin-schemas.js';
 import type { OperatorService } from '../services/operator-service.js';
+import { requestValidatorCompiler } from './request-validator.js';
 import { toStatusResponse } from './status-response.js';
 
 /**
@@ -22,8 +23,8 @@ export function buildAdminServer(operator: OperatorService, logger: FastifyBaseL
     loggerInstance: logger,
     // One log line per request comes from our onResponse hook, with the fields ops need.
     logController: new LogController({ disableRequestLogging: true }),
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(requestValidatorCompiler);
 
   app.setErrorHandler((error, request, reply) => {
     const response = toStatusResponse(error);

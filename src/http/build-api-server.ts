@@ -17,6 +17,7 @@ import { registerAccountRoutes } from './routes/account-routes.js';
 import { registerAppRoutes } from './routes/app-routes.js';
 import { registerEnvironmentRoutes } from './routes/environment-routes.js';
 import { registerHealthRoutes } from './routes/health-routes.js';
+import { requestValidatorCompiler } from './request-validator.js';
 import { toStatusResponse } from './status-response.js';
 import { swaggerOptions } from './swagger-document.js';
 
@@ -43,12 +44,9 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<ApiInstance> 
       const incoming = request.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID_RE.test(incoming) ? incoming : randomUUID();
     },
-    // Unknown fields are refused, never silently dropped (ajv's removeAdditional would).
-    ajv: {
-      customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: true, useDefaults: true },
-    },
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(requestValidatorCompiler);
 
   installJsonParser(app);
   app.setErrorHandler((error, request, reply) => sendStatus(error, request, reply));

@@ -107,7 +107,9 @@ function reasonOfFastifyError(error: FastifyError): ErrorReason | undefined {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return 'MALFORMED_JSON';
     default:
-      if (error instanceof SyntaxError) return 'MALFORMED_JSON';
+      // Only a parse error Fastify marked as the client's (statusCode 400); a SyntaxError of our
+      // own code is a platform fault and must not leak its message as a 400.
+      if (error instanceof SyntaxError && error.statusCode === 400) return 'MALFORMED_JSON';
       if (error.statusCode === 429) return 'RATE_LIMITED';
       if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)
         return 'MALFORMED_REQUEST';
@@ -124,7 +126,8 @@ const MESSAGES: Partial<Record<ErrorReason, (error: FastifyError) => string>> = 
 export function toStatusResponse(error: unknown): StatusResponse {
   if (error instanceof AtollError) return statusOf(error);
   const fastifyError = error as FastifyError;
-  if (Array.isArray(fastifyError.validation)) {
+  // Anything can be thrown: `throw undefined` must still leave as INTERNAL, not crash the mapper.
+  if (typeof error === 'object' && error !== null && Array.isArray(fastifyError.validation)) {
     return validationStatus(fastifyError.validation, fastifyError.validationContext);
   }
   const reason = typeof error === 'object' && error !== null ? reasonOfFastifyError(fastifyError) : undefined;

@@ -72,7 +72,6 @@ const program = createProgram({
     exitCode = code;
   },
 });
-program.exitOverride();
 try {
   await program.parseAsync(process.argv);
 } catch (error) {

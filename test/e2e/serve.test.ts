@@ -1,0 +1,254 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { runCli, startServer, type RunningServer } from '../helpers/atoll-process.js';
+
+/**
+ * A new user's path through the README: start the platform on the embedded store, create
+ * the first account and credentials with the admin commands, then use the seed's calls.
+ */
+describe('atoll serve, end to end', () => {
+  let dataDir: string;
+  let env: Record<string, string>;
+  let server: RunningServer;
+
+  before(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'atoll-e2e-'));
+    env = { ATOLL_DATA_DIR: dataDir };
+    server = await startServer(env);
+  });
+  after(async () => {
+    await server.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const basic = (c: { userId: string; password: string }) =>
+    `Basic ${Buffer.from(`${c.userId}:${c.password}`).toString('base64')}`;
+
+  it('says how to create the first account, and creates nothing by itself', () => {
+    assert.match(server.stderr(), /No accounts yet/);
+    assert.match(server.stderr(), /atoll admin accounts create/);
+  });
+
+  it('generates the platform key with mode 0600', () => {
+    const mode = statSync(join(dataDir, 'secret.key')).mode & 0o777;
+    assert.equal(mode, 0o600);
+    assert.equal(statSync(join(dataDir, 'admin.sock')).mode & 0o777, 0o600);
+  });
+
+  it('runs the seed flow with credentials from the admin commands', async () => {
+    const account = runCli(
+      ['admin', 'accounts', 'create', 'my-team', '--owner-email', 'you@example.com', '--json'],
+      env,
+    );
+    assert.equal(account.status, 0, account.stderr);
+    const created = JSON.parse(account.stdout);
+    assert.equal(created.account, 'my-team');
+    assert.equal(created.owner.email, 'you@example.com');
+    assert.ok(created.owner.generatedPassword.length >= 32);
+
+    const generated = runCli(['admin', 'credentials', 'generate', '--account', 'my-team', '--json'], env);
+    assert.equal(generated.status, 0, generated.stderr);
+    const credentials = JSON.parse(generated.stdout);
+    assert.deepEqual(Object.keys(credentials).sort(), ['password', 'userId']);
+    const auth = basic(credentials);
+
+    const app = await fetch(`${server.url}/v1/accounts/my-team/apps?appId=my-app`, {
+      method: 'POST',
+      headers: { authorization: auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ region: 'regions/US-C', uploadable: {} }),
+    });
+    assert.equal(app.status, 200);
+    assert.equal(await app.text(), '');
+
+    const env1 = await fetch(`${server.url}/v1/accounts/my-team/apps/my-app/environments`, {
+      method: 'POST',
+      headers: { authorization: auth, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        displayName: 'Production',
+        branch: 'uploadable',
+        wpEnvironment: 'mysite',
+        shellVariables: [{ key: 'API_URL', value: 'https://example.com' }],
+      }),
+    });
+    assert.equal(env1.status, 200);
+    const operation = (await env1.json()) as { name: string; done: boolean };
+    assert.equal(operation.done, false);
+    const polled = (await (
+      await fetch(`${server.url}/v1/${operation.name}`, { headers: { authorization: auth } })
+    ).json()) as {
+      done: boolean;
+      response: { shellVariables: unknown };
+    };
+    assert.equal(polled.done, true);
+    assert.deepEqual(polled.response.shellVariables, [{ key: 'API_URL', value: 'https://example.com' }]);
+
+    const list = runCli(['admin', 'credentials', 'list', '--account', 'my-team', '--json'], env);
+    assert.equal(list.status, 0);
+    assert.ok(
+      JSON.parse(list.stdout).credentials.some((c: { userId: string }) => c.userId === credentials.userId),
+    );
+    assert.ok(!list.stdout.includes(credentials.password));
+
+    const revoked = runCli(['admin', 'credentials', 'revoke', credentials.userId], env);
+    assert.equal(revoked.status, 0, revoked.stderr);
+    const after = await fetch(`${server.url}/v1/accounts/my-team/apps`, { headers: { authorization: auth } });
+    assert.equal(after.status, 401);
+  });
+
+  it('adds users and members, and reports errors with exit codes', () => {
+    const user = runCli(['admin', 'users', 'create', 'dev@example.com', '--json'], env);
+    assert.equal(user.status, 0, user.stderr);
+    assert.ok(JSON.parse(user.stdout).generatedPassword);
+    const member = runCli(
+      ['admin', 'members', 'add', 'my-team', 'dev@example.com', '--role', 'developer'],
+      env,
+    );
+    assert.equal(member.status, 0, member.stderr);
+    assert.match(member.stdout, /dev@example.com is now developer of my-team/);
+    const notOwner = runCli(
+      ['admin', 'credentials', 'generate', '--account', 'my-team', '--email', 'dev@example.com'],
+      env,
+    );
+    assert.equal(notOwner.status, 3);
+    assert.match(notOwner.stderr, /not an owner/);
+    const duplicate = runCli(['admin', 'accounts', 'create', 'my-team'], env);
+    assert.equal(duplicate.status, 6);
+    assert.match(duplicate.stderr, /already exists/);
+    const badName = runCli(['admin', 'accounts', 'create', 'Bad_Name', '--json'], env);
+    assert.equal(badName.status, 2);
+    assert.match(JSON.parse(badName.stdout).error.message, /^account: must be 3 to 40 characters/);
+    const missing = runCli(['admin', 'credentials', 'generate', '--account', 'nobody-here'], env);
+    assert.equal(missing.status, 4);
+    const badRole = runCli(['admin', 'members', 'add', 'my-team', 'dev@example.com', '--role', 'king'], env);
+    assert.equal(badRole.status, 2);
+  });
+
+  it('answers readiness, and a second server on the same data folder refuses to start', async () => {
+    assert.equal((await fetch(`${server.url}/readyz`)).status, 200);
+    const second = runCliServe(env);
+    const code = await second;
+    assert.notEqual(code.status, 0);
+    assert.match(code.output, /in use by another atoll process/);
+  });
+});
+
+async function runCliServe(env: Record<string, string>): Promise<{ status: number | null; output: string }> {
+  try {
+    const server = await startServer(env, 30_000);
+    await server.stop();
+    return { status: 0, output: '' };
+  } catch (error) {
+    return { status: 1, output: String(error) };
+  }
+}
+
+describe('atoll serve lifecycle', () => {
+  it('finishes a request in flight on SIGTERM, then stops accepting and exits 0', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'atoll-e2e-'));
+    try {
+      const server = await startServer({ ATOLL_DATA_DIR: dataDir });
+      // Send headers and half of a body, signal, then the rest: the answer must still come.
+      const body = JSON.stringify({ region: 'regions/UK', uploadable: {} });
+      const socket = connect(server.port, '127.0.0.1');
+      await new Promise<void>((resolve) => socket.once('connect', resolve));
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+      const closed = new Promise<void>((resolve) => socket.once('close', resolve));
+      socket.write(
+        `POST /v1/accounts/x-team/apps?appId=a1 HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Basic eDp5\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
+      );
+      await new Promise((r) => setTimeout(r, 200));
+      server.child.kill('SIGTERM');
+      await new Promise((r) => setTimeout(r, 300));
+      socket.end(body.slice(5));
+      await closed;
+      assert.match(answer, /^HTTP\/1\.1 401/, 'the request in flight was answered');
+      assert.equal(await server.exited, 0);
+      assert.match(server.logs(), /"msg":"stopped"/);
+      await assert.rejects(fetch(`${server.url}/healthz`), 'no longer accepting');
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('bootstraps the first account from settings, and keeps data and the key across restarts', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'atoll-e2e-'));
+    const env = {
+      ATOLL_DATA_DIR: dataDir,
+      ATOLL_BOOTSTRAP_ACCOUNT: 'boot-team',
+      ATOLL_BOOTSTRAP_EMAIL: 'boss@example.com',
+      ATOLL_BOOTSTRAP_PASSWORD: 'a long enough password',
+    };
+    try {
+      const first = await startServer(env);
+      assert.doesNotMatch(first.stderr(), /No accounts yet/);
+      assert.match(first.logs(), /bootstrap: created account boot-team owned by boss@example.com/);
+      const generated = runCli(
+        [
+          'admin',
+          'credentials',
+          'generate',
+          '--account',
+          'boot-team',
+          '--email',
+          'boss@example.com',
+          '--json',
+        ],
+        env,
+      );
+      assert.equal(generated.status, 0, generated.stderr);
+      const auth = `Basic ${Buffer.from(`${JSON.parse(generated.stdout).userId}:${JSON.parse(generated.stdout).password}`).toString('base64')}`;
+      await fetch(`${first.url}/v1/accounts/boot-team/apps?appId=kept`, {
+        method: 'POST',
+        headers: { authorization: auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ region: 'UK', uploadable: {} }),
+      });
+      const created = await fetch(`${first.url}/v1/accounts/boot-team/apps/kept/environments`, {
+        method: 'POST',
+        headers: { authorization: auth, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          displayName: 'P',
+          branch: 'uploadable',
+          shellVariables: [{ key: 'TOKEN', value: 'keep-me' }],
+        }),
+      });
+      const operation = ((await created.json()) as { name: string }).name;
+      assert.equal(await first.stop(), 0);
+
+      // Second start: nothing bootstrapped again, the data and the key are the same.
+      const second = await startServer(env);
+      try {
+        assert.doesNotMatch(second.logs(), /bootstrap: created/);
+        const polled = await fetch(`${second.url}/v1/${operation}`, { headers: { authorization: auth } });
+        assert.equal(polled.status, 200);
+        const body = (await polled.json()) as { response: { shellVariables: { value: string }[] } };
+        assert.equal(body.response.shellVariables[0]?.value, 'keep-me');
+      } finally {
+        assert.equal(await second.stop(), 0);
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses an invalid configuration with a message naming the variable', () => {
+    const result = runCli(['serve'], { ATOLL_API_PORT: 'eighty', ATOLL_DATA_DIR: join(tmpdir(), 'unused') });
+    assert.equal(result.status, 2);
+    assert.match(result.stderr, /ATOLL_API_PORT must be an integer/);
+  });
+
+  it('tells the operator when no server is running', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'atoll-e2e-'));
+    try {
+      const result = runCli(['admin', 'accounts', 'create', 'nobody'], { ATOLL_DATA_DIR: dataDir });
+      assert.equal(result.status, 5);
+      assert.match(result.stderr, /no atoll server is running/);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

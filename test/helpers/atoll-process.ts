@@ -1,0 +1,94 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** The built `atoll` binary, as `npm start` runs it (npm test builds before the suites run). */
+export const ATOLL_BIN = fileURLToPath(new URL('../../dist/main/atoll.js', import.meta.url));
+
+export function requireBuiltBinary(): void {
+  if (!existsSync(ATOLL_BIN)) throw new Error(`${ATOLL_BIN} is missing: run "npm run build" first`);
+}
+
+export interface RunningServer {
+  readonly child: ChildProcess;
+  readonly url: string;
+  readonly port: number;
+  readonly logs: () => string;
+  readonly stderr: () => string;
+  /** Sends SIGTERM and resolves with the exit code. */
+  stop(): Promise<number | null>;
+  exited: Promise<number | null>;
+}
+
+/** Base environment for child processes: no DATABASE_URL leaks in unless a test sets it. */
+export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_OPTIONS: '' };
+  return { ...env, ATOLL_PASSWORD_HASH_LOG_N: '10', ...extra };
+}
+
+/** Starts `atoll serve` and waits for its "atoll is serving" log line. */
+export async function startServer(env: Record<string, string>, timeoutMs = 60_000): Promise<RunningServer> {
+  requireBuiltBinary();
+  const child = spawn(process.execPath, [ATOLL_BIN, 'serve'], {
+    env: childEnv({ ATOLL_API_PORT: '0', ...env }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    err += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => {
+    child.once('exit', resolve);
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      reject(new Error(`server did not start in time:\n${out}\n${err}`));
+    }, timeoutMs);
+    const check = () => {
+      for (const line of out.split('\n')) {
+        if (!line.includes('"atoll is serving"')) continue;
+        clearTimeout(timer);
+        resolve((JSON.parse(line) as { port: number }).port);
+        return;
+      }
+    };
+    child.stdout.on('data', check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before serving:\n${out}\n${err}`));
+    });
+  });
+  return {
+    child,
+    url: `http://127.0.0.1:${port}`,
+    port,
+    logs: () => out,
+    stderr: () => err,
+    exited,
+    stop: () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+export interface CliResult {
+  readonly status: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs the `atoll` command to completion. */
+export function runCli(args: string[], env: Record<string, string>): CliResult {
+  requireBuiltBinary();
+  const result = spawnSync(process.execPath, [ATOLL_BIN, ...args], {
+    env: childEnv(env),
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}

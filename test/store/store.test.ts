@@ -1,0 +1,228 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { sql, type Kysely } from 'kysely';
+import { migrateToLatest } from '../../src/store/migrate.js';
+import { openEmbeddedDatabase, openServerDatabase } from '../../src/store/open-database.js';
+import { createServerDatabase, openTestStore, type TestStore } from '../helpers/test-store.js';
+
+const now = new Date('2026-11-21T12:00:00Z');
+
+describe(`store (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embedded PGlite'})`, () => {
+  let t: TestStore;
+
+  before(async () => {
+    t = await openTestStore();
+  });
+  after(async () => {
+    await t.close();
+  });
+  beforeEach(async () => {
+    await t.reset();
+  });
+
+  async function seedAccount(name = 'acme') {
+    const account = { id: randomUUID(), name, createTime: now };
+    assert.equal(await t.store.accounts.insert(account), 'created');
+    return account;
+  }
+
+  it('applies no migration twice', async () => {
+    assert.deepEqual(await migrateToLatest(t.db), []);
+    const rows = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(t.db);
+    assert.deepEqual(
+      rows.rows.map((r) => r.name),
+      ['0001-control-plane'],
+    );
+  });
+
+  it('reports duplicates instead of failing the transaction', async () => {
+    const account = await seedAccount();
+    assert.equal(await t.store.accounts.insert({ ...account, id: randomUUID() }), 'duplicate');
+    const app = {
+      id: randomUUID(),
+      accountId: account.id,
+      appId: 'web',
+      region: 'UK' as const,
+      createTime: now,
+      updateTime: now,
+    };
+    const results = await t.store.transaction(async (tx) => [
+      await tx.apps.insert(app),
+      await tx.apps.insert({ ...app, id: randomUUID() }),
+    ]);
+    assert.deepEqual(results, ['created', 'duplicate']);
+    assert.equal((await t.store.apps.list(account.id, { pageSize: 10, after: undefined })).items.length, 1);
+  });
+
+  it('rolls back everything a failed transaction wrote', async () => {
+    const account = await seedAccount();
+    await assert.rejects(
+      t.store.transaction(async (tx) => {
+        await tx.apps.insert({
+          id: randomUUID(),
+          accountId: account.id,
+          appId: 'half',
+          region: 'UK',
+          createTime: now,
+          updateTime: now,
+        });
+        throw new Error('boom');
+      }),
+      /boom/,
+    );
+    assert.equal(await t.store.apps.find(account.id, 'half'), undefined);
+  });
+
+  it('cascades an app delete to environments and operations', async () => {
+    const account = await seedAccount();
+    const appPk = randomUUID();
+    await t.store.apps.insert({
+      id: appPk,
+      accountId: account.id,
+      appId: 'web',
+      region: 'UK',
+      createTime: now,
+      updateTime: now,
+    });
+    const envId = randomUUID();
+    await t.store.environments.insert({
+      id: envId,
+      appPk,
+      displayName: 'P',
+      branch: 'uploadable',
+      wpEnvironment: '',
+      shellVariablesSealed: 'sealed',
+      rootDirectory: '',
+      liveBuildId: null,
+      reconciling: false,
+      createTime: now,
+      updateTime: now,
+    });
+    await t.store.operations.insert({
+      environmentId: envId,
+      operationId: 'no_build',
+      buildId: 'no_build',
+      done: true,
+      error: { code: 1, message: 'cancelled', details: [] },
+      resultKind: null,
+      createTime: now,
+      updateTime: now,
+    });
+    assert.deepEqual((await t.store.operations.find(envId, 'no_build'))?.error, {
+      code: 1,
+      message: 'cancelled',
+      details: [],
+    });
+    await t.store.apps.delete(appPk);
+    assert.equal(await t.store.environments.find(appPk, envId), undefined);
+    assert.equal(await t.store.operations.find(envId, 'no_build'), undefined);
+  });
+
+  it('pages by keyset in a stable order, even with equal timestamps', async () => {
+    const account = await seedAccount();
+    const appPk = randomUUID();
+    await t.store.apps.insert({
+      id: appPk,
+      accountId: account.id,
+      appId: 'web',
+      region: 'UK',
+      createTime: now,
+      updateTime: now,
+    });
+    const ids = Array.from({ length: 7 }, () => randomUUID());
+    for (const id of ids) {
+      await t.store.environments.insert({
+        id,
+        appPk,
+        displayName: id,
+        branch: 'uploadable',
+        wpEnvironment: '',
+        shellVariablesSealed: 's',
+        rootDirectory: '',
+        liveBuildId: null,
+        reconciling: false,
+        createTime: now,
+        updateTime: now,
+      });
+    }
+    const seen: string[] = [];
+    let after: readonly string[] | undefined;
+    do {
+      const page = await t.store.environments.list(appPk, {}, { pageSize: 3, after });
+      seen.push(...page.items.map((e) => e.id));
+      after = page.nextAfter;
+    } while (after);
+    assert.deepEqual(seen, [...ids].sort());
+  });
+
+  it('counts owners under a row lock inside a transaction', async () => {
+    const account = await seedAccount();
+    const user = {
+      id: randomUUID(),
+      email: 'o@acme.test',
+      kind: 'person' as const,
+      passwordHash: null,
+      createTime: now,
+    };
+    await t.store.users.insert(user);
+    await t.store.memberships.insert(account.id, user.id, 'owner', now);
+    assert.equal(await t.store.transaction((tx) => tx.memberships.countOwners(account.id)), 1);
+  });
+});
+
+describe(
+  'migrations against a PostgreSQL server',
+  { skip: !process.env.DATABASE_URL && 'needs DATABASE_URL' },
+  () => {
+    it('apply exactly once when several processes start at once', async () => {
+      const { url, drop } = await createServerDatabase(process.env.DATABASE_URL ?? '');
+      const opened = Array.from({ length: 5 }, () => openServerDatabase(url, 2));
+      try {
+        const results = await Promise.all(
+          opened.map((o) => migrateToLatest(o.db as unknown as Kysely<unknown>)),
+        );
+        assert.deepEqual(
+          results.flat(),
+          ['0001-control-plane'],
+          'one process applied it, the others found it done',
+        );
+        const rows = await sql<{ n: string }>`select count(*) as n from kysely_migration`.execute(
+          opened[0]!.db,
+        );
+        assert.equal(Number(rows.rows[0]?.n), 1);
+      } finally {
+        await Promise.all(opened.map((o) => o.close()));
+        await drop();
+      }
+    });
+  },
+);
+
+describe('embedded store folder', () => {
+  it('refuses a second process on the same folder with a clear message', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'atoll-store-'));
+    const first = await openEmbeddedDatabase(join(dir, 'db'), () => undefined);
+    try {
+      await assert.rejects(
+        openEmbeddedDatabase(join(dir, 'db'), () => undefined),
+        /in use by another atoll process/,
+      );
+      await migrateToLatest(first.db as unknown as Kysely<unknown>);
+    } finally {
+      await first.close();
+    }
+    // Released on close: the folder opens again, with its data.
+    const second = await openEmbeddedDatabase(join(dir, 'db'), () => undefined);
+    try {
+      const rows = await sql<{ name: string }>`select name from kysely_migration`.execute(second.db);
+      assert.equal(rows.rows.length, 1);
+    } finally {
+      await second.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,116 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  DISPLAY_NAME_MAX,
+  ROOT_DIRECTORY_MAX,
+  UPLOADABLE_BRANCH,
+  checkDisplayName,
+  checkRootDirectory,
+  checkUploadableBranch,
+  checkWpEnvironment,
+  normaliseRootDirectory,
+} from '../../src/domain/environment-rules.js';
+
+describe('checkDisplayName', () => {
+  it('accepts ordinary names up to 100 characters', () => {
+    assert.equal(DISPLAY_NAME_MAX, 100);
+    for (const value of ['Production', 'a', 'Staging – EU 🚀', 'x'.repeat(100)]) {
+      assert.deepEqual(checkDisplayName('displayName', value), [], value);
+    }
+  });
+
+  it('refuses empty, blank, too long and control characters, naming the field', () => {
+    for (const value of ['', '   ', '\t', 'x'.repeat(101), 'a\nb', 'a\u0000b', 'tab\there', 'del\u007f']) {
+      const violations = checkDisplayName('displayName', value);
+      assert.equal(violations.length, 1, JSON.stringify(value));
+      assert.equal(violations[0]?.field, 'displayName');
+      assert.match(violations[0].description, /1 to 100 characters/);
+    }
+  });
+});
+
+describe('checkWpEnvironment', () => {
+  it('accepts empty and DNS labels of 1 to 63 characters', () => {
+    for (const value of ['', 'a', '0', 'my-site', 'site2', 'a'.repeat(63), `a${'-'.repeat(61)}b`]) {
+      assert.deepEqual(checkWpEnvironment('wpEnvironment', value), [], value);
+    }
+  });
+
+  it('refuses uppercase, leading or trailing hyphens, dots, underscores and 64 characters', () => {
+    for (const value of ['MySite', '-site', 'site-', 'my.site', 'my_site', 'a'.repeat(64), ' ', 'sité']) {
+      const violations = checkWpEnvironment('wpEnvironment', value);
+      assert.equal(violations.length, 1, value);
+      assert.equal(violations[0]?.field, 'wpEnvironment');
+    }
+  });
+});
+
+describe('checkUploadableBranch', () => {
+  it('accepts only "uploadable"', () => {
+    assert.equal(UPLOADABLE_BRANCH, 'uploadable');
+    assert.deepEqual(checkUploadableBranch('branch', 'uploadable'), []);
+    for (const value of ['main', '', 'Uploadable', 'uploadable ']) {
+      assert.deepEqual(checkUploadableBranch('branch', value), [
+        { field: 'branch', description: 'must be "uploadable" for a direct-upload application' },
+      ]);
+    }
+  });
+});
+
+describe('checkRootDirectory', () => {
+  it('accepts empty (the root) and relative folder paths', () => {
+    for (const value of [
+      '',
+      'app',
+      'apps/web',
+      'packages/site-1/dist',
+      '@scope/pkg',
+      'v1.2',
+      '...',
+      '.hidden',
+    ]) {
+      assert.deepEqual(checkRootDirectory('rootDirectory', value), [], value);
+    }
+  });
+
+  it('accepts trailing slashes', () => {
+    assert.deepEqual(checkRootDirectory('rootDirectory', 'apps/web/'), []);
+    assert.deepEqual(checkRootDirectory('rootDirectory', 'apps//'), []);
+  });
+
+  it('refuses ".." and "." segments anywhere', () => {
+    for (const value of ['..', '../x', 'a/../b', 'a/..', '.', './a', 'a/./b', 'a/../../etc']) {
+      const violations = checkRootDirectory('rootDirectory', value);
+      assert.equal(violations.length, 1, value);
+      assert.equal(violations[0]?.field, 'rootDirectory');
+      assert.match(violations[0].description, /"\.\."/);
+    }
+  });
+
+  it('refuses absolute paths', () => {
+    for (const value of ['/', '/etc', '/app/web', '//x']) {
+      assert.equal(checkRootDirectory('rootDirectory', value).length, 1, value);
+    }
+  });
+
+  it('refuses empty segments, backslashes, spaces and other unsafe characters', () => {
+    for (const value of ['a//b', 'a\\b', '..\\x', 'has space', 'a/b c', 'C:', 'a\0b', '~user', '$HOME']) {
+      assert.equal(checkRootDirectory('rootDirectory', value).length, 1, value);
+    }
+  });
+
+  it('accepts 255 characters and refuses 256', () => {
+    assert.equal(ROOT_DIRECTORY_MAX, 255);
+    assert.deepEqual(checkRootDirectory('rootDirectory', 'a'.repeat(255)), []);
+    assert.equal(checkRootDirectory('rootDirectory', 'a'.repeat(256)).length, 1);
+  });
+});
+
+describe('normaliseRootDirectory', () => {
+  it('strips trailing slashes and nothing else', () => {
+    assert.equal(normaliseRootDirectory('apps/web/'), 'apps/web');
+    assert.equal(normaliseRootDirectory('apps/web///'), 'apps/web');
+    assert.equal(normaliseRootDirectory('apps/web'), 'apps/web');
+    assert.equal(normaliseRootDirectory(''), '');
+  });
+});

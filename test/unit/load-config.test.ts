@@ -1,0 +1,278 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from '../../src/config/load-config.js';
+
+const CWD = join(tmpdir(), 'atoll-config-test');
+
+function configError(env: Record<string, string>, ...expected: RegExp[]): void {
+  assert.throws(
+    () => loadConfig(env, CWD),
+    (error: unknown) => {
+      assert.ok(error instanceof ConfigError, String(error));
+      assert.equal(error.name, 'ConfigError');
+      assert.ok(error.message.startsWith('invalid configuration:\n  - '), error.message);
+      for (const pattern of expected) assert.match(error.message, pattern);
+      return true;
+    },
+  );
+}
+
+describe('loadConfig defaults', () => {
+  const config = loadConfig({}, CWD);
+
+  it('puts the data folder at ./data of the working directory', () => {
+    assert.equal(config.dataDir, join(CWD, 'data'));
+  });
+
+  it('listens on 127.0.0.1:8080 and derives the public URL from it', () => {
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.apiPort, 8080);
+    assert.equal(config.publicUrl, 'http://127.0.0.1:8080');
+  });
+
+  it('puts the admin socket in the data folder', () => {
+    assert.equal(config.adminSocketPath, join(CWD, 'data', 'admin.sock'));
+  });
+
+  it('has the documented defaults for everything else', () => {
+    assert.deepEqual(
+      { ...config, trustProxy: [...config.trustProxy] },
+      {
+        dataDir: join(CWD, 'data'),
+        host: '127.0.0.1',
+        apiPort: 8080,
+        publicUrl: 'http://127.0.0.1:8080',
+        databaseUrl: undefined,
+        databasePoolSize: 10,
+        secretKey: undefined,
+        adminSocketPath: join(CWD, 'data', 'admin.sock'),
+        bootstrap: undefined,
+        logLevel: 'info',
+        bodyLimitBytes: 1_048_576,
+        rateLimitPerMinute: 1_200,
+        authFailuresPerMinute: 20,
+        authCacheTtlMs: 300_000,
+        accessCacheTtlMs: 30_000,
+        passwordHashLogN: 15,
+        shutdownTimeoutMs: 10_000,
+        trustProxy: [],
+      },
+    );
+  });
+
+  it('treats empty and blank values as unset', () => {
+    const blank = loadConfig(
+      {
+        ATOLL_DATA_DIR: '',
+        ATOLL_HOST: '  ',
+        ATOLL_API_PORT: '',
+        ATOLL_PUBLIC_URL: ' ',
+        DATABASE_URL: '',
+        ATOLL_LOG_LEVEL: '',
+        ATOLL_SECRET_KEY: '   ',
+        ATOLL_BOOTSTRAP_ACCOUNT: '',
+        ATOLL_BOOTSTRAP_PASSWORD: '',
+      },
+      CWD,
+    );
+    assert.deepEqual(blank, config);
+  });
+
+  it('treats a blank integer as unset, not as 0 (regression)', () => {
+    const blank = loadConfig(
+      { ATOLL_API_PORT: ' ', ATOLL_AUTH_CACHE_TTL_MS: '\t', ATOLL_SHUTDOWN_TIMEOUT_MS: ' ' },
+      CWD,
+    );
+    assert.equal(blank.apiPort, 8080);
+    assert.equal(blank.authCacheTtlMs, 300_000);
+    assert.equal(blank.shutdownTimeoutMs, 10_000);
+  });
+});
+
+describe('loadConfig values', () => {
+  it('resolves a relative data folder against the working directory and keeps an absolute one', () => {
+    assert.equal(loadConfig({ ATOLL_DATA_DIR: 'var/atoll' }, CWD).dataDir, join(CWD, 'var', 'atoll'));
+    assert.equal(loadConfig({ ATOLL_DATA_DIR: '/srv/atoll' }, CWD).dataDir, '/srv/atoll');
+    assert.equal(loadConfig({ ATOLL_DATA_DIR: '/srv/atoll' }, CWD).adminSocketPath, '/srv/atoll/admin.sock');
+  });
+
+  it('derives the public URL from host and port, bracketing IPv6 hosts', () => {
+    assert.equal(
+      loadConfig({ ATOLL_HOST: '0.0.0.0', ATOLL_API_PORT: '3000' }, CWD).publicUrl,
+      'http://0.0.0.0:3000',
+    );
+    assert.equal(loadConfig({ ATOLL_HOST: '::1' }, CWD).publicUrl, 'http://[::1]:8080');
+  });
+
+  it('takes an explicit public URL without its trailing slashes', () => {
+    assert.equal(
+      loadConfig({ ATOLL_PUBLIC_URL: 'https://atoll.example.com//' }, CWD).publicUrl,
+      'https://atoll.example.com',
+    );
+  });
+
+  it('reads integers at the ends of their ranges', () => {
+    const config = loadConfig(
+      {
+        ATOLL_API_PORT: '0',
+        ATOLL_DATABASE_POOL_SIZE: '1000',
+        ATOLL_BODY_LIMIT: '1024',
+        ATOLL_PASSWORD_HASH_LOG_N: '20',
+        ATOLL_SHUTDOWN_TIMEOUT_MS: '0',
+      },
+      CWD,
+    );
+    assert.equal(config.apiPort, 0);
+    assert.equal(config.databasePoolSize, 1000);
+    assert.equal(config.bodyLimitBytes, 1024);
+    assert.equal(config.passwordHashLogN, 20);
+    assert.equal(config.shutdownTimeoutMs, 0);
+  });
+
+  it('reads the database URL, log level, secret key and trusted proxies', () => {
+    const config = loadConfig(
+      {
+        DATABASE_URL: 'postgresql://atoll@db:5432/atoll',
+        ATOLL_LOG_LEVEL: 'debug',
+        ATOLL_SECRET_KEY: ' abc ',
+        ATOLL_TRUST_PROXY: ' 10.0.0.1, ,192.168.0.0/16 ,',
+      },
+      CWD,
+    );
+    assert.equal(config.databaseUrl, 'postgresql://atoll@db:5432/atoll');
+    assert.equal(config.logLevel, 'debug');
+    assert.equal(config.secretKey, 'abc');
+    assert.deepEqual([...config.trustProxy], ['10.0.0.1', '192.168.0.0/16']);
+    assert.equal(loadConfig({ DATABASE_URL: 'postgres://x/y' }, CWD).databaseUrl, 'postgres://x/y');
+  });
+
+  it('returns a frozen config, nested values included', () => {
+    const config = loadConfig(
+      { ATOLL_TRUST_PROXY: '10.0.0.1', ATOLL_BOOTSTRAP_ACCOUNT: 'acme', ATOLL_BOOTSTRAP_EMAIL: 'a@b.co' },
+      CWD,
+    );
+    assert.equal(Object.isFrozen(config), true);
+    assert.equal(Object.isFrozen(config.trustProxy), true);
+    assert.equal(Object.isFrozen(config.bootstrap), true);
+    assert.throws(() => {
+      (config as { apiPort: number }).apiPort = 1;
+    }, TypeError);
+    assert.throws(() => {
+      (config.trustProxy as string[]).push('0.0.0.0/0');
+    }, TypeError);
+    assert.equal(config.apiPort, 8080);
+    assert.deepEqual([...config.trustProxy], ['10.0.0.1']);
+  });
+});
+
+describe('loadConfig invalid values', () => {
+  it('names each invalid integer variable with its range and value', () => {
+    const cases: [string, string, RegExp][] = [
+      ['ATOLL_API_PORT', 'http', /ATOLL_API_PORT must be an integer from 0 to 65535 \(got "http"\)/],
+      ['ATOLL_API_PORT', '65536', /ATOLL_API_PORT must be an integer from 0 to 65535 \(got "65536"\)/],
+      ['ATOLL_API_PORT', '-1', /ATOLL_API_PORT must be an integer/],
+      ['ATOLL_API_PORT', '80.5', /ATOLL_API_PORT must be an integer/],
+      ['ATOLL_DATABASE_POOL_SIZE', '0', /ATOLL_DATABASE_POOL_SIZE must be an integer from 1 to 1000/],
+      ['ATOLL_BODY_LIMIT', '1023', /ATOLL_BODY_LIMIT must be an integer from 1024 to 1073741824/],
+      ['ATOLL_RATE_LIMIT_PER_MINUTE', '0', /ATOLL_RATE_LIMIT_PER_MINUTE must be an integer/],
+      ['ATOLL_AUTH_FAILURES_PER_MINUTE', 'many', /ATOLL_AUTH_FAILURES_PER_MINUTE must be an integer/],
+      ['ATOLL_AUTH_CACHE_TTL_MS', '86400001', /ATOLL_AUTH_CACHE_TTL_MS must be an integer/],
+      ['ATOLL_ACCESS_CACHE_TTL_MS', '-5', /ATOLL_ACCESS_CACHE_TTL_MS must be an integer/],
+      ['ATOLL_PASSWORD_HASH_LOG_N', '9', /ATOLL_PASSWORD_HASH_LOG_N must be an integer from 10 to 20/],
+      ['ATOLL_PASSWORD_HASH_LOG_N', '21', /ATOLL_PASSWORD_HASH_LOG_N must be an integer from 10 to 20/],
+      ['ATOLL_SHUTDOWN_TIMEOUT_MS', '600001', /ATOLL_SHUTDOWN_TIMEOUT_MS must be an integer/],
+    ];
+    for (const [key, value, pattern] of cases) configError({ [key]: value }, pattern);
+  });
+
+  it('refuses a public URL that is not an absolute http(s) URL', () => {
+    configError({ ATOLL_PUBLIC_URL: 'atoll.example.com' }, /ATOLL_PUBLIC_URL must be an absolute URL/);
+    configError(
+      { ATOLL_PUBLIC_URL: 'ftp://atoll.example.com' },
+      /ATOLL_PUBLIC_URL must be an http or https URL/,
+    );
+  });
+
+  it('refuses a database URL that is not postgres', () => {
+    configError(
+      { DATABASE_URL: 'mysql://db/atoll' },
+      /DATABASE_URL must be a postgres:\/\/ or postgresql:\/\/ URL/,
+    );
+  });
+
+  it('refuses an unknown log level', () => {
+    configError({ ATOLL_LOG_LEVEL: 'verbose' }, /ATOLL_LOG_LEVEL must be one of fatal, error, warn, info/);
+    configError({ ATOLL_LOG_LEVEL: 'INFO' }, /ATOLL_LOG_LEVEL/);
+  });
+
+  it('reports every problem at once', () => {
+    configError(
+      { ATOLL_API_PORT: 'x', ATOLL_LOG_LEVEL: 'loud', DATABASE_URL: 'sqlite:x' },
+      /ATOLL_API_PORT/,
+      /ATOLL_LOG_LEVEL/,
+      /DATABASE_URL/,
+    );
+  });
+
+  it('refuses a data folder too long for the admin socket path', () => {
+    configError(
+      { ATOLL_DATA_DIR: `/tmp/${'d'.repeat(100)}` },
+      /longer than Unix sockets allow/,
+      /ATOLL_DATA_DIR/,
+    );
+    // 100 bytes is the limit: "/" + 88 characters + "/admin.sock" (11 bytes) is exactly 100.
+    const fits = `/${'d'.repeat(88)}`;
+    assert.equal(loadConfig({ ATOLL_DATA_DIR: fits }, CWD).adminSocketPath.length, 100);
+    configError({ ATOLL_DATA_DIR: `/${'d'.repeat(89)}` }, /ATOLL_DATA_DIR/);
+  });
+});
+
+describe('loadConfig bootstrap', () => {
+  it('is undefined without ATOLL_BOOTSTRAP_ACCOUNT', () => {
+    assert.equal(loadConfig({}, CWD).bootstrap, undefined);
+  });
+
+  it('takes an account alone, with an email, or with an email and a password', () => {
+    assert.deepEqual(loadConfig({ ATOLL_BOOTSTRAP_ACCOUNT: 'acme' }, CWD).bootstrap, {
+      account: 'acme',
+      email: undefined,
+      password: undefined,
+    });
+    assert.deepEqual(
+      loadConfig({ ATOLL_BOOTSTRAP_ACCOUNT: ' acme ', ATOLL_BOOTSTRAP_EMAIL: ' ops@example.com ' }, CWD)
+        .bootstrap,
+      { account: 'acme', email: 'ops@example.com', password: undefined },
+    );
+    assert.deepEqual(
+      loadConfig(
+        {
+          ATOLL_BOOTSTRAP_ACCOUNT: 'acme',
+          ATOLL_BOOTSTRAP_EMAIL: 'ops@example.com',
+          ATOLL_BOOTSTRAP_PASSWORD: ' spaces kept ',
+        },
+        CWD,
+      ).bootstrap,
+      { account: 'acme', email: 'ops@example.com', password: ' spaces kept ' },
+    );
+  });
+
+  it('refuses an email or password without an account', () => {
+    configError(
+      { ATOLL_BOOTSTRAP_EMAIL: 'ops@example.com' },
+      /ATOLL_BOOTSTRAP_EMAIL and ATOLL_BOOTSTRAP_PASSWORD need ATOLL_BOOTSTRAP_ACCOUNT/,
+    );
+    configError(
+      { ATOLL_BOOTSTRAP_EMAIL: 'ops@example.com', ATOLL_BOOTSTRAP_PASSWORD: 'a long password' },
+      /need ATOLL_BOOTSTRAP_ACCOUNT/,
+    );
+  });
+
+  it('refuses a password without an email', () => {
+    configError(
+      { ATOLL_BOOTSTRAP_ACCOUNT: 'acme', ATOLL_BOOTSTRAP_PASSWORD: 'a long password' },
+      /ATOLL_BOOTSTRAP_PASSWORD needs ATOLL_BOOTSTRAP_EMAIL/,
+    );
+  });
+});
