@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { Kysely, PostgresDialect } from 'kysely';
@@ -38,6 +38,33 @@ export function wrapPglite(pglite: PGlite, onClose: () => Promise<void>): Opened
   };
 }
 
+/** Whether a process with this pid exists (signal 0 only checks). */
+function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * The lock of a process that crashed stays until its mtime goes stale; the owner's pid,
+ * written beside it, lets a restart take over at once when that process is gone.
+ */
+function removeLockOfDeadOwner(lockPath: string, ownerPath: string): boolean {
+  let pid: number;
+  try {
+    pid = (JSON.parse(readFileSync(ownerPath, 'utf8')) as { pid: number }).pid;
+  } catch {
+    return false;
+  }
+  if (!Number.isInteger(pid) || pid === process.pid || isProcessAlive(pid)) return false;
+  rmSync(lockPath, { recursive: true, force: true });
+  rmSync(ownerPath, { force: true });
+  return true;
+}
+
 /**
  * The embedded store in a folder. PGlite does not lock its folder itself and two
  * processes on one folder corrupt it, so a lock file guards it for as long as it is open.
@@ -47,14 +74,25 @@ export async function openEmbeddedDatabase(
   onLockLost: (error: Error) => void,
 ): Promise<OpenedDatabase> {
   mkdirSync(directory, { recursive: true, mode: 0o700 });
-  let release: () => Promise<void>;
-  try {
-    release = await lockfile.lock(directory, {
+  const lockPath = `${directory}.lock`;
+  const ownerPath = `${directory}.owner`;
+  const acquire = () =>
+    lockfile.lock(directory, {
       stale: 15_000,
       update: 5_000,
       realpath: false,
+      lockfilePath: lockPath,
       onCompromised: onLockLost,
     });
+  let release: () => Promise<void>;
+  try {
+    try {
+      release = await acquire();
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'ELOCKED' || !removeLockOfDeadOwner(lockPath, ownerPath))
+        throw error;
+      release = await acquire();
+    }
   } catch (error) {
     if ((error as { code?: string }).code === 'ELOCKED') {
       throw new Error(
@@ -63,11 +101,16 @@ export async function openEmbeddedDatabase(
     }
     throw error;
   }
+  writeFileSync(ownerPath, JSON.stringify({ pid: process.pid }));
+  const releaseAll = async () => {
+    rmSync(ownerPath, { force: true });
+    await release();
+  };
   try {
     const pglite = await PGlite.create(directory);
-    return wrapPglite(pglite, release);
+    return wrapPglite(pglite, releaseAll);
   } catch (error) {
-    await release();
+    await releaseAll();
     throw error;
   }
 }

@@ -235,6 +235,43 @@ describe('atoll serve lifecycle', () => {
     }
   });
 
+  it('loses nothing acknowledged when killed, and restarts at once on the same folder', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'atoll-e2e-'));
+    const env = { ATOLL_DATA_DIR: dataDir };
+    try {
+      const first = await startServer(env);
+      const generated = runCli(
+        ['admin', 'accounts', 'create', 'crash-team', '--owner-email', 'c@example.com'],
+        env,
+      );
+      assert.equal(generated.status, 0, generated.stderr);
+      const credentials = JSON.parse(
+        runCli(['admin', 'credentials', 'generate', '--account', 'crash-team', '--json'], env).stdout,
+      );
+      const auth = `Basic ${Buffer.from(`${credentials.userId}:${credentials.password}`).toString('base64')}`;
+      const created = await fetch(`${first.url}/v1/accounts/crash-team/apps?appId=survivor`, {
+        method: 'POST',
+        headers: { authorization: auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ region: 'UK', uploadable: {} }),
+      });
+      assert.equal(created.status, 200);
+      first.child.kill('SIGKILL');
+      await first.exited;
+
+      const second = await startServer(env);
+      try {
+        const app = await fetch(`${second.url}/v1/accounts/crash-team/apps/survivor`, {
+          headers: { authorization: auth },
+        });
+        assert.equal(app.status, 200, 'the acknowledged app survived the crash');
+      } finally {
+        assert.equal(await second.stop(), 0);
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses an invalid configuration with a message naming the variable', () => {
     const result = runCli(['serve'], { ATOLL_API_PORT: 'eighty', ATOLL_DATA_DIR: join(tmpdir(), 'unused') });
     assert.equal(result.status, 2);
