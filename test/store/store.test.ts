@@ -30,6 +30,36 @@ describe(`store (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embedded PG
     return account;
   }
 
+  async function seedApp(accountId: string): Promise<string> {
+    const appPk = randomUUID();
+    await t.store.apps.insert({
+      id: appPk,
+      accountId,
+      appId: 'web',
+      region: 'UK',
+      createTime: now,
+      updateTime: now,
+    });
+    return appPk;
+  }
+
+  async function seedEnvironment(appPk: string, id = randomUUID()): Promise<string> {
+    await t.store.environments.insert({
+      id,
+      appPk,
+      displayName: id,
+      branch: 'uploadable',
+      wpEnvironment: '',
+      shellVariablesSealed: 'sealed',
+      rootDirectory: '',
+      liveBuildId: null,
+      reconciling: false,
+      createTime: now,
+      updateTime: now,
+    });
+    return id;
+  }
+
   it('applies no migration twice', async () => {
     assert.deepEqual(await migrateToLatest(t.db), []);
     const rows = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(t.db);
@@ -79,29 +109,8 @@ describe(`store (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embedded PG
 
   it('cascades an app delete to environments and operations', async () => {
     const account = await seedAccount();
-    const appPk = randomUUID();
-    await t.store.apps.insert({
-      id: appPk,
-      accountId: account.id,
-      appId: 'web',
-      region: 'UK',
-      createTime: now,
-      updateTime: now,
-    });
-    const envId = randomUUID();
-    await t.store.environments.insert({
-      id: envId,
-      appPk,
-      displayName: 'P',
-      branch: 'uploadable',
-      wpEnvironment: '',
-      shellVariablesSealed: 'sealed',
-      rootDirectory: '',
-      liveBuildId: null,
-      reconciling: false,
-      createTime: now,
-      updateTime: now,
-    });
+    const appPk = await seedApp(account.id);
+    const envId = await seedEnvironment(appPk);
     await t.store.operations.insert({
       environmentId: envId,
       operationId: 'no_build',
@@ -124,31 +133,9 @@ describe(`store (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embedded PG
 
   it('pages by keyset in a stable order, even with equal timestamps', async () => {
     const account = await seedAccount();
-    const appPk = randomUUID();
-    await t.store.apps.insert({
-      id: appPk,
-      accountId: account.id,
-      appId: 'web',
-      region: 'UK',
-      createTime: now,
-      updateTime: now,
-    });
-    const ids = Array.from({ length: 7 }, () => randomUUID());
-    for (const id of ids) {
-      await t.store.environments.insert({
-        id,
-        appPk,
-        displayName: id,
-        branch: 'uploadable',
-        wpEnvironment: '',
-        shellVariablesSealed: 's',
-        rootDirectory: '',
-        liveBuildId: null,
-        reconciling: false,
-        createTime: now,
-        updateTime: now,
-      });
-    }
+    const appPk = await seedApp(account.id);
+    const ids: string[] = [];
+    for (let i = 0; i < 7; i++) ids.push(await seedEnvironment(appPk));
     const seen: string[] = [];
     let after: readonly string[] | undefined;
     do {
