@@ -180,28 +180,36 @@ export function createAdminCommand(
     .description('list API credentials, of one account or one user')
     .option('--account <account>', "only the account's members")
     .option('--email <email>', 'only this user')
+    .option('--page-size <n>', 'credentials per page (1 to 200, default 200)')
+    .option('--page-token <token>', 'the next-page token printed by the previous page')
     .addOption(jsonOption())
-    .action(async (options: JsonFlag & { account?: string; email?: string }) => {
-      const query = new URLSearchParams();
-      if (options.account !== undefined) query.set('account', options.account);
-      if (options.email !== undefined) query.set('email', options.email);
-      setExit(
-        await runAdmin(
-          io,
-          options,
-          () => client().call<CredentialListResult>('GET', `/admin/credentials?${query.toString()}`),
-          (r) =>
-            r.credentials.length === 0
-              ? 'no credentials'
-              : r.credentials
-                  .map(
-                    (c) =>
-                      `${c.userId}  ${c.email}  created ${c.createTime}  last used ${c.lastUseTime ?? 'never'}`,
-                  )
-                  .join('\n'),
-        ),
-      );
-    });
+    .action(
+      async (
+        options: JsonFlag & { account?: string; email?: string; pageSize?: string; pageToken?: string },
+      ) => {
+        const query = new URLSearchParams();
+        if (options.account !== undefined) query.set('account', options.account);
+        if (options.email !== undefined) query.set('email', options.email);
+        if (options.pageSize !== undefined) query.set('pageSize', options.pageSize);
+        if (options.pageToken !== undefined) query.set('pageToken', options.pageToken);
+        setExit(
+          await runAdmin(
+            io,
+            options,
+            () => client().call<CredentialListResult>('GET', `/admin/credentials?${query.toString()}`),
+            (r) =>
+              [
+                ...(r.credentials.length === 0 ? ['no credentials'] : []),
+                ...r.credentials.map(
+                  (c) =>
+                    `${c.userId}  ${c.email}  created ${c.createTime}  last used ${c.lastUseTime ?? 'never'}`,
+                ),
+                ...(r.nextPageToken === '' ? [] : [`more: add --page-token ${r.nextPageToken}`]),
+              ].join('\n'),
+          ),
+        );
+      },
+    );
   credentials
     .command('revoke <userId>')
     .description('revoke an API credential at once')

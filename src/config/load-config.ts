@@ -113,8 +113,8 @@ export function loadConfig(env: Env, cwd: string): Config {
     bodyLimitBytes: readInteger(env, 'ATOLL_BODY_LIMIT', 1_048_576, 1_024, 1_073_741_824, problems),
     rateLimitPerMinute: readInteger(env, 'ATOLL_RATE_LIMIT_PER_MINUTE', 1_200, 1, 100_000_000, problems),
     authFailuresPerMinute: readInteger(env, 'ATOLL_AUTH_FAILURES_PER_MINUTE', 20, 1, 1_000_000, problems),
-    authCacheTtlMs: readInteger(env, 'ATOLL_AUTH_CACHE_TTL_MS', 300_000, 0, 86_400_000, problems),
-    accessCacheTtlMs: readInteger(env, 'ATOLL_ACCESS_CACHE_TTL_MS', 30_000, 0, 3_600_000, problems),
+    authCacheTtlMs: readInteger(env, 'ATOLL_AUTH_CACHE_TTL_MS', 300_000, 1, 86_400_000, problems),
+    accessCacheTtlMs: readInteger(env, 'ATOLL_ACCESS_CACHE_TTL_MS', 30_000, 1, 3_600_000, problems),
     passwordHashLogN: readInteger(env, 'ATOLL_PASSWORD_HASH_LOG_N', 15, 10, 20, problems),
     shutdownTimeoutMs: readInteger(env, 'ATOLL_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000, problems),
     trustProxy: Object.freeze(

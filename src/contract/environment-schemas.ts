@@ -66,6 +66,14 @@ export const UpdateEnvironmentBodySchema = Type.Object(
     wpEnvironment: Type.Optional(environmentFields.wpEnvironment),
     shellVariables: Type.Optional(environmentFields.shellVariables),
     rootDirectory: Type.Optional(environmentFields.rootDirectory),
+    // Output-only fields of a GET answer are accepted and ignored (AIP-203), so that a client
+    // can send back what it read with a few fields changed.
+    parentEnvironment: Type.Optional(Type.String({ description: 'Output only; ignored' })),
+    domains: Type.Optional(Type.Array(Type.String(), { description: 'Output only; ignored' })),
+    build: Type.Optional(Type.String({ description: 'Output only; ignored' })),
+    reconciling: Type.Optional(Type.Boolean({ description: 'Output only; ignored' })),
+    createTime: Type.Optional(Type.String({ description: 'Output only; ignored' })),
+    updateTime: Type.Optional(Type.String({ description: 'Output only; ignored' })),
   },
   { additionalProperties: false, title: 'UpdateEnvironmentBody' },
 );

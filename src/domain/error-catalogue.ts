@@ -41,12 +41,15 @@ export const ERROR_CATALOGUE = {
     http: 400,
     summary: 'The request body holds a field the resource does not have.',
   },
-  MALFORMED_JSON: { grpc: 'INVALID_ARGUMENT', http: 400, summary: 'The request body is not valid JSON.' },
+  MALFORMED_JSON: {
+    grpc: 'INVALID_ARGUMENT',
+    http: 400,
+    summary: 'The request body is not valid JSON, or holds a prototype-poisoning key such as __proto__.',
+  },
   MALFORMED_REQUEST: {
     grpc: 'INVALID_ARGUMENT',
     http: 400,
-    summary:
-      'The request cannot be read: a bad Content-Length, URL encoding or forbidden JSON key such as __proto__.',
+    summary: 'The request cannot be read: a bad Content-Length or a URL that is not valid percent-encoding.',
   },
   UNSUPPORTED_MEDIA_TYPE: {
     grpc: 'INVALID_ARGUMENT',

@@ -27,7 +27,7 @@ export interface Readiness {
 
 export interface ApiOptions {
   readonly bodyLimitBytes: number;
-  /** Requests per minute per API credential (or per client address before sign-in). */
+  /** Requests per minute per API credential; unauthenticated requests meet the failed sign-in throttle instead. */
   readonly rateLimitPerMinute: number;
   readonly publicUrl: string;
   /** Addresses whose X-Forwarded-For is trusted (Fastify trustProxy); empty = none. */

@@ -11,7 +11,7 @@ import Fastify, {
 import { AtollError } from '../domain/error-catalogue.js';
 import { unauthenticated } from '../services/auth-service.js';
 import type { ApiOptions, ApiServices, Readiness } from './api-dependencies.js';
-import type { ApiInstance } from './api-instance.js';
+import { ID, type ApiInstance } from './api-instance.js';
 import { parseBasicAuthorization } from './basic-credentials.js';
 import { registerAccountRoutes } from './routes/account-routes.js';
 import { registerAppRoutes } from './routes/app-routes.js';
@@ -22,6 +22,7 @@ import { toStatusResponse } from './status-response.js';
 import { swaggerOptions } from './swagger-document.js';
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._-]{1,128}$/;
+const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
 
 export interface ApiServerDeps {
   readonly services: ApiServices;
@@ -40,15 +41,38 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<ApiInstance> 
     bodyLimit: options.bodyLimitBytes,
     trustProxy: options.trustProxy.length > 0 ? [...options.trustProxy] : false,
     requestIdHeader: false,
+    // A URL Fastify cannot decode (`%zz`) is answered before routing: still as a Status.
+    frameworkErrors: (error, request, reply) => {
+      void sendStatus(
+        new AtollError('MALFORMED_REQUEST', `the request URL is not valid: ${error.message}`),
+        request,
+        reply,
+      );
+    },
     genReqId: (request) => {
       const incoming = request.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID_RE.test(incoming) ? incoming : randomUUID();
     },
-    return503OnClosing: true,
+    // Requests that arrive while closing get a Status from the hook below, not Fastify's own body.
+    return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(requestValidatorCompiler);
 
   installJsonParser(app);
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (deps.readiness.isShuttingDown() && !HEALTH_PATHS.has(request.url)) {
+      done(
+        new AtollError(
+          'UNAVAILABLE',
+          'the server is shutting down; retry on another instance or in a moment',
+          [],
+          1,
+        ),
+      );
+      return;
+    }
+    done();
+  });
   app.setErrorHandler((error, request, reply) => sendStatus(error, request, reply));
   app.setNotFoundHandler((request, reply) =>
     sendStatus(
@@ -66,9 +90,10 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<ApiInstance> 
     request.log.info(
       {
         method: request.method,
-        route: request.routeOptions.url ?? 'unmatched',
+        route: request.routeOptions.url?.replaceAll(ID, '') ?? 'unmatched',
         account: params?.account,
-        userId: request.principal?.userId,
+        user: request.principal?.userId,
+        credential: request.principal?.credentialId,
         status: reply.statusCode,
         durationMs: Math.round(reply.elapsedTime * 100) / 100,
       },

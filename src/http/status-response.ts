@@ -123,8 +123,43 @@ const MESSAGES: Partial<Record<ErrorReason, (error: FastifyError) => string>> = 
   MALFORMED_JSON: (e) => `the request body is not valid JSON: ${e.message}`,
 };
 
+/**
+ * The store (or another dependency) cannot be reached: a connection-level system error, or a
+ * PostgreSQL SQLSTATE of class 08 (connection exception), 57P0x (shutdown) or 53300 (too
+ * many connections). Clients should retry, so this is 503, not a platform fault.
+ */
+function isUnreachable(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string')
+    return /Connection terminated|Client has encountered a connection error/.test(
+      String((error as { message?: unknown }).message),
+    );
+  return (
+    [
+      'ECONNREFUSED',
+      'ECONNRESET',
+      'ETIMEDOUT',
+      'EPIPE',
+      'EHOSTUNREACH',
+      '53300',
+      '57P01',
+      '57P02',
+      '57P03',
+    ].includes(code) || code.startsWith('08')
+  );
+}
+
 export function toStatusResponse(error: unknown): StatusResponse {
   if (error instanceof AtollError) return statusOf(error);
+  if (isUnreachable(error)) {
+    return {
+      ...statusOf(
+        new AtollError('UNAVAILABLE', 'the store cannot be reached right now; retry in a moment', [], 5),
+      ),
+      internal: true,
+    };
+  }
   const fastifyError = error as FastifyError;
   // Anything can be thrown: `throw undefined` must still leave as INTERNAL, not crash the mapper.
   if (typeof error === 'object' && error !== null && Array.isArray(fastifyError.validation)) {

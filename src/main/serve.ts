@@ -92,7 +92,14 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
     { url: config.publicUrl, port, adminSocket: adminServing ? config.adminSocketPath : undefined },
     'atoll is serving',
   );
-  if (bootstrap === 'empty') {
+  const generatedPassword = bootstrap.created?.owner?.generatedPassword;
+  if (generatedPassword !== undefined) {
+    // Shown once on the console, never in the logs: the owner needs it for the portal.
+    process.stderr.write(
+      `\nBootstrap: portal password for ${bootstrap.created?.owner?.email ?? ''} (shown once): ${generatedPassword}\n`,
+    );
+  }
+  if (bootstrap.outcome === 'empty') {
     logger.warn(
       { event: 'no-accounts' },
       'no accounts yet: create the first with "atoll admin accounts create"',

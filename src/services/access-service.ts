@@ -51,11 +51,6 @@ export class AccessService {
     for (const key of this.#grants.keys()) if (key.startsWith(prefix)) this.#grants.delete(key);
   }
 
-  invalidateAccount(accountName: string): void {
-    const suffix = `\u0000${accountName}`;
-    for (const key of this.#grants.keys()) if (key.endsWith(suffix)) this.#grants.delete(key);
-  }
-
   async #lookup(userId: string, accountName: string): Promise<AccountGrant | null> {
     const key = `${userId}\u0000${accountName}`;
     const cached = this.#grants.get(key);

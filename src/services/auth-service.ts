@@ -76,13 +76,6 @@ export class AuthService {
     }
   }
 
-  /** Forget every credential of this user (called when the user or its memberships go away). */
-  evictUser(userId: string): void {
-    for (const [key, principal] of this.#verified.entries()) {
-      if (principal.userId === userId) this.#verified.delete(key);
-    }
-  }
-
   #getDummyHash(): Promise<string> {
     this.#dummyHash ??= this.deps.hasher.hash('atoll-timing-equaliser');
     return this.#dummyHash;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AtollError, assertNoViolations } from '../domain/error-catalogue.js';
+import { AtollError, assertNoViolations, invalidField } from '../domain/error-catalogue.js';
 import { checkName, normaliseEmail } from '../domain/identifier-rules.js';
 import type { Member } from '../contract/account-schemas.js';
 import type { AccessService } from './access-service.js';
@@ -43,11 +43,22 @@ export class OperatorService {
 
   /** An account, and its owner when an email is given (created, with a password, if new). */
   async createAccount(name: string, ownerEmail?: string, ownerPassword?: string): Promise<CreatedAccount> {
-    assertNoViolations(checkName('account', name));
+    assertNoViolations([
+      ...checkName('account', name),
+      ...(ownerPassword !== undefined && ownerEmail === undefined
+        ? [{ field: 'ownerPassword', description: 'is only used together with ownerEmail' }]
+        : []),
+    ]);
     const existing =
       ownerEmail === undefined
         ? undefined
         : await this.deps.store.users.findByEmail(normaliseEmail(ownerEmail));
+    if (existing && ownerPassword !== undefined) {
+      throw invalidField(
+        'ownerPassword',
+        `must be left out: ${existing.email} exists already and keeps its password`,
+      );
+    }
     const newOwner =
       ownerEmail !== undefined && !existing
         ? await this.deps.users.preparePerson('ownerEmail', ownerEmail, 'ownerPassword', ownerPassword)
@@ -103,12 +114,15 @@ export class OperatorService {
     return this.deps.credentials.generateForAccount(account, email);
   }
 
-  listCredentials(
+  async listCredentials(
     account?: string,
     email?: string,
     pageSize?: number,
     pageToken?: string,
   ): Promise<{ credentials: CredentialOwnerView[]; nextPageToken: string }> {
+    if (account !== undefined && email !== undefined) {
+      throw invalidField('email', 'give an account or an email, not both');
+    }
     return this.deps.credentials.listAll(account, email, pageSize, pageToken);
   }
 
@@ -120,14 +134,16 @@ export class OperatorService {
    * First start: nothing is created silently. With ATOLL_BOOTSTRAP_* set and an empty store,
    * the first account (and owner) is created; otherwise the log says how to do it.
    */
-  async bootstrap(settings: BootstrapSettings | undefined): Promise<'created' | 'empty' | 'not-empty'> {
-    if ((await this.deps.store.accounts.count()) > 0) return 'not-empty';
-    if (!settings) return 'empty';
+  async bootstrap(
+    settings: BootstrapSettings | undefined,
+  ): Promise<{ outcome: 'created' | 'empty' | 'not-empty'; created?: CreatedAccount }> {
+    if ((await this.deps.store.accounts.count()) > 0) return { outcome: 'not-empty' };
+    if (!settings) return { outcome: 'empty' };
     const created = await this.createAccount(settings.account, settings.email, settings.password);
     this.deps.logger.info(
       { account: created.account, owner: created.owner?.email, ownerCreated: created.owner?.created },
       `bootstrap: created account ${created.account}${created.owner ? ` owned by ${created.owner.email}` : ''}`,
     );
-    return 'created';
+    return { outcome: 'created', created };
   }
 }

@@ -253,6 +253,43 @@ describe('authentication, accounts, members and API credentials', () => {
     });
   });
 
+  describe('operator rules', () => {
+    it('refuses options that would be silently ignored', async () => {
+      await assert.rejects(
+        api.services.operator.createAccount('lone-team', undefined, 'a long enough password'),
+        /ownerPassword: is only used together with ownerEmail/,
+      );
+      await assert.rejects(
+        api.services.operator.createAccount('again-team', 'owner@acme.test', 'a long enough password'),
+        /ownerPassword: must be left out/,
+      );
+      await assert.rejects(
+        api.services.operator.listCredentials('acme', 'owner@acme.test'),
+        /email: give an account or an email, not both/,
+      );
+      assert.equal(await api.testStore.store.accounts.findByName('lone-team'), undefined);
+      assert.equal(await api.testStore.store.accounts.findByName('again-team'), undefined);
+    });
+
+    it('bootstraps only an empty store, handing out a generated owner password once', async () => {
+      const notEmpty = await api.services.operator.bootstrap({
+        account: 'boot',
+        email: 'b@boot.test',
+        password: undefined,
+      });
+      assert.equal(notEmpty.outcome, 'not-empty');
+      await api.reset();
+      assert.equal((await api.services.operator.bootstrap(undefined)).outcome, 'empty');
+      const created = await api.services.operator.bootstrap({
+        account: 'boot',
+        email: 'b@boot.test',
+        password: undefined,
+      });
+      assert.equal(created.outcome, 'created');
+      assert.ok((created.created?.owner?.generatedPassword ?? '').length >= 32);
+    });
+  });
+
   describe('API credentials', () => {
     it('generates a credential whose password is shown once and works at once', async () => {
       const generated = await api.request('POST', '/v1/users/me/credentials', { auth: owner });

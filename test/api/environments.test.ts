@@ -250,6 +250,28 @@ describe('environments API', () => {
     assert.deepEqual(opened, [{ key: 'API_TOKEN', value: 'tok-123', secret: true }]);
   });
 
+  it('accepts a read-modify-write of the whole environment, ignoring output-only fields', async () => {
+    const id = await createId();
+    const current = (await api.request('GET', `${base}/${id}`, { auth: owner })).body;
+    const written = await api.request('PATCH', `${base}/${id}`, {
+      auth: owner,
+      body: {
+        ...current,
+        displayName: 'Round trip',
+        build: 'ignored',
+        reconciling: true,
+        domains: ['x.example'],
+      },
+    });
+    assert.equal(written.status, 200, written.text);
+    assert.equal(written.body.displayName, 'Round trip');
+    assert.equal(written.body.build, '');
+    assert.equal(written.body.reconciling, false);
+    assert.deepEqual(written.body.domains, []);
+    assert.equal(written.body.createTime, current.createTime);
+    assert.deepEqual(written.body.shellVariables, current.shellVariables);
+  });
+
   it('applies exactly the fields of updateMask and refuses unknown mask paths', async () => {
     const id = await createId();
     const masked = await api.request('PATCH', `${base}/${id}?updateMask=wpEnvironment`, {

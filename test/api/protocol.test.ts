@@ -86,6 +86,30 @@ describe('protocol: errors, limits, health and the Swagger document', () => {
     }
   });
 
+  it('answers a URL that is not valid percent-encoding with a Status', async () => {
+    const answer = await api.request('GET', '/v1/accounts/%zz/apps', { auth: owner });
+    assert.equal(answer.status, 400);
+    assert.equal(answer.body.code, 3);
+    assert.equal(answer.body.details[0].reason, 'MALFORMED_REQUEST');
+  });
+
+  it('answers 503 UNAVAILABLE with Retry-After while shutting down, health checks excepted', async () => {
+    api.shuttingDown = true;
+    try {
+      const answer = await api.request('GET', '/v1/accounts', { auth: owner });
+      assert.equal(answer.status, 503);
+      assert.equal(answer.body.code, 14);
+      assert.equal(answer.body.details[0].reason, 'UNAVAILABLE');
+      assert.equal(answer.headers.get('retry-after'), '1');
+      const ready = await api.request('GET', '/readyz');
+      assert.equal(ready.status, 503);
+      assert.equal(ready.body.reason, 'shutting down');
+      assert.equal((await api.request('GET', '/healthz')).status, 200);
+    } finally {
+      api.shuttingDown = false;
+    }
+  });
+
   it('echoes a sane X-Request-Id and generates one otherwise', async () => {
     const given = await api.request('GET', '/healthz', { headers: { 'x-request-id': 'trace-123' } });
     assert.equal(given.headers.get('x-request-id'), 'trace-123');

@@ -54,6 +54,9 @@ export interface TestApiOptions {
  * cost is a setting; production keeps the default).
  */
 export class TestApi {
+  /** Set to answer as a server that is shutting down. */
+  shuttingDown = false;
+
   private constructor(
     readonly url: string,
     readonly app: ApiInstance,
@@ -76,10 +79,14 @@ export class TestApi {
         passwordHashLogN: 10,
       },
     });
+    const state = { api: undefined as TestApi | undefined };
     const app = await buildApiServer({
       services,
       logger,
-      readiness: { isShuttingDown: () => false, checkStore: () => testStore.store.ping() },
+      readiness: {
+        isShuttingDown: () => state.api?.shuttingDown ?? false,
+        checkStore: () => testStore.store.ping(),
+      },
       options: {
         bodyLimitBytes: options.bodyLimitBytes ?? 1_048_576,
         rateLimitPerMinute: options.rateLimitPerMinute ?? 1_000_000,
@@ -90,7 +97,8 @@ export class TestApi {
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address();
     if (typeof address !== 'object' || address === null) throw new Error('no address');
-    return new TestApi(`http://127.0.0.1:${address.port}`, app, services, testStore);
+    state.api = new TestApi(`http://127.0.0.1:${address.port}`, app, services, testStore);
+    return state.api;
   }
 
   async request(method: string, path: string, options: RequestOptions = {}): Promise<Answer> {

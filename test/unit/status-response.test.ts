@@ -321,3 +321,30 @@ describe('toStatusResponse with unknown errors', () => {
     }
   });
 });
+
+describe('toStatusResponse when the store cannot be reached', () => {
+  it('answers 503 UNAVAILABLE with Retry-After for connection-level failures, and logs them', () => {
+    const failures: unknown[] = [
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+      Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+      Object.assign(new Error('connection failure'), { code: '08006' }),
+      Object.assign(new Error('sorry, too many clients already'), { code: '53300' }),
+      new Error('Connection terminated unexpectedly'),
+    ];
+    for (const failure of failures) {
+      const response = toStatusResponse(failure);
+      assert.equal(response.httpStatus, 503, String(failure));
+      assert.equal(response.body.code, 14);
+      assert.equal(reasonOf(response), 'UNAVAILABLE');
+      assert.equal(response.headers['retry-after'], '5');
+      assert.equal(response.internal, true);
+      assert.doesNotMatch(response.body.message, /5432|administrator/);
+    }
+  });
+
+  it('keeps other database errors internal (500)', () => {
+    const response = toStatusResponse(Object.assign(new Error('duplicate key'), { code: '23505' }));
+    assert.equal(response.httpStatus, 500);
+    assert.equal(reasonOf(response), 'INTERNAL');
+  });
+});
