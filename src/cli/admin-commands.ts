@@ -180,7 +180,7 @@ export function createAdminCommand(
     .description('list API credentials, of one account or one user')
     .option('--account <account>', "only the account's members")
     .option('--email <email>', 'only this user')
-    .option('--page-size <n>', 'credentials per page (1 to 200, default 200)')
+    .option('--page-size <n>', 'credentials per page, 1 to 200 (0 or absent: 200)')
     .option('--page-token <token>', 'the next-page token printed by the previous page')
     .addOption(jsonOption())
     .action(

@@ -1,6 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import { AtollError } from '../domain/error-catalogue.js';
 import {
   AdminAddMemberBodySchema,
@@ -19,18 +24,26 @@ import { toStatusResponse } from './status-response.js';
  * that the running server owns.
  */
 export function buildAdminServer(operator: OperatorService, logger: FastifyBaseLogger) {
+  const sendStatus = (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const response = toStatusResponse(error);
+    if (response.internal) request.log.error({ err: error }, 'admin request failed');
+    return reply.code(response.httpStatus).headers(response.headers).send(response.body);
+  };
   const app = Fastify({
     loggerInstance: logger,
     // One log line per request comes from our onResponse hook, with the fields ops need.
     logController: new LogController({ disableRequestLogging: true }),
+    frameworkErrors: (error, request, reply) => {
+      void sendStatus(
+        new AtollError('MALFORMED_REQUEST', `the request URL is not valid: ${error.message}`),
+        request,
+        reply,
+      );
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(requestValidatorCompiler);
 
-  app.setErrorHandler((error, request, reply) => {
-    const response = toStatusResponse(error);
-    if (response.internal) request.log.error({ err: error }, 'admin request failed');
-    return reply.code(response.httpStatus).headers(response.headers).send(response.body);
-  });
+  app.setErrorHandler(sendStatus);
   app.setNotFoundHandler((request) => {
     throw new AtollError('ROUTE_NOT_FOUND', `no admin route ${request.method} ${request.url}`);
   });

@@ -60,7 +60,7 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<ApiInstance> 
 
   installJsonParser(app);
   app.addHook('onRequest', (request, _reply, done) => {
-    if (deps.readiness.isShuttingDown() && !HEALTH_PATHS.has(request.url)) {
+    if (deps.readiness.isShuttingDown() && !HEALTH_PATHS.has(request.url.split('?')[0] ?? '')) {
       done(
         new AtollError(
           'UNAVAILABLE',
@@ -137,6 +137,7 @@ function sendStatus(error: unknown, request: FastifyRequest, reply: FastifyReply
   const response = toStatusResponse(error);
   if (response.internal) request.log.error({ err: error, reqId: request.id }, 'internal error');
   return reply
+    .header('x-request-id', request.id)
     .code(response.httpStatus)
     .headers(response.headers)
     .type('application/json; charset=utf-8')

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { CommanderError } from 'commander';
 import { pino } from 'pino';
 import { ConfigError, loadConfig, type Config } from '../config/load-config.js';
+import { AtollError } from '../domain/error-catalogue.js';
 import { createProgram } from '../cli/program.js';
 import { EXIT, type ExitCode } from '../cli/exit-codes.js';
 import { startPlatform } from './serve.js';
@@ -38,7 +39,19 @@ async function serve(): Promise<ExitCode> {
     level: config.logLevel,
     redact: ['req.headers.authorization', '*.password', '*.secretKey'],
   });
-  const platform = await startPlatform(config, logger);
+  let platform: Awaited<ReturnType<typeof startPlatform>>;
+  try {
+    platform = await startPlatform(config, logger);
+  } catch (error) {
+    // A rule broken by the settings (say a bootstrap account name) is the operator's to fix: no stack.
+    if (error instanceof AtollError && error.httpStatus < 500) {
+      io.err(`atoll: cannot start: ${error.message}`);
+      return EXIT.USAGE;
+    }
+    logger.fatal({ err: error }, 'cannot start');
+    io.err(`atoll: cannot start: ${error instanceof Error ? error.message : String(error)}`);
+    return EXIT.FAILURE;
+  }
   return new Promise<ExitCode>((resolve) => {
     const onSignal = (signal: NodeJS.Signals) => {
       logger.info({ signal }, 'signal received');

@@ -71,23 +71,30 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
   });
   const admin = buildAdminServer(services.operator, logger.child({ role: 'admin' }));
 
-  const bootstrap = await services.operator.bootstrap(config.bootstrap);
-  await api.listen({ host: config.host, port: config.apiPort });
+  let bootstrap: Awaited<ReturnType<typeof services.operator.bootstrap>>;
+  let adminServing = false;
+  try {
+    bootstrap = await services.operator.bootstrap(config.bootstrap);
+    await api.listen({ host: config.host, port: config.apiPort });
+    if (existsSync(config.adminSocketPath) && (await isSocketAlive(config.adminSocketPath))) {
+      logger.warn(
+        { socket: config.adminSocketPath },
+        'another atoll process serves the admin socket of this data folder; this one will not',
+      );
+    } else {
+      if (existsSync(config.adminSocketPath)) unlinkSync(config.adminSocketPath);
+      await admin.listen({ path: config.adminSocketPath });
+      chmodSync(config.adminSocketPath, 0o600);
+      adminServing = true;
+    }
+  } catch (error) {
+    // A failed start leaves nothing open: the port, the socket and the store's lock are freed.
+    await Promise.allSettled([api.close(), admin.close()]);
+    await store.close();
+    throw error;
+  }
   const address = api.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.apiPort;
-
-  let adminServing = false;
-  if (existsSync(config.adminSocketPath) && (await isSocketAlive(config.adminSocketPath))) {
-    logger.warn(
-      { socket: config.adminSocketPath },
-      'another atoll process serves the admin socket of this data folder; this one will not',
-    );
-  } else {
-    if (existsSync(config.adminSocketPath)) unlinkSync(config.adminSocketPath);
-    await admin.listen({ path: config.adminSocketPath });
-    chmodSync(config.adminSocketPath, 0o600);
-    adminServing = true;
-  }
   logger.info(
     { url: config.publicUrl, port, adminSocket: adminServing ? config.adminSocketPath : undefined },
     'atoll is serving',

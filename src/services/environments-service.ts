@@ -158,7 +158,7 @@ export class EnvironmentsService {
     if (body.name !== undefined && body.name !== environmentName(account, appId, environmentId)) {
       throw invalidField(
         'name',
-        `must be empty or ${environmentName(account, appId, environmentId)}; an environment cannot be renamed`,
+        `must be left out or be ${environmentName(account, appId, environmentId)}; an environment cannot be renamed`,
       );
     }
     const apply = async (tx: Repositories): Promise<Environment> => {

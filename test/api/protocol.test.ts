@@ -91,6 +91,7 @@ describe('protocol: errors, limits, health and the Swagger document', () => {
     assert.equal(answer.status, 400);
     assert.equal(answer.body.code, 3);
     assert.equal(answer.body.details[0].reason, 'MALFORMED_REQUEST');
+    assert.match(answer.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
   });
 
   it('answers 503 UNAVAILABLE with Retry-After while shutting down, health checks excepted', async () => {
@@ -101,6 +102,8 @@ describe('protocol: errors, limits, health and the Swagger document', () => {
       assert.equal(answer.body.code, 14);
       assert.equal(answer.body.details[0].reason, 'UNAVAILABLE');
       assert.equal(answer.headers.get('retry-after'), '1');
+      assert.ok(answer.headers.get('x-request-id'));
+      assert.equal((await api.request('GET', '/readyz?verbose=1')).status, 503);
       const ready = await api.request('GET', '/readyz');
       assert.equal(ready.status, 503);
       assert.equal(ready.body.reason, 'shutting down');

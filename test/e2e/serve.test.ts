@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -276,6 +276,20 @@ describe('atoll serve lifecycle', () => {
     const result = runCli(['serve'], { ATOLL_API_PORT: 'eighty', ATOLL_DATA_DIR: join(tmpdir(), 'unused') });
     assert.equal(result.status, 2);
     assert.match(result.stderr, /ATOLL_API_PORT must be an integer/);
+  });
+
+  it('refuses bootstrap settings that break a rule, without a stack trace, and frees the folder', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'atoll-e2e-'));
+    try {
+      const env = { ATOLL_DATA_DIR: dataDir, ATOLL_BOOTSTRAP_ACCOUNT: 'Bad_Name' };
+      const result = runCli(['serve'], env);
+      assert.equal(result.status, 2);
+      assert.match(result.stderr, /cannot start: account: must be 3 to 40 characters/);
+      assert.doesNotMatch(result.stderr, /\n\s+at /);
+      assert.ok(!existsSync(join(dataDir, 'db.lock')), 'the store lock was released');
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('tells the operator when no server is running', () => {
