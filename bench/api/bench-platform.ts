@@ -1,0 +1,205 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Fastify, { type FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { pino } from 'pino';
+import { systemClock } from '../../src/adapters/system-clock.js';
+import { loadConfig, type Config } from '../../src/config/load-config.js';
+import { buildApiServer } from '../../src/http/build-api-server.js';
+import type { ApiInstance } from '../../src/http/api-instance.js';
+import { composeServices } from '../../src/main/compose-services.js';
+import { openStore } from '../../src/main/open-store.js';
+import type { Store } from '../../src/services/store-port.js';
+
+export interface BenchPlatformOptions {
+  readonly apps: number;
+  /** The API's log level; its lines go to /dev/null, but at info each request still builds one. */
+  readonly logLevel: Config['logLevel'];
+  readonly progress: (message: string) => void;
+}
+
+/** The servers under test, all on loopback in this process, over one seeded store. */
+export interface BenchPlatform {
+  readonly storeKind: 'embedded' | 'server';
+  readonly apiUrl: string;
+  readonly baselineUrl: string;
+  readonly account: string;
+  /** The app that GET …/apps/{app} reads (in the middle of the account's apps). */
+  readonly appId: string;
+  readonly authorization: string;
+  /** HTTP requests the servers under test have received (counted on the Node server, outside Fastify). */
+  requestsReceived(): number;
+  readonly settings: Pick<Config, 'authCacheTtlMs' | 'accessCacheTtlMs' | 'rateLimitPerMinute' | 'logLevel'>;
+  close(): Promise<void>;
+}
+
+const ACCOUNT = 'bench';
+const OWNER_EMAIL = 'owner@bench.test';
+/** High enough that @fastify/rate-limit never answers 429 during a run; the plugin still runs. */
+const RATE_LIMIT_PER_MINUTE = '100000000';
+
+/** A fresh database on the server of DATABASE_URL, dropped when the benchmark ends. */
+async function createServerDatabase(serverUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `atoll_bench_${randomBytes(6).toString('hex')}`;
+  const run = async (statement: string) => {
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await run(`create database ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => run(`drop database if exists ${name} with (force)`) };
+}
+
+function listenUrl(server: FastifyInstance | ApiInstance): string {
+  const address = server.server.address();
+  if (typeof address !== 'object' || address === null) throw new Error('server has no TCP address');
+  return `http://127.0.0.1:${address.port}`;
+}
+
+/**
+ * Bare Fastify (defaults, no hooks, no schemas) with the two baselines: a constant, and the
+ * very repository calls the API makes (apps.find, apps.list) on the same store. The account
+ * id is resolved once, as the API's access cache does.
+ */
+async function startBaselineServer(store: Store, accountIds: ReadonlyMap<string, string>) {
+  const app = Fastify();
+  app.get('/constant', () => ({ hello: 'world' }));
+  app.get<{ Params: { account: string; app: string } }>(
+    '/v1/accounts/:account/apps/:app',
+    async (request, reply) => {
+      const accountId = accountIds.get(request.params.account);
+      const row = accountId === undefined ? undefined : await store.apps.find(accountId, request.params.app);
+      return row ?? reply.code(404).send({ error: 'not found' });
+    },
+  );
+  app.get<{ Params: { account: string }; Querystring: { pageSize?: string } }>(
+    '/v1/accounts/:account/apps',
+    async (request, reply) => {
+      const accountId = accountIds.get(request.params.account);
+      if (accountId === undefined) return reply.code(404).send({ error: 'not found' });
+      const page = await store.apps.list(accountId, {
+        pageSize: Number(request.query.pageSize ?? 50),
+        after: undefined,
+      });
+      return { apps: page.items };
+    },
+  );
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  return app;
+}
+
+/**
+ * Assembles the API the way `atoll serve` does (loadConfig → openStore, which migrates →
+ * composeServices → buildApiServer), with product defaults except the rate limit, and seeds
+ * one account, its owner's API credential and `apps` applications through the services.
+ */
+export async function startBenchPlatform(options: BenchPlatformOptions): Promise<BenchPlatform> {
+  const cleanups: (() => Promise<void> | void)[] = [];
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      for (const cleanup of cleanups.reverse()) await cleanup();
+    })());
+  try {
+    const dataDir = mkdtempSync(join(tmpdir(), 'atoll-bench-'));
+    cleanups.push(() => {
+      rmSync(dataDir, { recursive: true, force: true });
+    });
+    const serverUrl = process.env.DATABASE_URL;
+    let databaseUrl: string | undefined;
+    if (serverUrl !== undefined && serverUrl !== '') {
+      const database = await createServerDatabase(serverUrl);
+      cleanups.push(database.drop);
+      databaseUrl = database.url;
+    }
+    const config = loadConfig(
+      {
+        ...process.env,
+        ATOLL_DATA_DIR: dataDir,
+        DATABASE_URL: databaseUrl,
+        ATOLL_RATE_LIMIT_PER_MINUTE: RATE_LIMIT_PER_MINUTE,
+        ATOLL_LOG_LEVEL: options.logLevel,
+      },
+      process.cwd(),
+    );
+    const logger = pino(
+      { level: config.logLevel, redact: ['req.headers.authorization', '*.password', '*.secretKey'] },
+      pino.destination({ dest: '/dev/null', sync: true }),
+    );
+    let phaseStart = Date.now();
+    const phase = (what: string) => {
+      options.progress(`${what} in ${((Date.now() - phaseStart) / 1000).toFixed(1)} s`);
+      phaseStart = Date.now();
+    };
+    const { store, kind } = await openStore(config, (error) => {
+      process.stderr.write(`lost the lock on the embedded database folder: ${error.message}\n`);
+      process.exit(1);
+    });
+    cleanups.push(() => store.close());
+    phase(`opened and migrated the ${kind} store`);
+
+    const services = composeServices({
+      store,
+      platformKey: randomBytes(32),
+      clock: systemClock,
+      logger,
+      settings: config,
+    });
+    await services.operator.createAccount(ACCOUNT, OWNER_EMAIL, 'correct horse battery staple');
+    const credential = await services.credentials.generateForAccount(ACCOUNT, OWNER_EMAIL);
+    const principal = await services.auth.authenticate(credential.userId, credential.password, '127.0.0.1');
+    phase('created the account, its owner and an API credential (scrypt at the default cost)');
+    const appIds = Array.from({ length: options.apps }, (_, i) => `app-${String(i + 1).padStart(4, '0')}`);
+    for (const appId of appIds) {
+      await services.apps.create(principal, ACCOUNT, appId, { region: 'regions/US-C', uploadable: {} });
+    }
+    phase(`created ${options.apps} apps through AppsService`);
+    const accountRecord = await store.accounts.findByName(ACCOUNT);
+    if (!accountRecord) throw new Error('seeded account is missing');
+
+    const api = await buildApiServer({
+      services,
+      logger,
+      readiness: { isShuttingDown: () => false, checkStore: () => store.ping() },
+      options: {
+        bodyLimitBytes: config.bodyLimitBytes,
+        rateLimitPerMinute: config.rateLimitPerMinute,
+        publicUrl: config.publicUrl,
+        trustProxy: config.trustProxy,
+      },
+    });
+    await api.listen({ host: '127.0.0.1', port: 0 });
+    cleanups.push(() => api.close());
+    const baseline = await startBaselineServer(store, new Map([[ACCOUNT, accountRecord.id]]));
+    cleanups.push(() => baseline.close());
+
+    let received = 0;
+    for (const server of [api.server, baseline.server]) {
+      server.on('request', () => {
+        received += 1;
+      });
+    }
+    return {
+      requestsReceived: () => received,
+      storeKind: kind,
+      apiUrl: listenUrl(api),
+      baselineUrl: listenUrl(baseline),
+      account: ACCOUNT,
+      appId: appIds[Math.floor(appIds.length / 2)] ?? 'app-0001',
+      authorization: `Basic ${Buffer.from(`${credential.userId}:${credential.password}`).toString('base64')}`,
+      settings: config,
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
