@@ -1,3 +1,4 @@
+import type { AccessService } from '../services/access-service.js';
 import type { AccountsService } from '../services/accounts-service.js';
 import type { AppsService } from '../services/apps-service.js';
 import type { AuthService } from '../services/auth-service.js';
@@ -10,6 +11,7 @@ import type { UsersService } from '../services/users-service.js';
 /** What the HTTP layer needs: services only (main builds them). */
 export interface ApiServices {
   readonly auth: AuthService;
+  readonly access: AccessService;
   readonly accounts: AccountsService;
   readonly users: UsersService;
   readonly members: MembersService;

@@ -104,13 +104,16 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<ApiInstance> 
 
   await app.register(swagger, swaggerOptions(options.publicUrl));
   registerHealthRoutes(app, deps.readiness);
-  app.get('/v1/swagger.json', { schema: { hide: true } }, () => app.swagger());
 
   await app.register(async (api: ApiInstance) => {
     api.addHook('onRequest', async (request) => {
       const basic = parseBasicAuthorization(request.headers.authorization);
       if (!basic) throw unauthenticated();
       request.principal = await services.auth.authenticate(basic.user, basic.password, request.ip);
+      // Tenancy before anything else is read: a caller outside the account gets 403 whatever it
+      // sends, never an answer about a body it may not post (services then check the role).
+      const account = (request.params as { account?: string } | undefined)?.account;
+      if (account !== undefined) await services.access.require(request.principal, account, 'account.read');
     });
     await api.register(rateLimit, {
       global: true,
@@ -126,6 +129,8 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<ApiInstance> 
           Math.ceil(context.ttl / 1000),
         ),
     });
+    // Like every /v1 route, the API description needs credentials.
+    api.get('/v1/swagger.json', { schema: { hide: true } }, () => app.swagger());
     registerAppRoutes(api, services);
     registerEnvironmentRoutes(api, services);
     registerAccountRoutes(api, services);

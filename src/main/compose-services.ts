@@ -59,5 +59,5 @@ export function composeServices(deps: {
     credentials,
     logger,
   });
-  return { auth, accounts, users, members, credentials, apps, environments, operations, operator };
+  return { auth, access, accounts, users, members, credentials, apps, environments, operations, operator };
 }

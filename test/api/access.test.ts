@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { fillRoute, listRoutes } from '../helpers/route-table.js';
 import { TestApi, TestClock, type Credentials } from '../helpers/test-api.js';
 
 describe('authentication, accounts, members and API credentials', () => {
@@ -52,17 +53,22 @@ describe('authentication, accounts, members and API credentials', () => {
       assert.equal(answer.status, 401);
     });
 
-    it('protects every /v1 route, including unknown resources under an account', async () => {
-      for (const [method, path] of [
-        ['GET', '/v1/regions'],
-        ['GET', '/v1/accounts/acme'],
-        ['GET', '/v1/accounts/acme/apps'],
-        ['POST', '/v1/accounts/acme/apps?appId=a'],
-        ['GET', '/v1/accounts/acme/apps/a/environments'],
-        ['GET', '/v1/users/me/credentials'],
-        ['GET', '/v1/accounts/acme/members'],
-      ] as const) {
-        assert.equal((await api.request(method, path)).status, 401, `${method} ${path}`);
+    it('protects every registered /v1 route', async () => {
+      const values = {
+        account: 'acme',
+        app: 'web',
+        environment: '00000000-0000-4000-8000-000000000000',
+        operation: 'no_build',
+        email: 'owner@acme.test',
+        credential: owner.userId,
+      };
+      for (const route of listRoutes(api)) {
+        const path = fillRoute(route.url, values);
+        const answer = await api.request(route.method, path, {
+          body: route.method === 'GET' || route.method === 'DELETE' ? undefined : {},
+        });
+        assert.equal(answer.status, 401, `${route.method} ${path}`);
+        assert.equal(answer.body.code, 16);
       }
     });
   });
@@ -113,6 +119,34 @@ describe('authentication, accounts, members and API credentials', () => {
       }
       const stillThere = await api.request('GET', envPath, { auth: owner });
       assert.equal(stillThere.body.displayName, 'P');
+    });
+
+    it('answers 403 on every registered route under an account the caller does not belong to', async () => {
+      const values = {
+        account: 'acme',
+        app: 'web',
+        environment: '00000000-0000-4000-8000-000000000000',
+        operation: 'no_build',
+        email: 'owner@acme.test',
+      };
+      const scoped = listRoutes(api).filter((r) => r.url.startsWith('/v1/accounts/:account'));
+      assert.ok(scoped.length >= 12);
+      for (const route of scoped) {
+        const path = fillRoute(route.url, values);
+        const answer = await api.request(route.method, path, {
+          auth: rival,
+          body: route.method === 'GET' || route.method === 'DELETE' ? undefined : {},
+        });
+        assert.equal(answer.status, 403, `${route.method} ${path}`);
+        if (route.method !== 'GET' && route.method !== 'DELETE') {
+          const garbage = await api.request(route.method, path, {
+            auth: rival,
+            rawBody: '{not json',
+            headers: { 'content-type': 'application/json' },
+          });
+          assert.equal(garbage.status, 403, `${route.method} ${path} with a malformed body`);
+        }
+      }
     });
 
     it('a non-UUID environment id or cross-app id cannot reach another tenant', async () => {
