@@ -169,12 +169,7 @@ export async function startBenchPlatform(options: BenchPlatformOptions): Promise
       services,
       logger,
       readiness: { isShuttingDown: () => false, checkStore: () => store.ping() },
-      options: {
-        bodyLimitBytes: config.bodyLimitBytes,
-        rateLimitPerMinute: config.rateLimitPerMinute,
-        publicUrl: config.publicUrl,
-        trustProxy: config.trustProxy,
-      },
+      options: config,
     });
     await api.listen({ host: '127.0.0.1', port: 0 });
     cleanups.push(() => api.close());

@@ -62,12 +62,8 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
     services,
     logger,
     readiness: { isShuttingDown: () => shuttingDown, checkStore: () => store.ping() },
-    options: {
-      bodyLimitBytes: config.bodyLimitBytes,
-      rateLimitPerMinute: config.rateLimitPerMinute,
-      publicUrl: config.publicUrl,
-      trustProxy: config.trustProxy,
-    },
+    // The config carries the API options under the same names.
+    options: config,
   });
   const admin = buildAdminServer(services.operator, logger.child({ role: 'admin' }));
 
