@@ -40,6 +40,11 @@ const zones = [
     message: 'adapters implement service ports',
   },
   {
+    target: './src/builder',
+    from: ['./src/http', './src/store', './src/main', './src/cli', './src/adapters'],
+    message: 'builder depends on domain and service ports, never on http or the store',
+  },
+  {
     target: './src/contract',
     from: [
       './src/services',

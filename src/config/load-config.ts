@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import type { ArchiveLimits } from '../domain/archive-rules.js';
 
 /**
  * Every setting of the platform, read once from the environment by main/ and injected
@@ -27,6 +28,7 @@ export interface Config {
   readonly passwordHashLogN: number;
   readonly shutdownTimeoutMs: number;
   readonly trustProxy: readonly string[];
+  readonly uploadLimits: ArchiveLimits;
 }
 
 export class ConfigError extends Error {
@@ -123,6 +125,26 @@ export function loadConfig(env: Env, cwd: string): Config {
         .map((s) => s.trim())
         .filter((s) => s !== ''),
     ),
+    uploadLimits: Object.freeze({
+      maxArchiveBytes: readInteger(
+        env,
+        'ATOLL_UPLOAD_MAX_BYTES',
+        500 * 1024 * 1024,
+        1_024,
+        2 ** 40,
+        problems,
+      ),
+      maxEntries: readInteger(env, 'ATOLL_UPLOAD_MAX_ENTRIES', 50_000, 1, 10_000_000, problems),
+      maxUnpackedBytes: readInteger(
+        env,
+        'ATOLL_UPLOAD_MAX_UNPACKED_BYTES',
+        2 * 1024 ** 3,
+        1_024,
+        2 ** 44,
+        problems,
+      ),
+      maxCompressionRatio: readInteger(env, 'ATOLL_UPLOAD_MAX_RATIO', 200, 2, 100_000, problems),
+    }),
   };
   if (Buffer.byteLength(config.adminSocketPath) > 100) {
     problems.push(

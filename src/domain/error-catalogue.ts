@@ -123,6 +123,24 @@ export const ERROR_CATALOGUE = {
     http: 400,
     summary: 'The application is not a direct-upload application.',
   },
+  INVALID_ARCHIVE: {
+    grpc: 'INVALID_ARGUMENT',
+    http: 400,
+    summary:
+      'The upload is not a usable .zip: not a zip, truncated, encrypted, or holding absolute paths, ".." escapes, links, devices, too many entries or a zip bomb; the message names the rule and the entry.',
+  },
+  ARCHIVE_TOO_LARGE: {
+    grpc: 'INVALID_ARGUMENT',
+    http: 413,
+    summary: 'The uploaded archive is larger than ATOLL_UPLOAD_MAX_BYTES.',
+  },
+  BUILD_NOT_FOUND: { grpc: 'NOT_FOUND', http: 404, summary: 'The environment has no build with this id.' },
+  BUILD_FINISHED: {
+    grpc: 'FAILED_PRECONDITION',
+    http: 400,
+    summary:
+      'The build has finished (SUCCEEDED, FAILED or CANCELLED) and cannot be cancelled; the message names its state.',
+  },
   GIT_APPS_UNSUPPORTED: {
     grpc: 'UNIMPLEMENTED',
     http: 501,

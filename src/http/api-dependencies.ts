@@ -1,6 +1,8 @@
 import type { AccessService } from '../services/access-service.js';
 import type { AccountsService } from '../services/accounts-service.js';
 import type { AppsService } from '../services/apps-service.js';
+import type { BuildsService } from '../services/builds-service.js';
+import type { UploadsService } from '../services/uploads-service.js';
 import type { AuthService } from '../services/auth-service.js';
 import type { CredentialsService } from '../services/credentials-service.js';
 import type { EnvironmentsService } from '../services/environments-service.js';
@@ -19,6 +21,8 @@ export interface ApiServices {
   readonly apps: AppsService;
   readonly environments: EnvironmentsService;
   readonly operations: OperationsService;
+  readonly builds: BuildsService;
+  readonly uploads: UploadsService;
 }
 
 /** Health of the process, for /healthz and /readyz. */
@@ -34,4 +38,5 @@ export interface ApiOptions {
   readonly publicUrl: string;
   /** Addresses whose X-Forwarded-For is trusted (Fastify trustProxy); empty = none. */
   readonly trustProxy: readonly string[];
+  readonly uploadLimits: { readonly maxArchiveBytes: number };
 }

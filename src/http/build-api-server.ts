@@ -15,6 +15,7 @@ import { ID, type ApiInstance } from './api-instance.js';
 import { parseBasicAuthorization } from './basic-credentials.js';
 import { registerAccountRoutes } from './routes/account-routes.js';
 import { registerAppRoutes } from './routes/app-routes.js';
+import { registerBuildRoutes, registerUploadRoute } from './routes/build-routes.js';
 import { registerEnvironmentRoutes } from './routes/environment-routes.js';
 import { registerHealthRoutes } from './routes/health-routes.js';
 import { requestValidatorCompiler } from './request-validator.js';
@@ -134,6 +135,8 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<ApiInstance> 
     registerAppRoutes(api, services);
     registerEnvironmentRoutes(api, services);
     registerAccountRoutes(api, services);
+    registerBuildRoutes(api, services);
+    await registerUploadRoute(api, services, options.uploadLimits.maxArchiveBytes);
   });
   return app;
 }

@@ -1,5 +1,10 @@
+import { join } from 'node:path';
 import type { Config } from '../config/load-config.js';
 import { createAesSecretBox } from '../adapters/aes-secret-box.js';
+import { createFilesystemBlobStore } from '../adapters/filesystem-blob-store.js';
+import { yauzlArchiveInspector } from '../builder/archive-inspector.js';
+import { BuildsService } from '../services/builds-service.js';
+import { UploadsService } from '../services/uploads-service.js';
 import { createScryptPasswordHasher } from '../adapters/scrypt-password-hasher.js';
 import type { ApiServices } from '../http/api-dependencies.js';
 import { AccessService } from '../services/access-service.js';
@@ -18,7 +23,12 @@ import { UsersService } from '../services/users-service.js';
 
 export type ServiceSettings = Pick<
   Config,
-  'authCacheTtlMs' | 'accessCacheTtlMs' | 'authFailuresPerMinute' | 'passwordHashLogN'
+  | 'authCacheTtlMs'
+  | 'accessCacheTtlMs'
+  | 'authFailuresPerMinute'
+  | 'passwordHashLogN'
+  | 'dataDir'
+  | 'uploadLimits'
 >;
 
 export interface Services extends ApiServices {
@@ -49,6 +59,16 @@ export function composeServices(deps: {
   const apps = new AppsService({ store, access, clock });
   const environments = new EnvironmentsService({ store, access, apps, secretBox, clock });
   const operations = new OperationsService({ store, environments });
+  const builds = new BuildsService({ store, environments, clock });
+  const uploads = new UploadsService({
+    store,
+    environments,
+    blobs: createFilesystemBlobStore(join(settings.dataDir, 'blobs')),
+    inspector: yauzlArchiveInspector,
+    clock,
+    tempDir: join(settings.dataDir, 'tmp'),
+    limits: settings.uploadLimits,
+  });
   const operator = new OperatorService({
     store,
     clock,
@@ -59,5 +79,18 @@ export function composeServices(deps: {
     credentials,
     logger,
   });
-  return { auth, access, accounts, users, members, credentials, apps, environments, operations, operator };
+  return {
+    auth,
+    access,
+    accounts,
+    users,
+    members,
+    credentials,
+    apps,
+    environments,
+    operations,
+    builds,
+    uploads,
+    operator,
+  };
 }

@@ -22,3 +22,15 @@ export interface Logger {
   warn(obj: object, msg?: string): void;
   error(obj: object, msg?: string): void;
 }
+
+/**
+ * Immutable blobs by key (uploaded sources, later artifacts): the filesystem under the data
+ * folder by default, an object store when the platform runs on several machines.
+ */
+export interface BlobStore {
+  /** Moves a finished local file under the key (the file is gone afterwards). */
+  adopt(key: string, localPath: string): Promise<void>;
+  has(key: string): Promise<boolean>;
+  /** A local path to read the blob from. */
+  localPath(key: string): string;
+}

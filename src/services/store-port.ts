@@ -2,6 +2,7 @@ import type { RegionId } from '../domain/region.js';
 import type { Role } from '../domain/role.js';
 import type { OperationResultKind, StatusBody } from '../domain/operation.js';
 import type { Page, PageRequest } from '../domain/page-token.js';
+import type { BuildPhase, BuildState, BuildTrigger } from '../domain/build.js';
 
 /** The persistence port: services speak in records, the store speaks SQL. */
 
@@ -74,6 +75,32 @@ export interface OperationRecord {
   readonly updateTime: Date;
 }
 
+export interface BuildRecord {
+  readonly id: string;
+  readonly environmentId: string;
+  readonly state: BuildState;
+  readonly phase: BuildPhase;
+  readonly trigger: BuildTrigger;
+  readonly branch: string;
+  /** Blob store key of the uploaded source archive. */
+  readonly sourceKey: string;
+  readonly sourceDigest: string;
+  readonly sourceBytes: number;
+  readonly artifactDigest: string;
+  readonly framework: string;
+  readonly failureMessage: string;
+  readonly failureExitCode: number | null;
+  readonly createTime: Date;
+  readonly startTime: Date | null;
+  readonly finishTime: Date | null;
+}
+
+export interface BuildListQuery {
+  readonly newestFirst: boolean;
+  readonly startTime?: Date;
+  readonly endTime?: Date;
+}
+
 export type Inserted = 'created' | 'duplicate';
 
 export interface AccountsRepository {
@@ -139,6 +166,15 @@ export interface OperationsRepository {
   update(record: OperationRecord): Promise<void>;
 }
 
+export interface BuildsRepository {
+  insert(record: BuildRecord): Promise<void>;
+  find(environmentId: string, id: string, forUpdate?: boolean): Promise<BuildRecord | undefined>;
+  list(environmentId: string, query: BuildListQuery, page: PageRequest): Promise<Page<BuildRecord>>;
+  /** Queued builds of the environment, locked until the transaction ends. */
+  listQueuedForUpdate(environmentId: string): Promise<BuildRecord[]>;
+  update(record: BuildRecord): Promise<void>;
+}
+
 export interface Repositories {
   readonly accounts: AccountsRepository;
   readonly users: UsersRepository;
@@ -147,6 +183,7 @@ export interface Repositories {
   readonly apps: AppsRepository;
   readonly environments: EnvironmentsRepository;
   readonly operations: OperationsRepository;
+  readonly builds: BuildsRepository;
 }
 
 export interface Store extends Repositories {

@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Repositories, Store } from '../services/store-port.js';
 import { createAccountsRepository } from './accounts-repository.js';
 import { createAppsRepository } from './apps-repository.js';
+import { createBuildsRepository } from './builds-repository.js';
 import { createCredentialsRepository } from './credentials-repository.js';
 import type { Database } from './database-schema.js';
 import { createEnvironmentsRepository } from './environments-repository.js';
@@ -19,6 +20,7 @@ function createRepositories(db: Kysely<Database>): Repositories {
     apps: createAppsRepository(db),
     environments: createEnvironmentsRepository(db),
     operations: createOperationsRepository(db),
+    builds: createBuildsRepository(db),
   };
 }
 

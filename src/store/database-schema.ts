@@ -69,6 +69,25 @@ export interface OperationsTable {
   update_time: Timestamp;
 }
 
+export interface BuildsTable {
+  id: string;
+  environment_id: string;
+  state: string;
+  phase: string;
+  trigger: string;
+  branch: string;
+  source_key: string;
+  source_digest: string;
+  source_bytes: ColumnType<string, number, number>;
+  artifact_digest: string;
+  framework: string;
+  failure_message: string;
+  failure_exit_code: number | null;
+  create_time: Timestamp;
+  start_time: Timestamp | null;
+  finish_time: Timestamp | null;
+}
+
 export interface Database {
   accounts: AccountsTable;
   users: UsersTable;
@@ -77,4 +96,5 @@ export interface Database {
   apps: AppsTable;
   environments: EnvironmentsTable;
   operations: OperationsTable;
+  builds: BuildsTable;
 }

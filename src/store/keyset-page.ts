@@ -27,17 +27,19 @@ export function timeIdKey(item: { createTime: Date; id: string }): string[] {
 }
 
 /**
- * `(time, id) > (after)` for lists ordered by creation time then id. A token is client
- * input: its parts are checked before they reach a typed comparison.
+ * `(time, id) > (after)` for lists ordered by creation time then id (`<` when newest come
+ * first). A token is client input: its parts are checked before they reach a typed comparison.
  */
 export function afterTimeId(
   timeColumn: string,
   idColumn: string,
   after: readonly string[],
+  direction: 'asc' | 'desc' = 'asc',
 ): RawBuilder<boolean> {
   const [time, id] = after;
   if (time === undefined || id === undefined || Number.isNaN(Date.parse(time)) || !isUuid(id)) {
     throw invalidField('pageToken', 'is not a nextPageToken from a previous answer of this list');
   }
-  return sql<boolean>`(${sql.ref(timeColumn)}, ${sql.ref(idColumn)}) > (${new Date(time)}, ${id}::uuid)`;
+  const operator = sql.raw(direction === 'asc' ? '>' : '<');
+  return sql<boolean>`(${sql.ref(timeColumn)}, ${sql.ref(idColumn)}) ${operator} (${new Date(time)}, ${id}::uuid)`;
 }

@@ -1,10 +1,15 @@
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import * as controlPlane from './migrations/0001-control-plane.js';
+import * as builds from './migrations/0002-builds.js';
 
 /** Every migration, in order. Names never change once released. */
 const MIGRATIONS: Record<string, Migration> = {
   '0001-control-plane': controlPlane,
+  '0002-builds': builds,
 };
+
+/** Names of every migration, in the order they apply. */
+export const MIGRATION_NAMES: readonly string[] = Object.keys(MIGRATIONS).sort();
 
 const provider: MigrationProvider = { getMigrations: () => Promise.resolve(MIGRATIONS) };
 

@@ -59,6 +59,7 @@ describe('authentication, accounts, members and API credentials', () => {
         app: 'web',
         environment: '00000000-0000-4000-8000-000000000000',
         operation: 'no_build',
+        build: '00000000-0000-4000-8000-000000000001',
         email: 'owner@acme.test',
         credential: owner.userId,
       };
@@ -127,9 +128,10 @@ describe('authentication, accounts, members and API credentials', () => {
         app: 'web',
         environment: '00000000-0000-4000-8000-000000000000',
         operation: 'no_build',
+        build: '00000000-0000-4000-8000-000000000001',
         email: 'owner@acme.test',
       };
-      const scoped = listRoutes(api).filter((r) => r.url.startsWith('/v1/accounts/:account'));
+      const scoped = listRoutes(api).filter((r) => /^\/(fu\/)?v1\/accounts\/:account/.test(r.url));
       assert.ok(scoped.length >= 12);
       for (const route of scoped) {
         const path = fillRoute(route.url, values);

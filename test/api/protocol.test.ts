@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import type { OpenAPI } from 'openapi-types';
-import { listRoutes } from '../helpers/route-table.js';
+import { listRoutes, toSwaggerPath } from '../helpers/route-table.js';
 import { TestApi, type Credentials } from '../helpers/test-api.js';
 
 describe('protocol: errors, limits, health and the Swagger document', () => {
@@ -147,12 +147,20 @@ describe('protocol: errors, limits, health and the Swagger document', () => {
 
     // Every route of the running server (except the document itself and health checks) is described.
     for (const route of listRoutes(api).filter((r) => r.url !== '/v1/swagger.json')) {
-      const path = route.url.replace(/:(\w+)(\([^)]*\))?/g, '{$1}').replace(/\{(\w+)\}:/g, '{$1}:');
+      const path = toSwaggerPath(route.url);
       const operation = doc.paths[path]?.[route.method.toLowerCase()];
       assert.ok(operation, `${route.method} ${path} missing from swagger.json`);
       assert.ok(operation.responses.default, `${route.method} ${path} documents its Status error`);
     }
     assert.ok(doc.paths['/v1/accounts/{account}/apps/{app}/environments/{environment}']);
+    assert.ok(
+      doc.paths['/v1/accounts/{account}/apps/{app}/environments/{environment}/builds/{build}:cancel']?.post,
+    );
+    const upload = doc.paths['/fu/v1/accounts/{account}/apps/{app}/environments/{environment}:upload']?.post;
+    assert.deepEqual(upload?.consumes, ['multipart/form-data']);
+    assert.ok(
+      upload.parameters.some((p: any) => p.in === 'formData' && p.name === 'repository' && p.type === 'file'),
+    );
     assert.equal(
       doc.paths['/v1/accounts/{account}/apps'].post.responses['200'].schema,
       undefined,

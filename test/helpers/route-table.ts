@@ -32,9 +32,22 @@ export function listRoutes(api: TestApi): RegisteredRoute[] {
 
 /** A concrete path for a route pattern, with each parameter replaced by the value given for it. */
 export function fillRoute(url: string, values: Record<string, string>): string {
-  return url.replace(/:(\w+)(\([^)]*\))?/g, (_m, name: string) => {
+  return mapParams(url, (name) => {
     const value = values[name];
     assert.ok(value !== undefined, `no value for :${name}`);
     return value;
   });
+}
+
+/** The Swagger form of a route pattern: `/builds/{build}:cancel`. */
+export function toSwaggerPath(url: string): string {
+  return mapParams(url, (name) => `{${name}}`);
+}
+
+/** Replaces each `:name(regex)` parameter; `::` is Fastify's escape for a literal colon (a custom verb). */
+function mapParams(url: string, replace: (name: string) => string): string {
+  return url
+    .split('::')
+    .map((part) => part.replace(/:(\w+)(\([^)]*\))?/g, (_m, name: string) => replace(name)))
+    .join(':');
 }

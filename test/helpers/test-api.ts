@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { pino } from 'pino';
 import { createAesSecretBox } from '../../src/adapters/aes-secret-box.js';
+import type { ArchiveLimits } from '../../src/domain/archive-rules.js';
 import { buildApiServer } from '../../src/http/build-api-server.js';
 import type { ApiInstance } from '../../src/http/api-instance.js';
 import { composeServices, type Services } from '../../src/main/compose-services.js';
@@ -47,7 +51,15 @@ export interface TestApiOptions {
   readonly authFailuresPerMinute?: number;
   readonly bodyLimitBytes?: number;
   readonly authCacheTtlMs?: number;
+  readonly uploadLimits?: Partial<ArchiveLimits>;
 }
+
+export const DEFAULT_TEST_UPLOAD_LIMITS: ArchiveLimits = {
+  maxArchiveBytes: 50 * 1024 * 1024,
+  maxEntries: 1_000,
+  maxUnpackedBytes: 200 * 1024 * 1024,
+  maxCompressionRatio: 200,
+};
 
 /**
  * The real API on a loopback port over the test store, with cheap password hashing (the
@@ -62,10 +74,14 @@ export class TestApi {
     readonly app: ApiInstance,
     readonly services: Services,
     readonly testStore: TestStore,
+    /** The data folder of this API: blobs/ and tmp/ live here. */
+    readonly dataDir: string,
   ) {}
 
   static async start(options: TestApiOptions = {}): Promise<TestApi> {
     const testStore = await openTestStore();
+    const dataDir = mkdtempSync(join(tmpdir(), 'atoll-api-'));
+    const uploadLimits = { ...DEFAULT_TEST_UPLOAD_LIMITS, ...options.uploadLimits };
     const logger = pino({ level: process.env.ATOLL_TEST_LOG === '1' ? 'info' : 'silent' });
     const services = composeServices({
       store: testStore.store,
@@ -77,6 +93,8 @@ export class TestApi {
         accessCacheTtlMs: 30_000,
         authFailuresPerMinute: options.authFailuresPerMinute ?? 1_000,
         passwordHashLogN: 10,
+        dataDir,
+        uploadLimits,
       },
     });
     const state = { api: undefined as TestApi | undefined };
@@ -92,12 +110,13 @@ export class TestApi {
         rateLimitPerMinute: options.rateLimitPerMinute ?? 1_000_000,
         publicUrl: 'http://127.0.0.1:8080',
         trustProxy: [],
+        uploadLimits,
       },
     });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address();
     if (typeof address !== 'object' || address === null) throw new Error('no address');
-    state.api = new TestApi(`http://127.0.0.1:${address.port}`, app, services, testStore);
+    state.api = new TestApi(`http://127.0.0.1:${address.port}`, app, services, testStore, dataDir);
     return state.api;
   }
 
@@ -153,6 +172,7 @@ export class TestApi {
   async close(): Promise<void> {
     await this.app.close();
     await this.testStore.close();
+    rmSync(this.dataDir, { recursive: true, force: true });
   }
 }
 

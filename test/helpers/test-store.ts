@@ -26,7 +26,16 @@ export interface TestStore {
   close(): Promise<void>;
 }
 
-const TABLES = ['operations', 'environments', 'apps', 'credentials', 'memberships', 'users', 'accounts'];
+const TABLES = [
+  'builds',
+  'operations',
+  'environments',
+  'apps',
+  'credentials',
+  'memberships',
+  'users',
+  'accounts',
+];
 
 function templateKey(): string {
   const hash = createHash('sha256');

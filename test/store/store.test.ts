@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
-import { migrateToLatest } from '../../src/store/migrate.js';
+import { MIGRATION_NAMES, migrateToLatest } from '../../src/store/migrate.js';
 import { openEmbeddedDatabase, openServerDatabase } from '../../src/store/open-database.js';
 import { createServerDatabase, openTestStore, type TestStore } from '../helpers/test-store.js';
 
@@ -65,7 +65,7 @@ describe(`store (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embedded PG
     const rows = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(t.db);
     assert.deepEqual(
       rows.rows.map((r) => r.name),
-      ['0001-control-plane'],
+      MIGRATION_NAMES,
     );
   });
 
@@ -174,13 +174,13 @@ describe(
         );
         assert.deepEqual(
           results.flat(),
-          ['0001-control-plane'],
-          'one process applied it, the others found it done',
+          MIGRATION_NAMES,
+          'one process applied them, the others found them done',
         );
         const rows = await sql<{ n: string }>`select count(*) as n from kysely_migration`.execute(
           opened[0]!.db,
         );
-        assert.equal(Number(rows.rows[0]?.n), 1);
+        assert.equal(Number(rows.rows[0]?.n), MIGRATION_NAMES.length);
       } finally {
         await Promise.all(opened.map((o) => o.close()));
         await drop();
@@ -206,7 +206,7 @@ describe('embedded store folder', () => {
     const second = await openEmbeddedDatabase(join(dir, 'db'), () => undefined);
     try {
       const rows = await sql<{ name: string }>`select name from kysely_migration`.execute(second.db);
-      assert.equal(rows.rows.length, 1);
+      assert.equal(rows.rows.length, MIGRATION_NAMES.length);
     } finally {
       await second.close();
       rmSync(dir, { recursive: true, force: true });

@@ -28,6 +28,7 @@ describe('AtollError', () => {
       ['MALFORMED_JSON', 400, 3],
       ['UNSUPPORTED_MEDIA_TYPE', 415, 3],
       ['BODY_TOO_LARGE', 413, 3],
+      ['ARCHIVE_TOO_LARGE', 413, 3],
       ['UNAUTHENTICATED', 401, 16],
       ['PERMISSION_DENIED', 403, 7],
       ['APP_NOT_FOUND', 404, 5],
@@ -61,7 +62,7 @@ describe('AtollError', () => {
       UNAUTHENTICATED: 401,
     };
     // Body problems keep their specific HTTP statuses while staying INVALID_ARGUMENT.
-    const exceptions = new Set(['UNSUPPORTED_MEDIA_TYPE', 'BODY_TOO_LARGE']);
+    const exceptions = new Set(['UNSUPPORTED_MEDIA_TYPE', 'BODY_TOO_LARGE', 'ARCHIVE_TOO_LARGE']);
     for (const [reason, entry] of Object.entries(ERROR_CATALOGUE)) {
       assert.ok(entry.summary.length > 0, reason);
       assert.match(reason, /^[A-Z][A-Z_]*[A-Z]$/);

@@ -38,7 +38,7 @@ describe('loadConfig defaults', () => {
 
   it('has the documented defaults for everything else', () => {
     assert.deepEqual(
-      { ...config, trustProxy: [...config.trustProxy] },
+      { ...config, trustProxy: [...config.trustProxy], uploadLimits: { ...config.uploadLimits } },
       {
         dataDir: join(CWD, 'data'),
         host: '127.0.0.1',
@@ -58,6 +58,12 @@ describe('loadConfig defaults', () => {
         passwordHashLogN: 15,
         shutdownTimeoutMs: 10_000,
         trustProxy: [],
+        uploadLimits: {
+          maxArchiveBytes: 500 * 1024 * 1024,
+          maxEntries: 50_000,
+          maxUnpackedBytes: 2 * 1024 ** 3,
+          maxCompressionRatio: 200,
+        },
       },
     );
   });

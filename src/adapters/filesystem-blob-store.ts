@@ -1,0 +1,35 @@
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join, resolve, sep } from 'node:path';
+import type { BlobStore } from '../services/platform-ports.js';
+
+const KEY_RE = /^[a-z0-9-]+(\/[A-Za-z0-9._-]+)+$/;
+
+/** Blobs as files under one folder; keys are relative paths the platform makes, never user input. */
+export function createFilesystemBlobStore(root: string): BlobStore {
+  const pathOf = (key: string): string => {
+    const path = resolve(root, key);
+    if (!KEY_RE.test(key) || !path.startsWith(`${resolve(root)}${sep}`))
+      throw new Error(`invalid blob key ${key}`);
+    return path;
+  };
+  return {
+    async adopt(key, localPath) {
+      const target = pathOf(key);
+      await mkdir(dirname(target), { recursive: true, mode: 0o700 });
+      // Content-addressed keys: a blob that exists already holds the same bytes.
+      if (await this.has(key)) {
+        await rm(localPath, { force: true });
+        return;
+      }
+      await rename(localPath, target);
+    },
+    async has(key) {
+      try {
+        return (await stat(pathOf(key))).isFile();
+      } catch {
+        return false;
+      }
+    },
+    localPath: (key) => join(pathOf(key)),
+  };
+}

@@ -1,0 +1,122 @@
+import multipart from '@fastify/multipart';
+import { Type } from '@sinclair/typebox';
+import {
+  BuildSchema,
+  ListBuildsQuerySchema,
+  ListBuildsResponseSchema,
+} from '../../contract/build-schemas.js';
+import { OperationSchema } from '../../contract/environment-schemas.js';
+import type { ApiServices } from '../api-dependencies.js';
+import { ENVIRONMENT_PATH, ID, principalOf, responses, type ApiInstance } from '../api-instance.js';
+import { requestValidatorCompiler } from '../request-validator.js';
+import { receiveRepositoryPart, UPLOAD_PART } from '../upload-receiver.js';
+
+const EnvironmentParams = Type.Object({
+  account: Type.String(),
+  app: Type.String(),
+  environment: Type.String(),
+});
+const BuildParams = Type.Object({
+  account: Type.String(),
+  app: Type.String(),
+  environment: Type.String(),
+  build: Type.String(),
+});
+const tags = ['Builds'];
+
+export function registerBuildRoutes(app: ApiInstance, services: ApiServices): void {
+  const builds = `${ENVIRONMENT_PATH}/builds`;
+  app.get(
+    builds,
+    {
+      schema: {
+        tags,
+        summary: 'List the builds of an environment (newest first)',
+        params: EnvironmentParams,
+        querystring: ListBuildsQuerySchema,
+        response: responses({ 200: ListBuildsResponseSchema }),
+      },
+    },
+    (request) => {
+      const { account, app: appId, environment } = request.params;
+      return services.builds.list(principalOf(request), account, appId, environment, request.query);
+    },
+  );
+  app.get(
+    `${builds}/:build${ID}`,
+    {
+      schema: {
+        tags,
+        summary: 'Get a build',
+        params: BuildParams,
+        response: responses({ 200: BuildSchema }),
+      },
+    },
+    (request) => {
+      const { account, app: appId, environment, build } = request.params;
+      return services.builds.get(principalOf(request), account, appId, environment, build);
+    },
+  );
+  app.post(
+    `${builds}/:build${ID}::cancel`,
+    {
+      schema: {
+        tags,
+        summary: 'Cancel a queued or running build',
+        params: BuildParams,
+        response: responses({ 200: BuildSchema }),
+      },
+    },
+    (request) => {
+      const { account, app: appId, environment, build } = request.params;
+      return services.builds.cancel(principalOf(request), account, appId, environment, build);
+    },
+  );
+}
+
+/**
+ * The direct upload, in a scope of its own: only here is multipart/form-data parsed, so
+ * JSON routes keep answering 415 to it.
+ */
+export async function registerUploadRoute(
+  app: ApiInstance,
+  services: ApiServices,
+  maxArchiveBytes: number,
+): Promise<void> {
+  await app.register(async (scope: ApiInstance) => {
+    await scope.register(multipart, { throwFileSizeLimit: true });
+    const path = ENVIRONMENT_PATH.replace(/^\/v1\//, '/fu/v1/');
+    scope.post(
+      `${path}::upload`,
+      {
+        schema: {
+          tags,
+          summary: 'Upload a .zip of the code and start a build',
+          description: `multipart/form-data with one file part named "${UPLOAD_PART}" holding a .zip. Answers the build's long-running operation as soon as the archive is stored.`,
+          consumes: ['multipart/form-data'],
+          params: EnvironmentParams,
+          body: Type.Object({
+            [UPLOAD_PART]: Type.Unsafe<unknown>({
+              type: 'file',
+              description: 'The .zip archive of the code',
+            }),
+          }),
+          response: responses({ 200: OperationSchema }),
+        },
+        // The body is a stream read by the handler; its schema documents the form part only.
+        validatorCompiler: (context) =>
+          context.httpPart === 'body' ? () => true : requestValidatorCompiler(context),
+      },
+      (request) => {
+        const { account, app: appId, environment } = request.params;
+        return services.uploads.upload(
+          principalOf(request),
+          account,
+          appId,
+          environment,
+          receiveRepositoryPart(request, maxArchiveBytes),
+        );
+      },
+    );
+  });
+}

@@ -1,0 +1,169 @@
+import { BUILDS_PAGE_DEFAULT, isFinished } from '../domain/build.js';
+import { AtollError, GRPC_CODES, invalidField } from '../domain/error-catalogue.js';
+import { nextPageToken, parsePageRequest } from '../domain/page-token.js';
+import { buildName } from '../domain/resource-names.js';
+import type { Build, ListBuildsQuery, ListBuildsResponse } from '../contract/build-schemas.js';
+import type { Principal } from './auth-service.js';
+import type { EnvironmentScope, EnvironmentsService } from './environments-service.js';
+import type { Clock } from './platform-ports.js';
+import type { BuildRecord, EnvironmentRecord, Repositories, Store } from './store-port.js';
+
+const BUILDS_LIST = 'builds';
+
+export function toBuild(scope: EnvironmentScope, environment: EnvironmentRecord, record: BuildRecord): Build {
+  const failed = record.state === 'FAILED' || record.state === 'CANCELLED';
+  return {
+    name: buildName(scope.account, scope.app.appId, environment.id, record.id),
+    state: record.state,
+    phase: record.phase,
+    trigger: record.trigger,
+    createTime: record.createTime.toISOString(),
+    ...(record.startTime ? { startTime: record.startTime.toISOString() } : {}),
+    ...(record.finishTime ? { finishTime: record.finishTime.toISOString() } : {}),
+    branch: record.branch,
+    commitSha: '',
+    commitMessage: '',
+    archived: false,
+    sourceDigest: record.sourceDigest,
+    sourceBytes: record.sourceBytes,
+    artifactDigest: record.artifactDigest,
+    framework: record.framework,
+    ...(failed
+      ? {
+          failureReason: {
+            message: record.failureMessage,
+            ...(record.failureExitCode === null ? {} : { exitCode: record.failureExitCode }),
+          },
+        }
+      : {}),
+    live: environment.liveBuildId === record.id,
+  };
+}
+
+function parseTime(field: string, value: string | undefined): Date | undefined {
+  if (value === undefined || value === '') return undefined;
+  const time = Date.parse(value);
+  if (Number.isNaN(time) || !/^\d{4}-\d{2}-\d{2}T/.test(value))
+    throw invalidField(field, 'must be an RFC 3339 date-time such as 2026-11-21T12:00:00Z');
+  return new Date(time);
+}
+
+/**
+ * Ends a build that has not finished as CANCELLED, with its operation: the one place a
+ * build is cancelled, whether by the API or by a newer upload that supersedes it.
+ */
+export async function cancelBuild(
+  tx: Repositories,
+  build: BuildRecord,
+  reason: string,
+  now: Date,
+): Promise<void> {
+  await tx.builds.update({
+    ...build,
+    state: 'CANCELLED',
+    phase: 'PHASE_UNSPECIFIED',
+    failureMessage: reason,
+    finishTime: now,
+  });
+  const operation = await tx.operations.find(build.environmentId, build.id);
+  if (operation && !operation.done) {
+    await tx.operations.update({
+      ...operation,
+      done: true,
+      error: { code: GRPC_CODES.CANCELLED, message: reason, details: [] },
+      updateTime: now,
+    });
+  }
+}
+
+export class BuildsService {
+  constructor(private readonly deps: { store: Store; environments: EnvironmentsService; clock: Clock }) {}
+
+  async list(
+    principal: Principal,
+    account: string,
+    appId: string,
+    environmentId: string,
+    query: ListBuildsQuery,
+  ): Promise<ListBuildsResponse> {
+    const scope = await this.deps.environments.scope(principal, account, appId, 'environment.read');
+    const environment = await this.deps.environments.requireEnvironment(scope, environmentId);
+    const orderBy = (query.orderBy ?? 'createTime desc').trim().replace(/\s+/g, ' ');
+    if (orderBy !== 'createTime desc' && orderBy !== 'createTime') {
+      throw invalidField('orderBy', 'must be "createTime desc" (newest first, the default) or "createTime"');
+    }
+    const startTime = parseTime('startTime', query.startTime);
+    const endTime = parseTime('endTime', query.endTime);
+    // The order is part of the list a token belongs to: a token of one order is refused by the other.
+    const list = `${BUILDS_LIST}:${orderBy}`;
+    const page = await this.deps.store.builds.list(
+      environment.id,
+      {
+        newestFirst: orderBy === 'createTime desc',
+        ...(startTime ? { startTime } : {}),
+        ...(endTime ? { endTime } : {}),
+      },
+      parsePageRequest(list, query.pageSize, query.pageToken, BUILDS_PAGE_DEFAULT),
+    );
+    return {
+      builds: page.items.map((b) => toBuild(scope, environment, b)),
+      nextPageToken: nextPageToken(list, page),
+    };
+  }
+
+  async get(
+    principal: Principal,
+    account: string,
+    appId: string,
+    environmentId: string,
+    buildId: string,
+  ): Promise<Build> {
+    const scope = await this.deps.environments.scope(principal, account, appId, 'environment.read');
+    const environment = await this.deps.environments.requireEnvironment(scope, environmentId);
+    return toBuild(
+      scope,
+      environment,
+      await this.#requireBuild(this.deps.store, scope, environment, buildId),
+    );
+  }
+
+  /** Queued or running builds end CANCELLED; a finished one is a FAILED_PRECONDITION naming its state. */
+  async cancel(
+    principal: Principal,
+    account: string,
+    appId: string,
+    environmentId: string,
+    buildId: string,
+  ): Promise<Build> {
+    const scope = await this.deps.environments.scope(principal, account, appId, 'environment.write');
+    const environment = await this.deps.environments.requireEnvironment(scope, environmentId);
+    const cancelled = await this.deps.store.transaction(async (tx) => {
+      const build = await this.#requireBuild(tx, scope, environment, buildId, true);
+      if (isFinished(build.state)) {
+        throw new AtollError(
+          'BUILD_FINISHED',
+          `${buildName(scope.account, scope.app.appId, environment.id, build.id)} has finished as ${build.state} and cannot be cancelled`,
+        );
+      }
+      await cancelBuild(tx, build, 'cancelled by request', this.deps.clock.now());
+      return this.#requireBuild(tx, scope, environment, buildId);
+    });
+    return toBuild(scope, environment, cancelled);
+  }
+
+  async #requireBuild(
+    repos: Repositories,
+    scope: EnvironmentScope,
+    environment: EnvironmentRecord,
+    buildId: string,
+    forUpdate = false,
+  ): Promise<BuildRecord> {
+    const build = await repos.builds.find(environment.id, buildId, forUpdate);
+    if (!build)
+      throw new AtollError(
+        'BUILD_NOT_FOUND',
+        `${buildName(scope.account, scope.app.appId, environment.id, buildId)} does not exist`,
+      );
+    return build;
+  }
+}

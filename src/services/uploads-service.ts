@@ -1,0 +1,115 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { archiveViolation, type ArchiveLimits } from '../domain/archive-rules.js';
+import { AtollError } from '../domain/error-catalogue.js';
+import { UPDATE_ENVIRONMENT_METADATA_TYPE } from '../domain/operation.js';
+import { buildName, operationName } from '../domain/resource-names.js';
+import type { Operation } from '../contract/environment-schemas.js';
+import type { Principal } from './auth-service.js';
+import { cancelBuild } from './builds-service.js';
+import type { EnvironmentsService } from './environments-service.js';
+import type { BlobStore, Clock } from './platform-ports.js';
+import type { BuildRecord, Store } from './store-port.js';
+
+export type ArchiveSummary =
+  | { readonly refusal: string }
+  | { readonly entries: number; readonly unpackedBytes: number; readonly names: readonly string[] };
+
+/** Reads an archive's table of contents and says whether it may be unpacked. */
+export interface ArchiveInspector {
+  inspect(path: string, limits: ArchiveLimits): Promise<ArchiveSummary>;
+}
+
+/** Writes the uploaded archive to a file as it arrives; throws domain errors for bad uploads. */
+export type ReceiveUpload = (destination: string) => Promise<{ bytes: number; sha256: string }>;
+
+/**
+ * Direct upload (seed: `POST /fu/v1/…/environments/{env}:upload`): the archive is streamed to
+ * disk, checked, kept in the blob store, and a queued build with its operation is answered.
+ * A refused upload leaves no file and no build behind.
+ */
+export class UploadsService {
+  constructor(
+    private readonly deps: {
+      store: Store;
+      environments: EnvironmentsService;
+      blobs: BlobStore;
+      inspector: ArchiveInspector;
+      clock: Clock;
+      tempDir: string;
+      limits: ArchiveLimits;
+    },
+  ) {}
+
+  async upload(
+    principal: Principal,
+    account: string,
+    appId: string,
+    environmentId: string,
+    receive: ReceiveUpload,
+  ): Promise<Operation> {
+    // Authorisation and the target come first: nothing is read from a caller who may not upload here.
+    const scope = await this.deps.environments.scope(principal, account, appId, 'environment.write');
+    const environment = await this.deps.environments.requireEnvironment(scope, environmentId);
+    await mkdir(this.deps.tempDir, { recursive: true, mode: 0o700 });
+    const temp = join(this.deps.tempDir, `upload-${randomUUID()}.zip`);
+    try {
+      const { bytes, sha256 } = await receive(temp);
+      const summary = await this.deps.inspector.inspect(temp, this.deps.limits);
+      if ('refusal' in summary) {
+        const violation = archiveViolation(`the archive ${summary.refusal}`);
+        throw new AtollError('INVALID_ARCHIVE', `repository: ${violation.description}`, [violation]);
+      }
+      const sourceKey = `sources/${sha256}.zip`;
+      await this.deps.blobs.adopt(sourceKey, temp);
+      const now = this.deps.clock.now();
+      const build: BuildRecord = {
+        id: randomUUID(),
+        environmentId: environment.id,
+        state: 'QUEUED',
+        phase: 'PHASE_UNSPECIFIED',
+        trigger: 'UPLOAD',
+        branch: environment.branch,
+        sourceKey,
+        sourceDigest: `sha256:${sha256}`,
+        sourceBytes: bytes,
+        artifactDigest: '',
+        framework: '',
+        failureMessage: '',
+        failureExitCode: null,
+        createTime: now,
+        startTime: null,
+        finishTime: null,
+      };
+      await this.deps.store.transaction(async (tx) => {
+        // A newer upload supersedes what is still waiting: only the latest code gets built.
+        for (const queued of await tx.builds.listQueuedForUpdate(environment.id)) {
+          await cancelBuild(tx, queued, `superseded by a newer upload (build ${build.id})`, now);
+        }
+        await tx.builds.insert(build);
+        await tx.operations.insert({
+          environmentId: environment.id,
+          operationId: build.id,
+          buildId: build.id,
+          done: false,
+          error: null,
+          resultKind: 'environment',
+          createTime: now,
+          updateTime: now,
+        });
+      });
+      return {
+        name: operationName(account, appId, environment.id, build.id),
+        metadata: {
+          '@type': UPDATE_ENVIRONMENT_METADATA_TYPE,
+          build: buildName(account, appId, environment.id, build.id),
+          deployment: '',
+        },
+        done: false,
+      };
+    } finally {
+      await rm(temp, { force: true });
+    }
+  }
+}

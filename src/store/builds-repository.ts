@@ -1,0 +1,98 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { BuildPhase, BuildState, BuildTrigger } from '../domain/build.js';
+import { isUuid } from '../domain/identifier-rules.js';
+import type { BuildRecord, BuildsRepository } from '../services/store-port.js';
+import type { BuildsTable, Database } from './database-schema.js';
+import { afterTimeId, limitFor, timeIdKey, toPage } from './keyset-page.js';
+
+function toBuild(row: Selectable<BuildsTable>): BuildRecord {
+  return {
+    id: row.id,
+    environmentId: row.environment_id,
+    state: row.state as BuildState,
+    phase: row.phase as BuildPhase,
+    trigger: row.trigger as BuildTrigger,
+    branch: row.branch,
+    sourceKey: row.source_key,
+    sourceDigest: row.source_digest,
+    sourceBytes: Number(row.source_bytes),
+    artifactDigest: row.artifact_digest,
+    framework: row.framework,
+    failureMessage: row.failure_message,
+    failureExitCode: row.failure_exit_code,
+    createTime: row.create_time,
+    startTime: row.start_time,
+    finishTime: row.finish_time,
+  };
+}
+
+function toRow(record: BuildRecord) {
+  return {
+    state: record.state,
+    phase: record.phase,
+    artifact_digest: record.artifactDigest,
+    framework: record.framework,
+    failure_message: record.failureMessage,
+    failure_exit_code: record.failureExitCode,
+    start_time: record.startTime,
+    finish_time: record.finishTime,
+  };
+}
+
+export function createBuildsRepository(db: Kysely<Database>): BuildsRepository {
+  return {
+    async insert(record) {
+      await db
+        .insertInto('builds')
+        .values({
+          ...toRow(record),
+          id: record.id,
+          environment_id: record.environmentId,
+          trigger: record.trigger,
+          branch: record.branch,
+          source_key: record.sourceKey,
+          source_digest: record.sourceDigest,
+          source_bytes: record.sourceBytes,
+          create_time: record.createTime,
+        })
+        .execute();
+    },
+    async find(environmentId, id, forUpdate = false) {
+      if (!isUuid(id)) return undefined;
+      let query = db
+        .selectFrom('builds')
+        .selectAll()
+        .where('environment_id', '=', environmentId)
+        .where('id', '=', id);
+      if (forUpdate) query = query.forUpdate();
+      const row = await query.executeTakeFirst();
+      return row && toBuild(row);
+    },
+    async list(environmentId, query, page) {
+      let select = db.selectFrom('builds').selectAll().where('environment_id', '=', environmentId);
+      if (query.startTime) select = select.where('create_time', '>=', query.startTime);
+      if (query.endTime) select = select.where('create_time', '<', query.endTime);
+      const direction = query.newestFirst ? 'desc' : 'asc';
+      if (page.after) select = select.where(afterTimeId('create_time', 'id', page.after, direction));
+      const rows = await select
+        .orderBy('create_time', direction)
+        .orderBy('id', direction)
+        .limit(limitFor(page))
+        .execute();
+      return toPage(rows, page, toBuild, timeIdKey);
+    },
+    async listQueuedForUpdate(environmentId) {
+      const rows = await db
+        .selectFrom('builds')
+        .selectAll()
+        .where('environment_id', '=', environmentId)
+        .where('state', '=', 'QUEUED')
+        .forUpdate()
+        .execute();
+      return rows.map(toBuild);
+    },
+    async update(record) {
+      await db.updateTable('builds').set(toRow(record)).where('id', '=', record.id).execute();
+    },
+  };
+}
