@@ -1,0 +1,161 @@
+import { createWriteStream } from 'node:fs';
+import { mkdir, rename, rm } from 'node:fs/promises';
+import { dirname, resolve, sep } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { crc32 } from 'node:zlib';
+import yauzl, { type Entry, type ZipFile } from 'yauzl';
+import { refuseEntry, sourceRoot, type ArchiveLimits } from '../domain/archive-rules.js';
+
+/** The archive cannot be unpacked; the message is for the build log and the build's failure reason. */
+export class UnpackError extends Error {
+  override readonly name = 'UnpackError';
+}
+
+export interface UnpackResult {
+  /** The folder of the archive that became the destination (`site/apps/web`, or "" for the root). */
+  readonly root: string;
+  readonly files: number;
+  readonly bytes: number;
+}
+
+function openZip(path: string): Promise<ZipFile> {
+  return new Promise((resolvePromise, reject) => {
+    yauzl.open(
+      path,
+      {
+        lazyEntries: true,
+        autoClose: false,
+        decodeStrings: true,
+        validateEntrySizes: true,
+        strictFileNames: false,
+      },
+      (error, zip) => {
+        if (error) reject(new UnpackError(`the archive cannot be read: ${error.message}`));
+        else resolvePromise(zip);
+      },
+    );
+  });
+}
+
+function readEntries(zip: ZipFile): Promise<Entry[]> {
+  return new Promise((resolvePromise, reject) => {
+    const entries: Entry[] = [];
+    zip.on('entry', (entry: Entry) => {
+      entries.push(entry);
+      zip.readEntry();
+    });
+    zip.once('end', () => {
+      resolvePromise(entries);
+    });
+    zip.once('error', (error: Error) => {
+      reject(new UnpackError(`the archive is corrupt: ${error.message}`));
+    });
+    zip.readEntry();
+  });
+}
+
+function openEntry(zip: ZipFile, entry: Entry): Promise<NodeJS.ReadableStream> {
+  return new Promise((resolvePromise, reject) => {
+    zip.openReadStream(entry, (error, stream) => {
+      if (error) reject(new UnpackError(`entry "${entry.fileName}" cannot be read: ${error.message}`));
+      else resolvePromise(stream);
+    });
+  });
+}
+
+/**
+ * Unpacks an upload into `destination`, never trusting the archive (design.md convention 8):
+ * every entry is checked again, resolved inside the target, written with `wx` (no entry
+ * overwrites another), counted against the limits as bytes arrive, and its CRC-32 compared.
+ * Work happens in a sibling folder that is renamed at the end, so a refusal leaves nothing.
+ */
+export async function unpackArchive(
+  zipPath: string,
+  destination: string,
+  limits: ArchiveLimits,
+  rootDirectory: string,
+): Promise<UnpackResult> {
+  const partial = `${destination}.partial`;
+  await rm(partial, { recursive: true, force: true });
+  await mkdir(partial, { recursive: true, mode: 0o755 });
+  let zip: ZipFile | undefined;
+  try {
+    zip = await openZip(zipPath);
+    const entries = await readEntries(zip);
+    if (entries.length > limits.maxEntries)
+      throw new UnpackError(
+        `the archive has ${entries.length} entries, more than the limit of ${limits.maxEntries}`,
+      );
+    const root = sourceRoot(
+      entries.map((e) => e.fileName),
+      rootDirectory,
+    );
+    const prefix = root === '' ? '' : `${root}/`;
+    const base = resolve(partial);
+    let files = 0;
+    let bytes = 0;
+    for (const entry of entries) {
+      const refusal = refuseEntry(
+        {
+          name: entry.fileName,
+          compressedSize: entry.compressedSize,
+          uncompressedSize: entry.uncompressedSize,
+          unixMode: (entry.externalFileAttributes >>> 16) & 0xffff,
+          encrypted: (entry.generalPurposeBitFlag & 0x1) !== 0,
+        },
+        limits,
+      );
+      if (refusal !== undefined) throw new UnpackError(`the archive ${refusal}`);
+      if (!entry.fileName.startsWith(prefix) || entry.fileName === prefix) continue;
+      const relative = entry.fileName.slice(prefix.length);
+      const target = resolve(base, relative);
+      if (target !== base && !target.startsWith(`${base}${sep}`))
+        throw new UnpackError(`entry "${entry.fileName}" resolves outside the folder`);
+      if (entry.fileName.endsWith('/')) {
+        await mkdir(target, { recursive: true, mode: 0o755 });
+        continue;
+      }
+      await mkdir(dirname(target), { recursive: true, mode: 0o755 });
+      let crc = 0;
+      const count = new Transform({
+        transform(chunk: Buffer, _encoding, callback) {
+          bytes += chunk.length;
+          if (bytes > limits.maxUnpackedBytes) {
+            callback(new UnpackError(`the archive unpacks to more than ${limits.maxUnpackedBytes} bytes`));
+            return;
+          }
+          crc = crc32(chunk, crc);
+          callback(null, chunk);
+        },
+      });
+      const executable = ((entry.externalFileAttributes >>> 16) & 0o111) !== 0;
+      try {
+        await pipeline(
+          await openEntry(zip, entry),
+          count,
+          createWriteStream(target, { flags: 'wx', mode: executable ? 0o755 : 0o644 }),
+        );
+      } catch (error) {
+        if (error instanceof UnpackError) throw error;
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'EEXIST')
+          throw new UnpackError(`entry "${entry.fileName}" appears twice in the archive`);
+        throw new UnpackError(`entry "${entry.fileName}" is corrupt: ${(error as Error).message}`);
+      }
+      if (crc >>> 0 !== entry.crc32 >>> 0)
+        throw new UnpackError(`entry "${entry.fileName}" is corrupt: its CRC-32 does not match`);
+      files += 1;
+    }
+    if (root !== '' && files === 0)
+      throw new UnpackError(`the archive has no files under "${root}" (check rootDirectory)`);
+    await rm(destination, { recursive: true, force: true });
+    await rename(partial, destination);
+    return { root, files, bytes };
+  } catch (error) {
+    await rm(partial, { recursive: true, force: true });
+    throw error;
+  } finally {
+    zip?.close();
+  }
+}

@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { unpackArchive, UnpackError } from '../../src/builder/unpack-archive.js';
+
+const limits = {
+  maxArchiveBytes: 1e9,
+  maxEntries: 1000,
+  maxUnpackedBytes: 100 * 1024 * 1024,
+  maxCompressionRatio: 200,
+};
+const fixture = (name: string) => new URL(`../fixtures/zips/${name}`, import.meta.url).pathname;
+
+describe('unpackArchive', () => {
+  let work: string;
+  before(() => {
+    work = mkdtempSync(join(tmpdir(), 'atoll-unpack-'));
+  });
+  after(() => {
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('unpacks an archive wrapped in one folder as that folder', async () => {
+    const target = join(work, 'static');
+    const result = await unpackArchive(fixture('static-site.zip'), target, limits, '');
+    assert.deepEqual(result, { root: 'site', files: 2, bytes: 122 });
+    assert.match(readFileSync(join(target, 'index.html'), 'utf8'), /Hello from Atoll/);
+    assert.match(readFileSync(join(target, 'about', 'index.html'), 'utf8'), /About/);
+    assert.ok(!existsSync(`${target}.partial`));
+  });
+
+  it('selects rootDirectory inside the top folder and keeps executable bits', async () => {
+    const target = join(work, 'web');
+    const result = await unpackArchive(fixture('monorepo.zip'), target, limits, 'apps/web');
+    assert.equal(result.root, 'repo/apps/web');
+    assert.deepEqual(readdirSync(target).sort(), ['bin', 'index.html']);
+    assert.equal(statSync(join(target, 'bin', 'serve.sh')).mode & 0o777, 0o755);
+    assert.equal(statSync(join(target, 'index.html')).mode & 0o777, 0o644);
+    await assert.rejects(
+      unpackArchive(fixture('monorepo.zip'), join(work, 'none'), limits, 'apps/missing'),
+      /no files under "repo\/apps\/missing"/,
+    );
+  });
+
+  const refusals: [string, RegExp][] = [
+    ['bad-crc.zip', /"index.html" is corrupt: its CRC-32 does not match/],
+    ['size-lie.zip', /expands|corrupt|too many bytes/],
+    ['duplicate-entry.zip', /"index.html" appears twice/],
+    ['dot-dot-escape.zip', /escapes the archive with "\.\."|cannot be read|corrupt/],
+    ['symlink.zip', /symbolic link/],
+    ['zip-bomb.zip', /expands \d+ times/],
+    ['not-a-zip.zip', /cannot be read/],
+  ];
+  for (const [name, rule] of refusals) {
+    it(`refuses ${name} and leaves nothing behind (regression: zip slip, bombs and lying headers)`, async () => {
+      const target = join(work, `refused-${name}`);
+      await assert.rejects(unpackArchive(fixture(name), target, limits, ''), (error: unknown) => {
+        assert.ok(error instanceof UnpackError, String(error));
+        assert.match(error.message, rule);
+        return true;
+      });
+      assert.ok(!existsSync(target), 'no destination');
+      assert.ok(!existsSync(`${target}.partial`), 'no partial folder');
+      assert.ok(
+        !existsSync(join(work, '..', 'evil.txt')) && !existsSync(join(tmpdir(), 'evil.txt')),
+        'nothing escaped',
+      );
+    });
+  }
+
+  it('stops at the unpacked-bytes limit while bytes arrive, whatever the headers say', async () => {
+    const target = join(work, 'small-limit');
+    await assert.rejects(
+      unpackArchive(fixture('static-site.zip'), target, { ...limits, maxUnpackedBytes: 100 }, ''),
+      /unpacks to more than 100 bytes/,
+    );
+    assert.ok(!existsSync(target));
+  });
+});
