@@ -1,9 +1,10 @@
 import { BUILDS_PAGE_DEFAULT, isFinished } from '../domain/build.js';
-import { AtollError, GRPC_CODES, invalidField } from '../domain/error-catalogue.js';
+import { AtollError, invalidField } from '../domain/error-catalogue.js';
 import { nextPageToken, parsePageRequest } from '../domain/page-token.js';
 import { buildName } from '../domain/resource-names.js';
 import type { Build, ListBuildsQuery, ListBuildsResponse } from '../contract/build-schemas.js';
 import type { Principal } from './auth-service.js';
+import { endBuild } from './build-outcome.js';
 import type { EnvironmentScope, EnvironmentsService } from './environments-service.js';
 import type { Clock } from './platform-ports.js';
 import type { BuildRecord, EnvironmentRecord, Repositories, Store } from './store-port.js';
@@ -48,32 +49,9 @@ function parseTime(field: string, value: string | undefined): Date | undefined {
   return new Date(time);
 }
 
-/**
- * Ends a build that has not finished as CANCELLED, with its operation: the one place a
- * build is cancelled, whether by the API or by a newer upload that supersedes it.
- */
-export async function cancelBuild(
-  tx: Repositories,
-  build: BuildRecord,
-  reason: string,
-  now: Date,
-): Promise<void> {
-  await tx.builds.update({
-    ...build,
-    state: 'CANCELLED',
-    phase: 'PHASE_UNSPECIFIED',
-    failureMessage: reason,
-    finishTime: now,
-  });
-  const operation = await tx.operations.find(build.environmentId, build.id);
-  if (operation && !operation.done) {
-    await tx.operations.update({
-      ...operation,
-      done: true,
-      error: { code: GRPC_CODES.CANCELLED, message: reason, details: [] },
-      updateTime: now,
-    });
-  }
+/** Cancels an unfinished build (by request, or superseded by a newer upload). */
+export function cancelBuild(tx: Repositories, build: BuildRecord, reason: string, now: Date): Promise<void> {
+  return endBuild(tx, build, { state: 'CANCELLED', message: reason, exitCode: null, code: 'CANCELLED' }, now);
 }
 
 export class BuildsService {

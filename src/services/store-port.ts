@@ -170,6 +170,11 @@ export interface BuildsRepository {
   insert(record: BuildRecord): Promise<void>;
   find(environmentId: string, id: string, forUpdate?: boolean): Promise<BuildRecord | undefined>;
   list(environmentId: string, query: BuildListQuery, page: PageRequest): Promise<Page<BuildRecord>>;
+  /** Takes the oldest QUEUED build for a worker (FOR UPDATE SKIP LOCKED): it becomes RUNNING. */
+  claimNext(now: Date): Promise<BuildRecord | undefined>;
+  heartbeat(id: string, now: Date): Promise<void>;
+  /** RUNNING builds whose worker has not been heard of since `before`, locked until the transaction ends. */
+  listStaleRunningForUpdate(before: Date): Promise<BuildRecord[]>;
   /** Queued builds of the environment, locked until the transaction ends. */
   listQueuedForUpdate(environmentId: string): Promise<BuildRecord[]>;
   update(record: BuildRecord): Promise<void>;

@@ -81,6 +81,47 @@ export function createBuildsRepository(db: Kysely<Database>): BuildsRepository {
         .execute();
       return toPage(rows, page, toBuild, timeIdKey);
     },
+    async claimNext(now) {
+      // One statement: the oldest queued build no other worker holds becomes RUNNING for this one.
+      const row = await db
+        .updateTable('builds')
+        .set({ state: 'RUNNING', phase: 'UNPACKING', start_time: now, heartbeat_time: now })
+        .where(
+          'id',
+          '=',
+          db
+            .selectFrom('builds')
+            .select('id')
+            .where('state', '=', 'QUEUED')
+            .orderBy('create_time')
+            .orderBy('id')
+            .limit(1)
+            .forUpdate()
+            .skipLocked(),
+        )
+        .returningAll()
+        .executeTakeFirst();
+      return row && toBuild(row);
+    },
+    async heartbeat(id, now) {
+      await db
+        .updateTable('builds')
+        .set({ heartbeat_time: now })
+        .where('id', '=', id)
+        .where('state', '=', 'RUNNING')
+        .execute();
+    },
+    async listStaleRunningForUpdate(before) {
+      const rows = await db
+        .selectFrom('builds')
+        .selectAll()
+        .where('state', '=', 'RUNNING')
+        .where((eb) => eb.or([eb('heartbeat_time', 'is', null), eb('heartbeat_time', '<', before)]))
+        .forUpdate()
+        .skipLocked()
+        .execute();
+      return rows.map(toBuild);
+    },
     async listQueuedForUpdate(environmentId) {
       const rows = await db
         .selectFrom('builds')

@@ -86,6 +86,7 @@ export interface BuildsTable {
   create_time: Timestamp;
   start_time: Timestamp | null;
   finish_time: Timestamp | null;
+  heartbeat_time: Timestamp | null;
 }
 
 export interface Database {

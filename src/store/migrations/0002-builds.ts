@@ -20,6 +20,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('create_time', 'timestamptz', (c) => c.notNull())
     .addColumn('start_time', 'timestamptz')
     .addColumn('finish_time', 'timestamptz')
+    // Written by the worker while it runs the build: a RUNNING build without a recent heartbeat lost its worker.
+    .addColumn('heartbeat_time', 'timestamptz')
     .addCheckConstraint(
       'builds_state_check',
       sql`state in ('QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED')`,

@@ -1,0 +1,137 @@
+import semver from 'semver';
+
+/**
+ * How an uploaded project is built, read from its files as the public service reads them
+ * (platform-facts.md: "How the public service builds and runs an app"). Pure: the builder
+ * reads the files, this decides.
+ */
+
+/** The Node.js majors the public service offers; the default is the newest LTS of them. */
+export const OFFERED_NODE_MAJORS = [18, 20, 22, 24] as const;
+export const DEFAULT_NODE_MAJOR = 24;
+
+export interface PackageJson {
+  readonly name?: unknown;
+  readonly scripts?: Readonly<Record<string, unknown>>;
+  readonly engines?: Readonly<Record<string, unknown>>;
+  readonly packageManager?: unknown;
+  readonly dependencies?: Readonly<Record<string, unknown>>;
+  readonly devDependencies?: Readonly<Record<string, unknown>>;
+}
+
+/** A project the platform cannot build, said so that the user knows what to change. */
+export class ProjectError extends Error {
+  override readonly name = 'ProjectError';
+}
+
+export type PackageManagerName = 'npm' | 'yarn' | 'pnpm';
+
+export interface PackageManagerChoice {
+  readonly name: PackageManagerName;
+  /** A semver range or exact version; undefined = the version that comes with the chosen Node. */
+  readonly version: string | undefined;
+  readonly lockfile: string | undefined;
+}
+
+const LOCKFILES: readonly [string, PackageManagerName][] = [
+  ['pnpm-lock.yaml', 'pnpm'],
+  ['yarn.lock', 'yarn'],
+  ['package-lock.json', 'npm'],
+  ['npm-shrinkwrap.json', 'npm'],
+];
+
+/** `packageManager` (Corepack's field) wins, then the lockfile, then npm. */
+export function choosePackageManager(
+  files: ReadonlySet<string>,
+  pkg: PackageJson | undefined,
+): PackageManagerChoice {
+  const lock = LOCKFILES.find(([file]) => files.has(file));
+  const declared = typeof pkg?.packageManager === 'string' ? pkg.packageManager : undefined;
+  if (declared !== undefined) {
+    const match = /^(npm|yarn|pnpm)@(\d+\.\d+\.\d+[^+\s]*)(\+.*)?$/.exec(declared);
+    if (!match?.[1] || !match[2]) {
+      throw new ProjectError(
+        `package.json "packageManager" is "${declared}": use npm@x.y.z, yarn@1.x.y or pnpm@x.y.z`,
+      );
+    }
+    const name = match[1] as PackageManagerName;
+    if (name === 'yarn' && semver.major(match[2]) >= 2) {
+      throw new ProjectError(
+        `Yarn ${match[2]} (Berry) is not supported: use Yarn classic (1.x), npm or pnpm`,
+      );
+    }
+    return { name, version: match[2], lockfile: lock?.[1] === name ? lock[0] : undefined };
+  }
+  const name = lock?.[1] ?? 'npm';
+  const enginesNpm = name === 'npm' && typeof pkg?.engines?.npm === 'string' ? pkg.engines.npm : undefined;
+  if (enginesNpm !== undefined && semver.validRange(enginesNpm) === null) {
+    throw new ProjectError(`package.json "engines.npm" is "${enginesNpm}", which is not a semver range`);
+  }
+  return { name, version: enginesNpm, lockfile: lock?.[0] };
+}
+
+/**
+ * The Node.js version for a build: the newest offered version that satisfies `engines.node`,
+ * or the newest of the default major. `available` is what the registry has for the offered majors.
+ */
+export function chooseNodeVersion(enginesNode: unknown, available: readonly string[]): string {
+  const offered = available.filter(
+    (v) => semver.valid(v) !== null && (OFFERED_NODE_MAJORS as readonly number[]).includes(semver.major(v)),
+  );
+  if (enginesNode === undefined || enginesNode === '') {
+    const chosen = semver.maxSatisfying(offered, `${DEFAULT_NODE_MAJOR}.x`);
+    if (chosen === null)
+      throw new ProjectError(`no Node.js ${DEFAULT_NODE_MAJOR} version is available from the registry`);
+    return chosen;
+  }
+  if (typeof enginesNode !== 'string' || semver.validRange(enginesNode) === null) {
+    throw new ProjectError(
+      `package.json "engines.node" is ${JSON.stringify(enginesNode)}, which is not a semver range`,
+    );
+  }
+  const chosen = semver.maxSatisfying(offered, enginesNode);
+  if (chosen === null) {
+    throw new ProjectError(
+      `package.json "engines.node" is "${enginesNode}": no offered Node.js version satisfies it (offered: ${OFFERED_NODE_MAJORS.join(', ')})`,
+    );
+  }
+  return chosen;
+}
+
+/** The package.json script that builds: ATLAS_BUILD_SCRIPT, else `wpe-build`, else `build`; none = nothing to build. */
+export function chooseBuildScript(
+  pkg: PackageJson | undefined,
+  atlasBuildScript: string | undefined,
+): string | undefined {
+  const scripts = pkg?.scripts ?? {};
+  if (atlasBuildScript !== undefined && atlasBuildScript !== '') {
+    if (typeof scripts[atlasBuildScript] !== 'string') {
+      throw new ProjectError(
+        `ATLAS_BUILD_SCRIPT names the script "${atlasBuildScript}", which package.json does not have`,
+      );
+    }
+    return atlasBuildScript;
+  }
+  return ['wpe-build', 'build'].find((name) => typeof scripts[name] === 'string');
+}
+
+export type Framework = 'nextjs' | 'nuxt' | 'astro' | 'remix' | 'sveltekit' | 'gatsby' | 'node' | 'static';
+
+const FRAMEWORK_PACKAGES: readonly [string, Framework][] = [
+  ['next', 'nextjs'],
+  ['nuxt', 'nuxt'],
+  ['astro', 'astro'],
+  ['@remix-run/react', 'remix'],
+  ['@remix-run/node', 'remix'],
+  ['@sveltejs/kit', 'sveltekit'],
+  ['gatsby', 'gatsby'],
+];
+
+/** The framework from the dependencies; a folder without package.json is a static site. */
+export function detectFramework(pkg: PackageJson | undefined): Framework {
+  if (pkg === undefined) return 'static';
+  const deps = { ...(pkg.devDependencies ?? {}), ...(pkg.dependencies ?? {}) };
+  const found = FRAMEWORK_PACKAGES.find(([name]) => name in deps);
+  if (found) return found[1];
+  return typeof pkg.scripts?.start === 'string' ? 'node' : 'static';
+}

@@ -1,0 +1,39 @@
+import { GRPC_CODES, type GrpcCodeName } from '../domain/error-catalogue.js';
+import type { BuildRecord, Repositories } from './store-port.js';
+
+export interface BuildEnding {
+  readonly state: 'FAILED' | 'CANCELLED';
+  readonly message: string;
+  readonly exitCode: number | null;
+  /** The Status code of the build's operation: CANCELLED, ABORTED (interrupted) or FAILED_PRECONDITION (user code). */
+  readonly code: GrpcCodeName;
+}
+
+/**
+ * Ends an unfinished build without success, with its operation: the one place where a build
+ * is cancelled, superseded, interrupted or failed, so that build and operation never disagree.
+ */
+export async function endBuild(
+  tx: Repositories,
+  build: BuildRecord,
+  ending: BuildEnding,
+  now: Date,
+): Promise<void> {
+  await tx.builds.update({
+    ...build,
+    state: ending.state,
+    phase: 'PHASE_UNSPECIFIED',
+    failureMessage: ending.message,
+    failureExitCode: ending.exitCode,
+    finishTime: now,
+  });
+  const operation = await tx.operations.find(build.environmentId, build.id);
+  if (operation && !operation.done) {
+    await tx.operations.update({
+      ...operation,
+      done: true,
+      error: { code: GRPC_CODES[ending.code], message: ending.message, details: [] },
+      updateTime: now,
+    });
+  }
+}

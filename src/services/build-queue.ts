@@ -1,0 +1,45 @@
+import { endBuild } from './build-outcome.js';
+import type { Clock } from './platform-ports.js';
+import type { BuildRecord, Store } from './store-port.js';
+
+export const INTERRUPTED_MESSAGE =
+  'interrupted: the worker running this build stopped (the server restarted or crashed); upload again or rebuild';
+
+/**
+ * The build queue is the builds table (FOR UPDATE SKIP LOCKED works on PGlite and on a
+ * server alike): workers claim the oldest queued build, beat while they run it, and builds
+ * whose worker went silent are failed as interrupted, with their operations, so that
+ * nothing stays RUNNING forever.
+ */
+export class BuildQueue {
+  constructor(
+    private readonly deps: { store: Store; clock: Clock },
+    /** A RUNNING build without a heartbeat for this long lost its worker. */
+    private readonly staleAfterMs: number,
+  ) {}
+
+  claimNext(): Promise<BuildRecord | undefined> {
+    return this.deps.store.builds.claimNext(this.deps.clock.now());
+  }
+
+  heartbeat(buildId: string): Promise<void> {
+    return this.deps.store.builds.heartbeat(buildId, this.deps.clock.now());
+  }
+
+  /** Fails the builds whose worker is gone; returns how many. Run at start and periodically. */
+  async failInterrupted(): Promise<number> {
+    const now = this.deps.clock.now();
+    return this.deps.store.transaction(async (tx) => {
+      const stale = await tx.builds.listStaleRunningForUpdate(new Date(now.getTime() - this.staleAfterMs));
+      for (const build of stale) {
+        await endBuild(
+          tx,
+          build,
+          { state: 'FAILED', message: INTERRUPTED_MESSAGE, exitCode: null, code: 'ABORTED' },
+          now,
+        );
+      }
+      return stale.length;
+    });
+  }
+}

@@ -1,0 +1,147 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { BuildQueue, INTERRUPTED_MESSAGE } from '../../src/services/build-queue.js';
+import type { BuildRecord, Store } from '../../src/services/store-port.js';
+import { createStore } from '../../src/store/create-store.js';
+import { openServerDatabase } from '../../src/store/open-database.js';
+import { TestClock } from '../helpers/test-api.js';
+import { openTestStore, type TestStore } from '../helpers/test-store.js';
+
+describe(`build queue (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embedded PGlite'})`, () => {
+  let t: TestStore;
+  let clock: TestClock;
+  let queue: BuildQueue;
+  let environmentId: string;
+
+  before(async () => {
+    t = await openTestStore();
+  });
+  after(async () => {
+    await t.close();
+  });
+  beforeEach(async () => {
+    await t.reset();
+    clock = new TestClock();
+    queue = new BuildQueue({ store: t.store, clock }, 60_000);
+    const now = clock.now();
+    const accountId = randomUUID();
+    await t.store.accounts.insert({ id: accountId, name: 'acme', createTime: now });
+    const appPk = randomUUID();
+    await t.store.apps.insert({
+      id: appPk,
+      accountId,
+      appId: 'web',
+      region: 'UK',
+      createTime: now,
+      updateTime: now,
+    });
+    environmentId = randomUUID();
+    await t.store.environments.insert({
+      id: environmentId,
+      appPk,
+      displayName: 'P',
+      branch: 'uploadable',
+      wpEnvironment: '',
+      shellVariablesSealed: 's',
+      rootDirectory: '',
+      liveBuildId: null,
+      reconciling: false,
+      createTime: now,
+      updateTime: now,
+    });
+  });
+
+  async function enqueue(store: Store = t.store): Promise<string> {
+    const id = randomUUID();
+    const now = clock.now();
+    const build: BuildRecord = {
+      id,
+      environmentId,
+      state: 'QUEUED',
+      phase: 'PHASE_UNSPECIFIED',
+      trigger: 'UPLOAD',
+      branch: 'uploadable',
+      sourceKey: 'sources/x.zip',
+      sourceDigest: 'sha256:x',
+      sourceBytes: 1,
+      artifactDigest: '',
+      framework: '',
+      failureMessage: '',
+      failureExitCode: null,
+      createTime: now,
+      startTime: null,
+      finishTime: null,
+    };
+    await store.builds.insert(build);
+    await store.operations.insert({
+      environmentId,
+      operationId: id,
+      buildId: id,
+      done: false,
+      error: null,
+      resultKind: 'environment',
+      createTime: now,
+      updateTime: now,
+    });
+    clock.advance(1_000);
+    return id;
+  }
+
+  it('hands out queued builds oldest first, each once, as RUNNING', async () => {
+    const first = await enqueue();
+    const second = await enqueue();
+    const claimed = await queue.claimNext();
+    assert.equal(claimed?.id, first);
+    assert.equal(claimed.state, 'RUNNING');
+    assert.equal(claimed.phase, 'UNPACKING');
+    assert.ok(claimed.startTime);
+    assert.equal((await queue.claimNext())?.id, second);
+    assert.equal(await queue.claimNext(), undefined);
+  });
+
+  it('fails builds whose worker went silent as interrupted, closing their operations, and spares the others', async () => {
+    const silent = await enqueue();
+    const alive = await enqueue();
+    const waiting = await enqueue();
+    await queue.claimNext();
+    await queue.claimNext();
+    clock.advance(50_000);
+    await queue.heartbeat(alive);
+    clock.advance(20_000);
+    assert.equal(await queue.failInterrupted(), 1);
+    const failed = await t.store.builds.find(environmentId, silent);
+    assert.equal(failed?.state, 'FAILED');
+    assert.equal(failed.failureMessage, INTERRUPTED_MESSAGE);
+    assert.ok(failed.finishTime);
+    const operation = await t.store.operations.find(environmentId, silent);
+    assert.equal(operation?.done, true);
+    assert.equal(operation.error?.code, 10);
+    assert.equal((await t.store.builds.find(environmentId, alive))?.state, 'RUNNING');
+    assert.equal((await t.store.builds.find(environmentId, waiting))?.state, 'QUEUED');
+    assert.equal(await queue.failInterrupted(), 0, 'nothing twice');
+  });
+
+  it('never gives one build to two workers at once', async () => {
+    const ids = [await enqueue(), await enqueue(), await enqueue(), await enqueue()];
+    // Separate connections on a server, the one session of PGlite otherwise: claims are disjoint either way.
+    const workers: { queue: BuildQueue; close: () => Promise<void> }[] = [];
+    for (let i = 0; i < 4; i++) {
+      if (t.url) {
+        const opened = openServerDatabase(t.url, 1);
+        workers.push({
+          queue: new BuildQueue({ store: createStore(opened), clock }, 60_000),
+          close: () => opened.close(),
+        });
+      } else {
+        workers.push({ queue, close: () => Promise.resolve() });
+      }
+    }
+    try {
+      const claimed = await Promise.all(workers.map((w) => w.queue.claimNext()));
+      assert.deepEqual(claimed.map((b) => b?.id).sort(), [...ids].sort());
+    } finally {
+      await Promise.all(workers.map((w) => w.close()));
+    }
+  });
+});
