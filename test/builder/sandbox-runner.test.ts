@@ -1,0 +1,173 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import {
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { runSandboxed, type SandboxSpec } from '../../src/builder/sandbox-runner.js';
+
+// The sandbox drops from root to a build uid, as the platform's worker does; CI runs as root.
+const canSandbox =
+  process.getuid?.() === 0 &&
+  spawnSync('bwrap', ['--version']).status === 0 &&
+  spawnSync('slirp4netns', ['--version']).status === 0;
+const UID = 61_000;
+
+describe(
+  'sandboxed commands (regression: builds reaching the platform)',
+  { skip: !canSandbox && 'needs root, bwrap and slirp4netns (.ci/run installs them)' },
+  () => {
+    let root: string;
+    let work: string;
+    let dataDir: string;
+    let server: Server;
+    let port: number;
+
+    before(async () => {
+      root = mkdtempSync(join(tmpdir(), 'atoll-sandbox-'));
+      dataDir = join(root, 'data');
+      work = join(dataDir, 'builds', 'b1');
+      mkdirSync(work, { recursive: true });
+      chownSync(work, UID, UID);
+      writeFileSync(join(dataDir, 'secret.key'), 'platform key\n', { mode: 0o644 });
+      server = createServer((socket) => socket.end('host service\n'));
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      port = (server.address() as { port: number }).port;
+    });
+    after(async () => {
+      await new Promise<void>((resolve) =>
+        server.close(() => {
+          resolve();
+        }),
+      );
+      rmSync(root, { recursive: true, force: true });
+    });
+
+    async function run(script: string, overrides: Partial<SandboxSpec> = {}) {
+      const lines: string[] = [];
+      const result = await runSandboxed({
+        argv: ['/bin/sh', '-c', script],
+        workDir: work,
+        hidden: [dataDir],
+        readOnly: [],
+        uid: UID,
+        gid: UID,
+        env: { PATH: '/usr/bin:/bin', HOME: work, MARKER: 'sandboxed' },
+        network: 'none',
+        limits: {
+          wallMs: 20_000,
+          cpuSeconds: 20,
+          maxProcesses: 64,
+          maxOpenFiles: 256,
+          maxFileBytes: 10 * 1024 * 1024,
+          maxOutputBytes: 64 * 1024,
+        },
+        onLine: (stream, line) => lines.push(`${stream}: ${line}`),
+        ...overrides,
+      });
+      return { ...result, output: lines.join('\n') };
+    }
+
+    it('runs as an unprivileged uid without capabilities', async () => {
+      const result = await run('id -u; grep CapEff /proc/self/status; grep NoNewPrivs /proc/self/status');
+      assert.equal(result.exitCode, 0, result.output);
+      assert.match(result.output, new RegExp(`stdout: ${UID}`));
+      assert.match(result.output, /CapEff:\s+0000000000000000/);
+      assert.match(result.output, /NoNewPrivs:\s+1/);
+    });
+
+    it('writes only in its work folder', async () => {
+      const result = await run(
+        'echo built > artifact.txt && echo pwned > /etc/atoll-pwned; echo pwned > /usr/atoll-pwned; echo $?',
+      );
+      assert.equal(readFileSync(join(work, 'artifact.txt'), 'utf8'), 'built\n');
+      assert.equal(statSync(join(work, 'artifact.txt')).uid, UID);
+      assert.ok(!existsSync('/etc/atoll-pwned') && !existsSync('/usr/atoll-pwned'));
+      assert.match(result.output, /Read-only file system/);
+    });
+
+    it('cannot see the data folder, its key, or host sockets such as PostgreSQL', async () => {
+      const result = await run(
+        `cat ${dataDir}/secret.key; ls ${dataDir}; ls /run; test -e /run/postgresql/.s.PGSQL.5432 && echo PG-SOCKET-VISIBLE; echo done`,
+      );
+      assert.doesNotMatch(result.output, /platform key/);
+      assert.doesNotMatch(result.output, /PG-SOCKET-VISIBLE/);
+      assert.match(result.output, /No such file or directory/);
+      assert.match(result.output, /stdout: done/);
+    });
+
+    it('sees only the environment it is given', async () => {
+      const result = await run('env | sort');
+      assert.match(result.output, /MARKER=sandboxed/);
+      assert.doesNotMatch(result.output, /DATABASE_URL|ATOLL_|npm_config/);
+    });
+
+    for (const network of ['none', 'outbound'] as const) {
+      it(`cannot reach the host's loopback services (network: ${network})`, async () => {
+        const probe = `exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3 || echo unreachable-127; exec 4<>/dev/tcp/10.0.2.2/${port} && cat <&4 || echo unreachable-gateway; cat /proc/net/dev | tail -n +3 | cut -d: -f1`;
+        const result = await run(`bash -c '${probe}'`, { network });
+        assert.doesNotMatch(result.output, /host service/);
+        assert.match(result.output, /unreachable-127/);
+        if (network === 'outbound') assert.match(result.output, /tap0/, 'slirp4netns gave it a network');
+      });
+    }
+
+    it('kills the whole process tree at the wall-time limit', async () => {
+      const result = await run('sleep 300 & sleep 300 & echo started; wait', {
+        limits: {
+          wallMs: 700,
+          cpuSeconds: 20,
+          maxProcesses: 64,
+          maxOpenFiles: 256,
+          maxFileBytes: 1e6,
+          maxOutputBytes: 1e6,
+        },
+      });
+      assert.equal(result.limit, 'wall time');
+      await new Promise((r) => setTimeout(r, 300));
+      const left = spawnSync('pgrep', ['-u', String(UID), 'sleep'])
+        .stdout.toString()
+        .trim();
+      assert.equal(left, '', 'no process of the sandbox survives');
+    });
+
+    it('stops when its abort signal fires', async () => {
+      const controller = new AbortController();
+      setTimeout(() => {
+        controller.abort();
+      }, 300);
+      const result = await run('sleep 300', { signal: controller.signal });
+      assert.equal(result.aborted, true);
+      assert.notEqual(result.exitCode, 0);
+    });
+
+    it('limits processes (regression: fork bombs) and output size', async () => {
+      const limits = {
+        wallMs: 20_000,
+        cpuSeconds: 20,
+        maxProcesses: 8,
+        maxOpenFiles: 256,
+        maxFileBytes: 1e6,
+        maxOutputBytes: 200,
+      };
+      const forks = await run(
+        'for i in 1 2 3 4 5 6 7 8 9 10 11 12; do sleep 2 & done 2>&1; wait; echo finished',
+        { limits },
+      );
+      assert.match(forks.output, /Resource temporarily unavailable|fork/i);
+      const chatty = await run('for i in $(seq 1 100); do echo line-$i; done', { limits });
+      assert.equal(chatty.outputTruncated, true);
+      assert.match(chatty.output, /output beyond 200 bytes is not kept/);
+    });
+  },
+);
