@@ -78,7 +78,7 @@ const zones = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'data/**', 'node_modules/**', 'coverage/**'] },
+  { ignores: ['dist/**', 'data/**', 'node_modules/**', 'coverage/**', 'test/fixtures/apps/**'] },
   ...tseslint.configs.strictTypeChecked,
   {
     languageOptions: {

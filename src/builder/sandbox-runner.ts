@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 
@@ -29,6 +29,8 @@ export interface SandboxSpec {
   readonly hidden: readonly string[];
   /** Extra read-only mounts: a provisioned Node.js, say. */
   readonly readOnly: readonly { readonly source: string; readonly target: string }[];
+  /** Extra writable mounts (the environment's package-manager cache). */
+  readonly writable?: readonly { readonly source: string; readonly target: string }[];
   readonly uid: number;
   readonly gid: number;
   /** The whole environment of the command: nothing of the platform's leaks in. */
@@ -70,9 +72,37 @@ export function bubblewrapArgs(spec: SandboxSpec, withNetworkFds: boolean): stri
     '/tmp',
     '--tmpfs',
     '/run',
+    // Toolchains are mounted under /opt/atoll; the host's /opt is not the build's business.
+    '--tmpfs',
+    '/opt',
   ];
   for (const folder of spec.hidden) args.push('--tmpfs', folder);
+  // Mount points inside an empty tmpfs get folders bubblewrap would make 0700 (root only):
+  // make them 0755 first, or the build uid could not reach its own work folder or toolchain.
+  const bases = ['/opt', ...spec.hidden];
+  const made = new Set<string>();
+  const targets = [
+    ...spec.readOnly,
+    ...(spec.writable ?? []),
+    { source: spec.workDir, target: spec.workDir },
+  ].map((m) => m.target);
+  for (const target of targets) {
+    const base = bases.find((b) => target.startsWith(`${b}/`));
+    if (base === undefined) continue;
+    const parts = target
+      .slice(base.length + 1)
+      .split('/')
+      .slice(0, -1);
+    let path = base;
+    for (const part of parts) {
+      path = `${path}/${part}`;
+      if (made.has(path)) continue;
+      made.add(path);
+      args.push('--perms', '0755', '--dir', path);
+    }
+  }
   for (const mount of spec.readOnly) args.push('--ro-bind', mount.source, mount.target);
+  for (const mount of spec.writable ?? []) args.push('--bind', mount.source, mount.target);
   args.push('--bind', spec.workDir, spec.workDir, '--chdir', spec.workDir, '--clearenv');
   for (const [key, value] of Object.entries(spec.env)) args.push('--setenv', key, value);
   if (withNetworkFds) args.push('--info-fd', '3', '--block-fd', '4');
@@ -100,9 +130,13 @@ export function bubblewrapArgs(spec: SandboxSpec, withNetworkFds: boolean): stri
 
 /** Attaches slirp4netns to the sandbox's network namespace and resolves when it is ready. */
 async function startSlirp(childPid: number): Promise<ChildProcess> {
-  const slirp = spawn('slirp4netns', ['--configure', '--mtu=65520', '--disable-host-loopback', '--ready-fd=3', String(childPid), 'tap0'], {
-    stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
-  });
+  const slirp = spawn(
+    'slirp4netns',
+    ['--configure', '--mtu=65520', '--disable-host-loopback', '--ready-fd=3', String(childPid), 'tap0'],
+    {
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+    },
+  );
   for (const pipe of slirp.stdio.slice(2)) pipe?.on('error', () => undefined);
   await new Promise<void>((resolve, reject) => {
     const ready = slirp.stdio[3] as Readable;
@@ -163,7 +197,8 @@ export async function runSandboxed(spec: SandboxSpec): Promise<SandboxResult> {
     createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => {
       outputBytes += Buffer.byteLength(line) + 1;
       if (outputBytes > spec.limits.maxOutputBytes) {
-        if (!outputTruncated) spec.onLine('stderr', `[atoll] output beyond ${spec.limits.maxOutputBytes} bytes is not kept`);
+        if (!outputTruncated)
+          spec.onLine('stderr', `[atoll] output beyond ${spec.limits.maxOutputBytes} bytes is not kept`);
         outputTruncated = true;
         return;
       }
@@ -180,7 +215,10 @@ export async function runSandboxed(spec: SandboxSpec): Promise<SandboxResult> {
 
   try {
     if (withNetwork) {
-      const pid = await Promise.race([readInfo(child.stdio[3] as Readable), exited.then(() => Promise.reject(new Error('bubblewrap exited early')))]);
+      const pid = await Promise.race([
+        readInfo(child.stdio[3] as Readable),
+        exited.then(() => Promise.reject(new Error('bubblewrap exited early'))),
+      ]);
       slirp = await startSlirp(pid);
       (child.stdio[4] as Writable).end('go');
     }
@@ -192,4 +230,22 @@ export async function runSandboxed(spec: SandboxSpec): Promise<SandboxResult> {
     kill();
     slirp?.kill('SIGKILL');
   }
+}
+
+/**
+ * Why builds cannot run here, or undefined: the worker runs as root to hand each
+ * environment its own uid, and needs bubblewrap, slirp4netns, setpriv and prlimit.
+ */
+export function sandboxProblem(): string | undefined {
+  if (process.getuid?.() !== 0)
+    return 'the worker must run as root to start sandboxes under per-environment uids';
+  const missing = [
+    ['bwrap', 'bubblewrap'],
+    ['slirp4netns', 'slirp4netns'],
+    ['setpriv', 'util-linux'],
+    ['prlimit', 'util-linux'],
+  ].filter(([command]) => spawnSync(command ?? '', ['--version'], { stdio: 'ignore' }).status !== 0);
+  if (missing.length === 0) return undefined;
+  const packages = [...new Set(missing.map(([, pkg]) => pkg))].join(' ');
+  return `missing ${missing.map(([command]) => command).join(', ')}: install with "apt-get install -y ${packages}"`;
 }

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { ArchiveLimits } from '../domain/archive-rules.js';
+import type { SandboxLimits } from '../builder/sandbox-runner.js';
 
 /**
  * Every setting of the platform, read once from the environment by main/ and injected
@@ -29,6 +30,14 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   readonly trustProxy: readonly string[];
   readonly uploadLimits: ArchiveLimits;
+  readonly builds: BuildSettings;
+}
+
+export interface BuildSettings {
+  readonly concurrency: number;
+  readonly uidRange: { readonly first: number; readonly last: number };
+  readonly wpUrlTemplate: string | undefined;
+  readonly limits: SandboxLimits;
 }
 
 export class ConfigError extends Error {
@@ -61,6 +70,21 @@ function readInteger(
 function readString(env: Env, key: string): string | undefined {
   const raw = env[key];
   return raw === undefined || raw.trim() === '' ? undefined : raw.trim();
+}
+
+/** `first-last` of ordinary unprivileged uids: not system uids, and not nobody (65534). */
+function readUidRange(env: Env, problems: string[]): { first: number; last: number } {
+  const raw = readString(env, 'ATOLL_BUILD_UID_RANGE') ?? '61000-61999';
+  const match = /^(\d+)-(\d+)$/.exec(raw);
+  const first = Number(match?.[1]);
+  const last = Number(match?.[2]);
+  if (!match || first < 1000 || last < first || last > 2_147_483_647 || (first <= 65_534 && last >= 65_534)) {
+    problems.push(
+      `ATOLL_BUILD_UID_RANGE must be "first-last" with 1000 <= first <= last < 2^31, not holding nobody (65534) (got "${raw}")`,
+    );
+    return { first: 61_000, last: 61_999 };
+  }
+  return { first, last };
 }
 
 export function loadConfig(env: Env, cwd: string): Config {
@@ -144,6 +168,33 @@ export function loadConfig(env: Env, cwd: string): Config {
         problems,
       ),
       maxCompressionRatio: readInteger(env, 'ATOLL_UPLOAD_MAX_RATIO', 200, 2, 100_000, problems),
+    }),
+    builds: Object.freeze({
+      concurrency: readInteger(env, 'ATOLL_BUILD_CONCURRENCY', 1, 1, 64, problems),
+      uidRange: readUidRange(env, problems),
+      wpUrlTemplate: readString(env, 'ATOLL_WP_URL_TEMPLATE'),
+      limits: Object.freeze({
+        wallMs: readInteger(env, 'ATOLL_BUILD_TIMEOUT_MS', 20 * 60_000, 1_000, 24 * 3_600_000, problems),
+        cpuSeconds: readInteger(env, 'ATOLL_BUILD_CPU_SECONDS', 40 * 60, 1, 86_400, problems),
+        maxProcesses: readInteger(env, 'ATOLL_BUILD_MAX_PROCESSES', 512, 8, 65_536, problems),
+        maxOpenFiles: readInteger(env, 'ATOLL_BUILD_MAX_OPEN_FILES', 8_192, 64, 1_048_576, problems),
+        maxFileBytes: readInteger(
+          env,
+          'ATOLL_BUILD_MAX_FILE_BYTES',
+          2 * 1024 ** 3,
+          1_024 * 1_024,
+          2 ** 40,
+          problems,
+        ),
+        maxOutputBytes: readInteger(
+          env,
+          'ATOLL_BUILD_MAX_LOG_BYTES',
+          5 * 1024 * 1024,
+          1_024,
+          1024 ** 3,
+          problems,
+        ),
+      }),
     }),
   };
   if (Buffer.byteLength(config.adminSocketPath) > 100) {

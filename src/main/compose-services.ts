@@ -3,6 +3,11 @@ import type { Config } from '../config/load-config.js';
 import { createAesSecretBox } from '../adapters/aes-secret-box.js';
 import { createFilesystemBlobStore } from '../adapters/filesystem-blob-store.js';
 import { yauzlArchiveInspector } from '../builder/archive-inspector.js';
+import { SandboxedBuildExecutor } from '../builder/build-executor.js';
+import { ToolchainProvisioner } from '../builder/toolchain-provisioner.js';
+import { BuildInputsSource } from '../services/build-inputs.js';
+import { BuildQueue } from '../services/build-queue.js';
+import { BuildRunner } from '../services/build-runner.js';
 import { BuildsService } from '../services/builds-service.js';
 import { UploadsService } from '../services/uploads-service.js';
 import { createScryptPasswordHasher } from '../adapters/scrypt-password-hasher.js';
@@ -29,10 +34,13 @@ export type ServiceSettings = Pick<
   | 'passwordHashLogN'
   | 'dataDir'
   | 'uploadLimits'
+  | 'builds'
 >;
 
 export interface Services extends ApiServices {
   readonly operator: OperatorService;
+  /** The worker role: started by serve when the build sandbox is available. */
+  readonly buildRunner: BuildRunner;
 }
 
 /** Wires every service over one store; the only place that knows which implementation backs which port. */
@@ -60,10 +68,34 @@ export function composeServices(deps: {
   const environments = new EnvironmentsService({ store, access, apps, secretBox, clock });
   const operations = new OperationsService({ store, environments });
   const builds = new BuildsService({ store, environments, clock });
+  const blobs = createFilesystemBlobStore(join(settings.dataDir, 'blobs'));
+  const buildRunner = new BuildRunner(
+    {
+      store,
+      queue: new BuildQueue({ store, clock }, 30_000),
+      executor: new SandboxedBuildExecutor({
+        buildsDir: join(settings.dataDir, 'builds'),
+        cacheDir: join(settings.dataDir, 'cache'),
+        dataDir: settings.dataDir,
+        archiveLimits: settings.uploadLimits,
+        sandboxLimits: settings.builds.limits,
+        wpUrlTemplate: settings.builds.wpUrlTemplate,
+        blobs,
+        toolchains: new ToolchainProvisioner(join(settings.dataDir, 'cache', 'toolchains')),
+      }),
+      environments: new BuildInputsSource({ store, environments, blobs }, settings.builds.uidRange),
+      clock,
+      logger,
+    },
+    { concurrency: settings.builds.concurrency, pollMs: 2_000, heartbeatMs: 1_000 },
+  );
   const uploads = new UploadsService({
     store,
     environments,
-    blobs: createFilesystemBlobStore(join(settings.dataDir, 'blobs')),
+    onQueued: () => {
+      buildRunner.notify();
+    },
+    blobs,
     inspector: yauzlArchiveInspector,
     clock,
     tempDir: join(settings.dataDir, 'tmp'),
@@ -92,5 +124,6 @@ export function composeServices(deps: {
     builds,
     uploads,
     operator,
+    buildRunner,
   };
 }

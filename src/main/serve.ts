@@ -4,6 +4,7 @@ import type { Logger as PinoLogger } from 'pino';
 import type { Config } from '../config/load-config.js';
 import { systemClock } from '../adapters/system-clock.js';
 import { buildAdminServer } from '../http/build-admin-server.js';
+import { sandboxProblem } from '../builder/sandbox-runner.js';
 import { buildApiServer } from '../http/build-api-server.js';
 import { composeServices } from './compose-services.js';
 import { openStore } from './open-store.js';
@@ -115,13 +116,32 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
     );
   }
 
+  // The worker role: builds run only in the sandbox; without it they stay queued and the operator is told why.
+  const problem = sandboxProblem();
+  let building: Promise<void> | undefined;
+  if (problem === undefined) {
+    building = services.buildRunner.run().catch((error: unknown) => {
+      logger.error({ err: error }, 'the build worker stopped');
+    });
+  } else {
+    logger.error({ problem }, 'builds are disabled: the build sandbox is not available');
+    process.stderr.write(
+      `\nBuilds are disabled: ${problem}. Uploaded builds stay QUEUED until it is fixed.\n`,
+    );
+  }
+
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
       shuttingDown = true;
       logger.info('shutting down: no new connections, finishing requests in flight');
       // close() stops accepting, lets requests in flight finish, then resolves.
-      await Promise.all([api.close(), adminServing ? admin.close() : Promise.resolve()]);
+      await Promise.all([
+        api.close(),
+        adminServing ? admin.close() : Promise.resolve(),
+        services.buildRunner.stop(),
+        building,
+      ]);
       await store.close();
       logger.info('stopped');
     })();

@@ -163,7 +163,7 @@ export class EnvironmentsService {
     }
     const apply = async (tx: Repositories): Promise<Environment> => {
       const current = await this.requireEnvironment(scope, environmentId, tx, true);
-      const storedVariables = this.#open(current);
+      const storedVariables = this.shellVariablesOf(current);
       const variables = fields.has('shellVariables')
         ? restoreMaskedSecrets(toShellVariables(body.shellVariables), storedVariables)
         : storedVariables;
@@ -225,7 +225,7 @@ export class EnvironmentsService {
   toEnvironment(
     scope: EnvironmentScope,
     record: EnvironmentRecord,
-    variables: readonly ShellVariable[] = this.#open(record),
+    variables: readonly ShellVariable[] = this.shellVariablesOf(record),
   ): Environment {
     const { account, app } = scope;
     return {
@@ -307,7 +307,8 @@ export class EnvironmentsService {
     return this.deps.secretBox.seal(JSON.stringify(variables));
   }
 
-  #open(record: EnvironmentRecord): ShellVariable[] {
+  /** The environment's variables, decrypted: for builds and apps only, never for answers. */
+  shellVariablesOf(record: EnvironmentRecord): ShellVariable[] {
     return JSON.parse(this.deps.secretBox.open(record.shellVariablesSealed)) as ShellVariable[];
   }
 }

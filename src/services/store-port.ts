@@ -158,6 +158,9 @@ export interface EnvironmentsRepository {
   list(appPk: string, filter: EnvironmentFilter, page: PageRequest): Promise<Page<EnvironmentRecord>>;
   update(record: EnvironmentRecord): Promise<void>;
   delete(id: string): Promise<void>;
+  findById(id: string): Promise<EnvironmentRecord | undefined>;
+  /** The environment's sandbox uid, taking the lowest free one of [first, last] on first use. */
+  assignBuildUid(id: string, first: number, last: number): Promise<number | undefined>;
 }
 
 export interface OperationsRepository {
@@ -180,6 +183,20 @@ export interface BuildsRepository {
   update(record: BuildRecord): Promise<void>;
 }
 
+export interface BuildLogLine {
+  readonly seq: number;
+  readonly time: Date;
+  /** `stdout`, `stderr`, or `atoll` for the platform's own lines (steps, limits). */
+  readonly stream: 'stdout' | 'stderr' | 'atoll';
+  readonly line: string;
+}
+
+export interface BuildLogsRepository {
+  append(buildId: string, lines: readonly BuildLogLine[]): Promise<void>;
+  /** Lines after `afterSeq`, in order, at most `limit`. */
+  read(buildId: string, afterSeq: number, limit: number): Promise<BuildLogLine[]>;
+}
+
 export interface Repositories {
   readonly accounts: AccountsRepository;
   readonly users: UsersRepository;
@@ -189,6 +206,7 @@ export interface Repositories {
   readonly environments: EnvironmentsRepository;
   readonly operations: OperationsRepository;
   readonly builds: BuildsRepository;
+  readonly buildLogs: BuildLogsRepository;
 }
 
 export interface Store extends Repositories {

@@ -34,6 +34,8 @@ export class UploadsService {
     private readonly deps: {
       store: Store;
       environments: EnvironmentsService;
+      /** Called once a build is queued, so that a worker looks at once. */
+      onQueued?: () => void;
       blobs: BlobStore;
       inspector: ArchiveInspector;
       clock: Clock;
@@ -99,6 +101,7 @@ export class UploadsService {
           updateTime: now,
         });
       });
+      this.deps.onQueued?.();
       return {
         name: operationName(account, appId, environment.id, build.id),
         metadata: {

@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Repositories, Store } from '../services/store-port.js';
 import { createAccountsRepository } from './accounts-repository.js';
 import { createAppsRepository } from './apps-repository.js';
+import { createBuildLogsRepository } from './build-logs-repository.js';
 import { createBuildsRepository } from './builds-repository.js';
 import { createCredentialsRepository } from './credentials-repository.js';
 import type { Database } from './database-schema.js';
@@ -21,6 +22,7 @@ function createRepositories(db: Kysely<Database>): Repositories {
     environments: createEnvironmentsRepository(db),
     operations: createOperationsRepository(db),
     builds: createBuildsRepository(db),
+    buildLogs: createBuildLogsRepository(db),
   };
 }
 

@@ -54,6 +54,7 @@ export interface EnvironmentsTable {
   root_directory: string;
   live_build_id: string | null;
   reconciling: boolean;
+  build_uid: ColumnType<number | null, number | null | undefined, number | null>;
   create_time: Timestamp;
   update_time: Timestamp;
 }
@@ -89,6 +90,14 @@ export interface BuildsTable {
   heartbeat_time: Timestamp | null;
 }
 
+export interface BuildLogLinesTable {
+  build_id: string;
+  seq: number;
+  time: Timestamp;
+  stream: string;
+  line: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   users: UsersTable;
@@ -98,4 +107,5 @@ export interface Database {
   environments: EnvironmentsTable;
   operations: OperationsTable;
   builds: BuildsTable;
+  build_log_lines: BuildLogLinesTable;
 }

@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import { isUuid } from '../domain/identifier-rules.js';
 import type { EnvironmentRecord, EnvironmentsRepository } from '../services/store-port.js';
 import type { Database, EnvironmentsTable } from './database-schema.js';
@@ -70,6 +70,46 @@ export function createEnvironmentsRepository(db: Kysely<Database>): Environments
     },
     async update(record) {
       await db.updateTable('environments').set(toRow(record)).where('id', '=', record.id).execute();
+    },
+    async findById(id) {
+      if (!isUuid(id)) return undefined;
+      const row = await db.selectFrom('environments').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && toEnvironment(row);
+    },
+    async assignBuildUid(id, first, last) {
+      const existing = await db
+        .selectFrom('environments')
+        .select('build_uid')
+        .where('id', '=', id)
+        .executeTakeFirst();
+      if (existing?.build_uid !== null && existing?.build_uid !== undefined) return existing.build_uid;
+      // The lowest free uid of the range; the unique index settles a race, and the loser tries again.
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const taken = await sql<{ uid: number | null }>`
+          select min(candidate) as uid from generate_series(${first}::int, ${last}::int) as candidate
+          where not exists (select 1 from environments where build_uid = candidate)`.execute(db);
+        const uid = taken.rows[0]?.uid ?? null;
+        if (uid === null) return undefined;
+        try {
+          const row = await db
+            .updateTable('environments')
+            .set({ build_uid: uid })
+            .where('id', '=', id)
+            .where('build_uid', 'is', null)
+            .returning('build_uid')
+            .executeTakeFirst();
+          if (row) return row.build_uid ?? undefined;
+          const now = await db
+            .selectFrom('environments')
+            .select('build_uid')
+            .where('id', '=', id)
+            .executeTakeFirst();
+          return now?.build_uid ?? undefined;
+        } catch (error) {
+          if ((error as { code?: string }).code !== '23505') throw error;
+        }
+      }
+      return undefined;
     },
     async delete(id) {
       await db.deleteFrom('environments').where('id', '=', id).execute();

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { createAesSecretBox } from '../../src/adapters/aes-secret-box.js';
 import type { ArchiveLimits } from '../../src/domain/archive-rules.js';
+import { loadConfig } from '../../src/config/load-config.js';
 import { buildApiServer } from '../../src/http/build-api-server.js';
 import type { ApiInstance } from '../../src/http/api-instance.js';
 import { composeServices, type Services } from '../../src/main/compose-services.js';
@@ -52,6 +53,8 @@ export interface TestApiOptions {
   readonly bodyLimitBytes?: number;
   readonly authCacheTtlMs?: number;
   readonly uploadLimits?: Partial<ArchiveLimits>;
+  /** Build settings from these variables (ATOLL_BUILD_TIMEOUT_MS, …) over the defaults. */
+  readonly buildEnv?: Record<string, string>;
 }
 
 export const DEFAULT_TEST_UPLOAD_LIMITS: ArchiveLimits = {
@@ -95,6 +98,7 @@ export class TestApi {
         passwordHashLogN: 10,
         dataDir,
         uploadLimits,
+        builds: loadConfig(options.buildEnv ?? {}, dataDir).builds,
       },
     });
     const state = { api: undefined as TestApi | undefined };

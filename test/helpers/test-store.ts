@@ -27,6 +27,7 @@ export interface TestStore {
 }
 
 const TABLES = [
+  'build_log_lines',
   'builds',
   'operations',
   'environments',

@@ -38,7 +38,16 @@ describe('loadConfig defaults', () => {
 
   it('has the documented defaults for everything else', () => {
     assert.deepEqual(
-      { ...config, trustProxy: [...config.trustProxy], uploadLimits: { ...config.uploadLimits } },
+      {
+        ...config,
+        trustProxy: [...config.trustProxy],
+        uploadLimits: { ...config.uploadLimits },
+        builds: {
+          ...config.builds,
+          uidRange: { ...config.builds.uidRange },
+          limits: { ...config.builds.limits },
+        },
+      },
       {
         dataDir: join(CWD, 'data'),
         host: '127.0.0.1',
@@ -63,6 +72,19 @@ describe('loadConfig defaults', () => {
           maxEntries: 50_000,
           maxUnpackedBytes: 2 * 1024 ** 3,
           maxCompressionRatio: 200,
+        },
+        builds: {
+          concurrency: 1,
+          uidRange: { first: 61_000, last: 61_999 },
+          wpUrlTemplate: undefined,
+          limits: {
+            wallMs: 1_200_000,
+            cpuSeconds: 2_400,
+            maxProcesses: 512,
+            maxOpenFiles: 8_192,
+            maxFileBytes: 2 * 1024 ** 3,
+            maxOutputBytes: 5 * 1024 * 1024,
+          },
         },
       },
     );
@@ -279,6 +301,35 @@ describe('loadConfig bootstrap', () => {
     configError(
       { ATOLL_BOOTSTRAP_ACCOUNT: 'acme', ATOLL_BOOTSTRAP_PASSWORD: 'a long password' },
       /ATOLL_BOOTSTRAP_PASSWORD needs ATOLL_BOOTSTRAP_EMAIL/,
+    );
+  });
+});
+
+describe('loadConfig build settings', () => {
+  it('reads the uid range and refuses ranges outside unprivileged uids', () => {
+    assert.deepEqual(loadConfig({ ATOLL_BUILD_UID_RANGE: '70000-70099' }, '/srv').builds.uidRange, {
+      first: 70_000,
+      last: 70_099,
+    });
+    for (const bad of ['0-100', '61000', '62000-61000', '60000-65534', 'a-b']) {
+      assert.throws(
+        () => loadConfig({ ATOLL_BUILD_UID_RANGE: bad }, '/srv'),
+        /ATOLL_BUILD_UID_RANGE must be "first-last"/,
+        bad,
+      );
+    }
+  });
+
+  it('reads the WordPress URL template and the limits', () => {
+    const config = loadConfig(
+      { ATOLL_WP_URL_TEMPLATE: 'https://{wpEnvironment}.wp.example', ATOLL_BUILD_TIMEOUT_MS: '60000' },
+      '/srv',
+    );
+    assert.equal(config.builds.wpUrlTemplate, 'https://{wpEnvironment}.wp.example');
+    assert.equal(config.builds.limits.wallMs, 60_000);
+    assert.throws(
+      () => loadConfig({ ATOLL_BUILD_CONCURRENCY: '0' }, '/srv'),
+      /ATOLL_BUILD_CONCURRENCY must be an integer from 1 to 64/,
     );
   });
 });

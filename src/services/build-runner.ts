@@ -1,0 +1,212 @@
+import { randomUUID } from 'node:crypto';
+import type { ShellVariable } from '../domain/shell-variables.js';
+import { endBuild } from './build-outcome.js';
+import { INTERRUPTED_MESSAGE, type BuildQueue } from './build-queue.js';
+import type { Clock, Logger } from './platform-ports.js';
+import type { BuildLogLine, BuildRecord, Store } from './store-port.js';
+
+/** What a build needs to run, gathered by the runner from the store. */
+export interface BuildInputs {
+  readonly buildId: string;
+  readonly environmentId: string;
+  /** Local path of the uploaded source archive. */
+  readonly sourcePath: string;
+  readonly rootDirectory: string;
+  readonly wpEnvironment: string;
+  readonly shellVariables: readonly ShellVariable[];
+  /** The environment's own unprivileged uid (and gid) for its sandboxes. */
+  readonly uid: number;
+  readonly clean: boolean;
+}
+
+export type BuildOutcome =
+  | {
+      readonly ok: true;
+      readonly artifactKey: string;
+      readonly artifactDigest: string;
+      readonly framework: string;
+    }
+  | { readonly ok: false; readonly message: string; readonly exitCode: number | null };
+
+export interface BuildReporter {
+  phase(phase: 'UNPACKING' | 'INSTALLING' | 'BUILDING' | 'PACKAGING'): Promise<void>;
+  log(stream: BuildLogLine['stream'], line: string): void;
+}
+
+/** Runs the steps of one build (unpack, detect, install, build, package) in sandboxes. */
+export interface BuildExecutor {
+  execute(inputs: BuildInputs, reporter: BuildReporter, signal: AbortSignal): Promise<BuildOutcome>;
+}
+
+/** What the runner asks of the environments: decrypted variables and the sandbox uid. */
+export interface BuildEnvironmentSource {
+  inputsFor(build: BuildRecord): Promise<Omit<BuildInputs, 'sourcePath' | 'clean'>>;
+  sourcePath(build: BuildRecord): string;
+}
+
+/**
+ * The worker role: takes queued builds one at a time per slot, beats while it runs them,
+ * notices a cancellation within a second, writes the log in batches, and records the outcome
+ * with the operation. Faults of the platform end the build FAILED with the reason logged.
+ */
+export class BuildRunner {
+  #stopping = false;
+  readonly #running = new Set<Promise<void>>();
+  readonly #controllers = new Set<AbortController>();
+  #wake: (() => void) | undefined;
+
+  constructor(
+    private readonly deps: {
+      store: Store;
+      queue: BuildQueue;
+      executor: BuildExecutor;
+      environments: BuildEnvironmentSource;
+      clock: Clock;
+      logger: Logger;
+    },
+    private readonly options: { concurrency: number; pollMs: number; heartbeatMs: number },
+  ) {}
+
+  /** Starts the slots; resolves when stop() was called and the builds in flight ended. */
+  async run(): Promise<void> {
+    await this.deps.queue.failInterrupted();
+    const slots = Array.from({ length: this.options.concurrency }, () => this.#slot());
+    await Promise.all(slots);
+  }
+
+  /** A new build was queued: look now instead of at the next poll. */
+  notify(): void {
+    this.#wake?.();
+  }
+
+  /** Stops taking builds; builds in flight are stopped and end FAILED as interrupted. */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    this.#wake?.();
+    for (const controller of this.#controllers) controller.abort();
+    await Promise.all(this.#running);
+  }
+
+  async #slot(): Promise<void> {
+    while (!this.#stopping) {
+      const build = await this.deps.queue.claimNext().catch((error: unknown) => {
+        this.deps.logger.error({ err: error }, 'could not claim a build');
+        return undefined;
+      });
+      if (!build) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, this.options.pollMs);
+          this.#wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        await this.deps.queue.failInterrupted().catch(() => 0);
+        continue;
+      }
+      const running = this.#runBuild(build);
+      this.#running.add(running);
+      await running;
+      this.#running.delete(running);
+    }
+  }
+
+  async #runBuild(build: BuildRecord): Promise<void> {
+    const { store, clock, logger } = this.deps;
+    const controller = new AbortController();
+    this.#controllers.add(controller);
+    let seq = 0;
+    let pending: BuildLogLine[] = [];
+    const flush = async () => {
+      const lines = pending;
+      pending = [];
+      await store.buildLogs.append(build.id, lines).catch((error: unknown) => {
+        logger.error({ err: error, buildId: build.id }, 'could not write build log lines');
+      });
+    };
+    const reporter: BuildReporter = {
+      phase: async (phase) => {
+        reporter.log('atoll', `--- ${phase.toLowerCase()}`);
+        const current = await store.builds.find(build.environmentId, build.id);
+        if (current?.state === 'RUNNING') await store.builds.update({ ...current, phase });
+      },
+      log: (stream, line) => {
+        seq += 1;
+        pending.push({ seq, time: clock.now(), stream, line });
+      },
+    };
+    // Heartbeat and cancellation watch: one timer, one cheap query a beat.
+    const beat = setInterval(() => {
+      void (async () => {
+        await flush();
+        await this.deps.queue.heartbeat(build.id);
+        const current = await store.builds.find(build.environmentId, build.id);
+        if (current?.state !== 'RUNNING') controller.abort();
+      })().catch((error: unknown) => {
+        logger.warn({ err: error, buildId: build.id }, 'build heartbeat failed');
+      });
+    }, this.options.heartbeatMs);
+    let outcome: BuildOutcome;
+    try {
+      reporter.log('atoll', `build ${build.id} started (trigger ${build.trigger})`);
+      const inputs = await this.deps.environments.inputsFor(build);
+      outcome = await this.deps.executor.execute(
+        {
+          ...inputs,
+          sourcePath: this.deps.environments.sourcePath(build),
+          clean: build.trigger === 'CLEAN_REBUILD',
+        },
+        reporter,
+        controller.signal,
+      );
+    } catch (error) {
+      const reference = randomUUID();
+      logger.error({ err: error, buildId: build.id, reference }, 'build failed on the platform side');
+      outcome = {
+        ok: false,
+        message: `the platform failed while building (reference ${reference}); retry, or report it`,
+        exitCode: null,
+      };
+    } finally {
+      clearInterval(beat);
+      this.#controllers.delete(controller);
+    }
+    if (!outcome.ok && this.#stopping) outcome = { ok: false, message: INTERRUPTED_MESSAGE, exitCode: null };
+    reporter.log(
+      'atoll',
+      outcome.ok ? `build succeeded: artifact ${outcome.artifactDigest}` : `build failed: ${outcome.message}`,
+    );
+    await flush();
+    await this.#record(build, outcome);
+  }
+
+  async #record(build: BuildRecord, outcome: BuildOutcome): Promise<void> {
+    const now = this.deps.clock.now();
+    await this.deps.store.transaction(async (tx) => {
+      const current = await tx.builds.find(build.environmentId, build.id, true);
+      // Cancelled (or failed as interrupted) meanwhile: that ending stands.
+      if (current?.state !== 'RUNNING') return;
+      if (!outcome.ok) {
+        const code = outcome.message === INTERRUPTED_MESSAGE ? 'ABORTED' : 'FAILED_PRECONDITION';
+        await endBuild(
+          tx,
+          current,
+          { state: 'FAILED', message: outcome.message, exitCode: outcome.exitCode, code },
+          now,
+        );
+        return;
+      }
+      await tx.builds.update({
+        ...current,
+        state: 'SUCCEEDED',
+        phase: 'PHASE_UNSPECIFIED',
+        artifactDigest: outcome.artifactDigest,
+        framework: outcome.framework,
+        finishTime: now,
+      });
+      const operation = await tx.operations.find(build.environmentId, build.id);
+      if (operation && !operation.done)
+        await tx.operations.update({ ...operation, done: true, updateTime: now });
+    });
+  }
+}
