@@ -105,6 +105,41 @@ export class BuildsService {
     );
   }
 
+  /**
+   * The build's log as text lines (`<time> <stream> <line>`), from line `afterSeq` on; with
+   * `follow`, lines are written as they come until the build has finished.
+   */
+  async writeLog(
+    principal: Principal,
+    account: string,
+    appId: string,
+    environmentId: string,
+    buildId: string,
+    follow: boolean,
+    write: (text: string) => boolean | Promise<boolean>,
+    pollMs = 500,
+  ): Promise<void> {
+    const scope = await this.deps.environments.scope(principal, account, appId, 'environment.read');
+    const environment = await this.deps.environments.requireEnvironment(scope, environmentId);
+    await this.#requireBuild(this.deps.store, scope, environment, buildId);
+    let after = 0;
+    for (;;) {
+      // Read the state first: lines written before it finished are all there on the next read.
+      const state = (await this.deps.store.builds.find(environment.id, buildId))?.state ?? 'FAILED';
+      for (;;) {
+        const lines = await this.deps.store.buildLogs.read(buildId, after, 1_000);
+        if (lines.length === 0) break;
+        after = lines[lines.length - 1]?.seq ?? after;
+        const keepGoing = await write(
+          lines.map((l) => `${l.time.toISOString()} ${l.stream.padEnd(6)} ${l.line}\n`).join(''),
+        );
+        if (!keepGoing) return;
+      }
+      if (!follow || isFinished(state)) return;
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+    }
+  }
+
   /** Queued or running builds end CANCELLED; a finished one is a FAILED_PRECONDITION naming its state. */
   async cancel(
     principal: Principal,

@@ -89,6 +89,8 @@ describe('the build pipeline, for real', { skip: sandboxProblem() }, () => {
     }
   }
 
+  const auth = () => `Basic ${Buffer.from(`${owner.userId}:${owner.password}`).toString('base64')}`;
+
   async function logOf(buildId: string): Promise<string> {
     const lines = await api.testStore.store.buildLogs.read(buildId, 0, 10_000);
     return lines.map((l) => `${l.stream}: ${l.line}`).join('\n');
@@ -112,6 +114,14 @@ describe('the build pipeline, for real', { skip: sandboxProblem() }, () => {
     assert.ok(build.finishTime);
     assert.ok(artifactFiles(build.artifactDigest).includes('./index.html'));
     assert.match(await logOf(buildId), /unpacked 1 files .* from 01-static-site\//);
+    const log = await fetch(`${api.url}${envPath}/builds/${buildId}/logs`, {
+      headers: { authorization: auth() },
+    });
+    assert.equal(log.status, 200);
+    assert.match(log.headers.get('content-type') ?? '', /^text\/plain/);
+    const text = await log.text();
+    assert.match(text, /^\d{4}-\d{2}-\d{2}T[\d:.]+Z atoll  build .* started/m);
+    assert.match(text, /atoll  build succeeded: artifact sha256:/);
   });
 
   it('installs a registry dependency and runs the build script on the Node version asked for, in the sandbox', async () => {
@@ -154,6 +164,10 @@ describe('the build pipeline, for real', { skip: sandboxProblem() }, () => {
       if ((await logOf(buildId)).includes('waiting forever')) break;
       await new Promise((r) => setTimeout(r, 100));
     }
+    // A follower of the log sees the lines as they come, and its answer ends with the build.
+    const following = fetch(`${api.url}${envPath}/builds/${buildId}/logs?follow=true`, {
+      headers: { authorization: auth() },
+    }).then((r) => r.text());
     const cancelled = await api.request('POST', `${envPath}/builds/${buildId}:cancel`, { auth: owner });
     assert.equal(cancelled.status, 200);
     assert.equal(cancelled.body.state, 'CANCELLED');
@@ -170,6 +184,8 @@ describe('the build pipeline, for real', { skip: sandboxProblem() }, () => {
       (await api.request('GET', `${envPath}/builds/${buildId}`, { auth: owner })).body.state,
       'CANCELLED',
     );
+    const followed = await following;
+    assert.match(followed, /stdout +waiting forever/);
   });
 });
 

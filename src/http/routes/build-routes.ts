@@ -1,3 +1,4 @@
+import { PassThrough } from 'node:stream';
 import multipart from '@fastify/multipart';
 import { Type } from '@sinclair/typebox';
 import {
@@ -55,6 +56,69 @@ export function registerBuildRoutes(app: ApiInstance, services: ApiServices): vo
     (request) => {
       const { account, app: appId, environment, build } = request.params;
       return services.builds.get(principalOf(request), account, appId, environment, build);
+    },
+  );
+  app.get(
+    `${builds}/:build${ID}/logs`,
+    {
+      schema: {
+        tags,
+        summary: 'Read the build log; with follow=true, stream it until the build ends',
+        description:
+          'text/plain; one line per log line: RFC 3339 time, stream (stdout, stderr or atoll), text.',
+        params: BuildParams,
+        querystring: Type.Object({
+          follow: Type.Optional(
+            Type.Boolean({
+              description: 'Keep the answer open and send lines as they come, until the build ends',
+            }),
+          ),
+        }),
+        produces: ['text/plain'],
+        response: responses({ 200: Type.String({ description: 'The log lines' }) }),
+      },
+    },
+    async (request, reply) => {
+      const { account, app: appId, environment, build } = request.params;
+      // Authorise and find the build before answering, so that errors are still a Status.
+      const principal = principalOf(request);
+      await services.builds.get(principal, account, appId, environment, build);
+      const stream = new PassThrough();
+      // A stream is piped as it is; the string schema only documents the answer.
+      void reply
+        .type('text/plain; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .send(stream as unknown as string);
+      let open = true;
+      request.raw.once('close', () => {
+        open = false;
+      });
+      try {
+        await services.builds.writeLog(
+          principal,
+          account,
+          appId,
+          environment,
+          build,
+          request.query.follow === true,
+          (text) => {
+            if (!open) return false;
+            return (
+              stream.write(text) ||
+              new Promise<boolean>((resolve) => {
+                stream.once('drain', () => {
+                  resolve(open);
+                });
+              })
+            );
+          },
+        );
+      } catch (error) {
+        request.log.error({ err: error }, 'build log stream failed');
+      } finally {
+        stream.end();
+      }
+      return reply;
     },
   );
   app.post(
