@@ -54,7 +54,12 @@ export function receiveRepositoryPart(request: FastifyRequest, maxBytes: number)
         },
       });
       try {
-        await pipeline(part.file, measure, createWriteStream(destination, { flags: 'wx', mode: 0o600 }));
+        // 1 MiB writes instead of 16 KiB ones: half the CPU per upload (bench/upload), at most 1 MiB more memory.
+        await pipeline(
+          part.file,
+          measure,
+          createWriteStream(destination, { flags: 'wx', mode: 0o600, highWaterMark: 1024 * 1024 }),
+        );
       } catch (error) {
         if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(maxBytes);
         throw error;
