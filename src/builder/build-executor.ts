@@ -31,6 +31,8 @@ export interface BuildExecutorSettings {
   readonly sandboxLimits: SandboxLimits;
   /** `https://{wpEnvironment}.example.com`: the WordPress URL builds see; unset = none. */
   readonly wpUrlTemplate: string | undefined;
+  /** NODE_OPTIONS --max-old-space-size of the build's Node processes. */
+  readonly heapMb: number;
   readonly blobs: BlobStore;
   readonly toolchains: ToolchainProvisioner;
 }
@@ -258,6 +260,7 @@ export class SandboxedBuildExecutor implements BuildExecutor {
       PATH: `${NODE_MOUNT}/bin:/usr/local/bin:/usr/bin:/bin`,
       HOME: join(source, '..'),
       NODE_ENV: 'production',
+      NODE_OPTIONS: `--max-old-space-size=${this.settings.heapMb}`,
       PORT: '8080',
       CI: 'true',
       HEADLESS_METADATA_BUILD: 'true',

@@ -37,6 +37,8 @@ export interface BuildSettings {
   readonly concurrency: number;
   readonly uidRange: { readonly first: number; readonly last: number };
   readonly wpUrlTemplate: string | undefined;
+  /** V8 heap of the build's Node processes (NODE_OPTIONS --max-old-space-size), in MiB. */
+  readonly heapMb: number;
   readonly limits: SandboxLimits;
 }
 
@@ -173,6 +175,7 @@ export function loadConfig(env: Env, cwd: string): Config {
       concurrency: readInteger(env, 'ATOLL_BUILD_CONCURRENCY', 1, 1, 64, problems),
       uidRange: readUidRange(env, problems),
       wpUrlTemplate: readString(env, 'ATOLL_WP_URL_TEMPLATE'),
+      heapMb: readInteger(env, 'ATOLL_BUILD_HEAP_MB', 4_096, 128, 65_536, problems),
       limits: Object.freeze({
         wallMs: readInteger(env, 'ATOLL_BUILD_TIMEOUT_MS', 20 * 60_000, 1_000, 24 * 3_600_000, problems),
         cpuSeconds: readInteger(env, 'ATOLL_BUILD_CPU_SECONDS', 40 * 60, 1, 86_400, problems),

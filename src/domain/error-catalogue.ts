@@ -141,6 +141,11 @@ export const ERROR_CATALOGUE = {
     summary:
       'The build has finished (SUCCEEDED, FAILED or CANCELLED) and cannot be cancelled; the message names its state.',
   },
+  NOTHING_TO_BUILD: {
+    grpc: 'FAILED_PRECONDITION',
+    http: 400,
+    summary: 'A rebuild was asked for an environment that has no uploaded source yet; upload code first.',
+  },
   GIT_APPS_UNSUPPORTED: {
     grpc: 'UNIMPLEMENTED',
     http: 501,

@@ -67,7 +67,6 @@ export function composeServices(deps: {
   const apps = new AppsService({ store, access, clock });
   const environments = new EnvironmentsService({ store, access, apps, secretBox, clock });
   const operations = new OperationsService({ store, environments });
-  const builds = new BuildsService({ store, environments, clock });
   const blobs = createFilesystemBlobStore(join(settings.dataDir, 'blobs'));
   const buildRunner = new BuildRunner(
     {
@@ -80,6 +79,7 @@ export function composeServices(deps: {
         archiveLimits: settings.uploadLimits,
         sandboxLimits: settings.builds.limits,
         wpUrlTemplate: settings.builds.wpUrlTemplate,
+        heapMb: settings.builds.heapMb,
         blobs,
         toolchains: new ToolchainProvisioner(join(settings.dataDir, 'cache', 'toolchains')),
       }),
@@ -89,6 +89,14 @@ export function composeServices(deps: {
     },
     { concurrency: settings.builds.concurrency, pollMs: 2_000, heartbeatMs: 1_000 },
   );
+  const builds = new BuildsService({
+    store,
+    environments,
+    clock,
+    onQueued: () => {
+      buildRunner.notify();
+    },
+  });
   const uploads = new UploadsService({
     store,
     environments,

@@ -1,9 +1,11 @@
 import { BUILDS_PAGE_DEFAULT, isFinished } from '../domain/build.js';
 import { AtollError, invalidField } from '../domain/error-catalogue.js';
 import { nextPageToken, parsePageRequest } from '../domain/page-token.js';
-import { buildName } from '../domain/resource-names.js';
+import { buildName, environmentName } from '../domain/resource-names.js';
 import type { Build, ListBuildsQuery, ListBuildsResponse } from '../contract/build-schemas.js';
+import type { Operation } from '../contract/environment-schemas.js';
 import type { Principal } from './auth-service.js';
+import { buildOperation, enqueueBuild } from './build-enqueue.js';
 import { endBuild } from './build-outcome.js';
 import type { EnvironmentScope, EnvironmentsService } from './environments-service.js';
 import type { Clock } from './platform-ports.js';
@@ -55,7 +57,51 @@ export function cancelBuild(tx: Repositories, build: BuildRecord, reason: string
 }
 
 export class BuildsService {
-  constructor(private readonly deps: { store: Store; environments: EnvironmentsService; clock: Clock }) {}
+  constructor(
+    private readonly deps: {
+      store: Store;
+      environments: EnvironmentsService;
+      clock: Clock;
+      onQueued?: () => void;
+    },
+  ) {}
+
+  /**
+   * Builds the most recent source again (`:rebuild`); `clean` drops the environment's build
+   * caches first (CLEAN_REBUILD). The webhooks and the CLI call this same method.
+   */
+  async rebuild(
+    principal: Principal,
+    account: string,
+    appId: string,
+    environmentId: string,
+    clean: boolean,
+  ): Promise<Operation> {
+    const scope = await this.deps.environments.scope(principal, account, appId, 'environment.write');
+    const environment = await this.deps.environments.requireEnvironment(scope, environmentId);
+    const latest = (
+      await this.deps.store.builds.list(
+        environment.id,
+        { newestFirst: true },
+        { pageSize: 1, after: undefined },
+      )
+    ).items[0];
+    if (!latest) {
+      throw new AtollError(
+        'NOTHING_TO_BUILD',
+        `${environmentName(account, appId, environment.id)} has no uploaded source yet: upload a .zip first`,
+      );
+    }
+    const build = await enqueueBuild(
+      this.deps.store,
+      environment,
+      clean ? 'CLEAN_REBUILD' : 'REBUILD',
+      { sourceKey: latest.sourceKey, sourceDigest: latest.sourceDigest, sourceBytes: latest.sourceBytes },
+      this.deps.clock.now(),
+    );
+    this.deps.onQueued?.();
+    return buildOperation(account, appId, environment.id, build.id);
+  }
 
   async list(
     principal: Principal,

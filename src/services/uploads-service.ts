@@ -3,14 +3,12 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { archiveViolation, type ArchiveLimits } from '../domain/archive-rules.js';
 import { AtollError } from '../domain/error-catalogue.js';
-import { UPDATE_ENVIRONMENT_METADATA_TYPE } from '../domain/operation.js';
-import { buildName, operationName } from '../domain/resource-names.js';
 import type { Operation } from '../contract/environment-schemas.js';
 import type { Principal } from './auth-service.js';
-import { cancelBuild } from './builds-service.js';
+import { buildOperation, enqueueBuild } from './build-enqueue.js';
 import type { EnvironmentsService } from './environments-service.js';
 import type { BlobStore, Clock } from './platform-ports.js';
-import type { BuildRecord, Store } from './store-port.js';
+import type { Store } from './store-port.js';
 
 export type ArchiveSummary =
   | { readonly refusal: string }
@@ -65,52 +63,15 @@ export class UploadsService {
       }
       const sourceKey = `sources/${sha256}.zip`;
       await this.deps.blobs.adopt(sourceKey, temp);
-      const now = this.deps.clock.now();
-      const build: BuildRecord = {
-        id: randomUUID(),
-        environmentId: environment.id,
-        state: 'QUEUED',
-        phase: 'PHASE_UNSPECIFIED',
-        trigger: 'UPLOAD',
-        branch: environment.branch,
-        sourceKey,
-        sourceDigest: `sha256:${sha256}`,
-        sourceBytes: bytes,
-        artifactDigest: '',
-        framework: '',
-        failureMessage: '',
-        failureExitCode: null,
-        createTime: now,
-        startTime: null,
-        finishTime: null,
-      };
-      await this.deps.store.transaction(async (tx) => {
-        // A newer upload supersedes what is still waiting: only the latest code gets built.
-        for (const queued of await tx.builds.listQueuedForUpdate(environment.id)) {
-          await cancelBuild(tx, queued, `superseded by a newer upload (build ${build.id})`, now);
-        }
-        await tx.builds.insert(build);
-        await tx.operations.insert({
-          environmentId: environment.id,
-          operationId: build.id,
-          buildId: build.id,
-          done: false,
-          error: null,
-          resultKind: 'environment',
-          createTime: now,
-          updateTime: now,
-        });
-      });
+      const build = await enqueueBuild(
+        this.deps.store,
+        environment,
+        'UPLOAD',
+        { sourceKey, sourceDigest: `sha256:${sha256}`, sourceBytes: bytes },
+        this.deps.clock.now(),
+      );
       this.deps.onQueued?.();
-      return {
-        name: operationName(account, appId, environment.id, build.id),
-        metadata: {
-          '@type': UPDATE_ENVIRONMENT_METADATA_TYPE,
-          build: buildName(account, appId, environment.id, build.id),
-          deployment: '',
-        },
-        done: false,
-      };
+      return buildOperation(account, appId, environment.id, build.id);
     } finally {
       await rm(temp, { force: true });
     }

@@ -240,6 +240,46 @@ describe('direct upload and builds', () => {
     assert.match(badTime.body.message, /^endTime: must be an RFC 3339 date-time/);
   });
 
+  it('rebuilds the most recent source, clean or not, and says when there is nothing to build', async () => {
+    const nothing = await api.request('POST', `${envPath}:rebuild`, { auth: owner });
+    assert.equal(nothing.status, 400);
+    assert.equal(nothing.body.details[0].reason, 'NOTHING_TO_BUILD');
+    const uploaded = await upload(fixture('static-site.zip'));
+    const first = /operations\/(.+)$/.exec(uploaded.body.name)?.[1];
+    const rebuild = await api.request('POST', `${envPath}:rebuild`, { auth: owner, body: { clean: true } });
+    assert.equal(rebuild.status, 200, rebuild.text);
+    const buildId = /operations\/(.+)$/.exec(rebuild.body.name)?.[1];
+    assert.notEqual(buildId, first);
+    assert.equal(
+      rebuild.body.metadata.build,
+      `accounts/acme/apps/web/environments/${envId}/builds/${buildId}`,
+    );
+    const build = (await api.request('GET', `${envPath}/builds/${buildId}`, { auth: owner })).body;
+    assert.equal(build.trigger, 'CLEAN_REBUILD');
+    assert.equal(
+      build.sourceDigest,
+      `sha256:${createHash('sha256').update(fixture('static-site.zip')).digest('hex')}`,
+    );
+    const superseded = (await api.request('GET', `${envPath}/builds/${first}`, { auth: owner })).body;
+    assert.equal(superseded.state, 'CANCELLED', 'the queued upload was superseded');
+    const plain = await api.request('POST', `${envPath}:rebuild`, { auth: owner });
+    assert.equal(
+      (
+        await api.request('GET', `${envPath}/builds/${/operations\/(.+)$/.exec(plain.body.name)?.[1]}`, {
+          auth: owner,
+        })
+      ).body.trigger,
+      'REBUILD',
+    );
+    const unknown = await api.request('POST', `${envPath}:rebuild`, {
+      auth: owner,
+      body: { clean: true, force: 1 },
+    });
+    assert.equal(unknown.status, 400);
+    const viewer = await api.addMember('acme', 'viewer@acme.test', 'viewer');
+    assert.equal((await api.request('POST', `${envPath}:rebuild`, { auth: viewer })).status, 403);
+  });
+
   it('cancels a queued build, and refuses to cancel a finished one naming its state', async () => {
     const answer = await upload(fixture('static-site.zip'));
     const buildId = /operations\/(.+)$/.exec(answer.body.name)?.[1];

@@ -77,6 +77,7 @@ describe('loadConfig defaults', () => {
           concurrency: 1,
           uidRange: { first: 61_000, last: 61_999 },
           wpUrlTemplate: undefined,
+          heapMb: 4_096,
           limits: {
             wallMs: 1_200_000,
             cpuSeconds: 2_400,

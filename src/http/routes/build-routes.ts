@@ -26,6 +26,39 @@ const BuildParams = Type.Object({
 const tags = ['Builds'];
 
 export function registerBuildRoutes(app: ApiInstance, services: ApiServices): void {
+  app.post(
+    `${ENVIRONMENT_PATH}::rebuild`,
+    {
+      schema: {
+        tags,
+        summary: 'Build the most recent source again',
+        description:
+          '"clean": true drops the build caches first (CLEAN_REBUILD). Answers the new build\'s operation.',
+        params: EnvironmentParams,
+        body: Type.Object(
+          { clean: Type.Optional(Type.Boolean({ description: 'Drop the caches first' })) },
+          { additionalProperties: false, title: 'RebuildBody' },
+        ),
+        response: responses({ 200: OperationSchema }),
+      },
+      // The body is optional (curl -X POST with none): no body means {}.
+      preValidation: (request, _reply, done) => {
+        // The typed body says it is always there; before validation it may not be.
+        if ((request.body as unknown) === undefined) request.body = {};
+        done();
+      },
+    },
+    (request) => {
+      const { account, app: appId, environment } = request.params;
+      return services.builds.rebuild(
+        principalOf(request),
+        account,
+        appId,
+        environment,
+        (request.body as { clean?: boolean } | undefined)?.clean === true,
+      );
+    },
+  );
   const builds = `${ENVIRONMENT_PATH}/builds`;
   app.get(
     builds,

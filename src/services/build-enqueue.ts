@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import type { BuildTrigger } from '../domain/build.js';
+import { UPDATE_ENVIRONMENT_METADATA_TYPE } from '../domain/operation.js';
+import { buildName, operationName } from '../domain/resource-names.js';
+import type { Operation } from '../contract/environment-schemas.js';
+import { cancelBuild } from './builds-service.js';
+import type { BuildRecord, EnvironmentRecord, Store } from './store-port.js';
+
+export interface BuildSource {
+  readonly sourceKey: string;
+  readonly sourceDigest: string;
+  readonly sourceBytes: number;
+}
+
+/**
+ * Queues a build of the environment with its operation, in one transaction: a build still
+ * waiting is superseded (only the latest request gets built). Uploads and rebuilds share it.
+ */
+export async function enqueueBuild(
+  store: Store,
+  environment: EnvironmentRecord,
+  trigger: BuildTrigger,
+  source: BuildSource,
+  now: Date,
+): Promise<BuildRecord> {
+  const build: BuildRecord = {
+    id: randomUUID(),
+    environmentId: environment.id,
+    state: 'QUEUED',
+    phase: 'PHASE_UNSPECIFIED',
+    trigger,
+    branch: environment.branch,
+    ...source,
+    artifactDigest: '',
+    framework: '',
+    failureMessage: '',
+    failureExitCode: null,
+    createTime: now,
+    startTime: null,
+    finishTime: null,
+  };
+  await store.transaction(async (tx) => {
+    for (const queued of await tx.builds.listQueuedForUpdate(environment.id)) {
+      await cancelBuild(
+        tx,
+        queued,
+        `superseded by a newer ${trigger === 'UPLOAD' ? 'upload' : 'build request'} (build ${build.id})`,
+        now,
+      );
+    }
+    await tx.builds.insert(build);
+    await tx.operations.insert({
+      environmentId: environment.id,
+      operationId: build.id,
+      buildId: build.id,
+      done: false,
+      error: null,
+      resultKind: 'environment',
+      createTime: now,
+      updateTime: now,
+    });
+  });
+  return build;
+}
+
+/** The long-running operation of a build, as the seed shows it (named by the build id). */
+export function buildOperation(
+  account: string,
+  appId: string,
+  environmentId: string,
+  buildId: string,
+): Operation {
+  return {
+    name: operationName(account, appId, environmentId, buildId),
+    metadata: {
+      '@type': UPDATE_ENVIRONMENT_METADATA_TYPE,
+      build: buildName(account, appId, environmentId, buildId),
+      deployment: '',
+    },
+    done: false,
+  };
+}
