@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createWriteStream, existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -104,6 +104,60 @@ async function packFolder(folder: string, destination: string): Promise<string> 
   return hash.digest('hex');
 }
 
+/** Folders frameworks keep between builds (platform-facts.md); restored before install, saved after a build. */
+const FRAMEWORK_CACHES = ['.cache', '.next/cache', '.nuxt', '.wordpress-cache'];
+
+async function copyTree(from: string, to: string): Promise<void> {
+  await rm(to, { recursive: true, force: true });
+  await mkdir(join(to, '..'), { recursive: true, mode: 0o755 });
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn('cp', ['-a', '--reflink=auto', from, to], { stdio: 'ignore' });
+    child.once('exit', (code) => {
+      if (code === 0) resolve();
+      else reject(new Error(`cp exited with ${code}`));
+    });
+    child.once('error', reject);
+  });
+}
+
+async function restoreFrameworkCaches(
+  environmentCache: string,
+  source: string,
+  reporter: BuildReporter,
+): Promise<void> {
+  for (const folder of FRAMEWORK_CACHES) {
+    const saved = join(environmentCache, 'framework', folder);
+    if (!existsSync(saved) || existsSync(join(source, folder))) continue;
+    await copyTree(saved, join(source, folder));
+    reporter.log('atoll', `restored ${folder} from the build cache`);
+  }
+}
+
+/** node_modules of the last build, when its lockfile (and toolchain) were the same. */
+async function restoreDependencies(environmentCache: string, source: string, key: string): Promise<boolean> {
+  const saved = join(environmentCache, 'node_modules');
+  const savedKey = await readFile(join(environmentCache, 'node_modules.key'), 'utf8').catch(() => '');
+  if (savedKey !== key || !existsSync(saved) || existsSync(join(source, 'node_modules'))) return false;
+  await copyTree(saved, join(source, 'node_modules'));
+  return true;
+}
+
+async function saveCaches(
+  environmentCache: string,
+  source: string,
+  dependencyKey: string | undefined,
+): Promise<void> {
+  for (const folder of FRAMEWORK_CACHES) {
+    if (existsSync(join(source, folder)))
+      await copyTree(join(source, folder), join(environmentCache, 'framework', folder));
+  }
+  if (dependencyKey !== undefined && existsSync(join(source, 'node_modules'))) {
+    await rm(join(environmentCache, 'node_modules.key'), { force: true });
+    await copyTree(join(source, 'node_modules'), join(environmentCache, 'node_modules'));
+    await writeFile(join(environmentCache, 'node_modules.key'), dependencyKey);
+  }
+}
+
 /**
  * Unpack → detect → install → build → package, as platform-facts.md describes the public
  * service: npm ci with a lockfile (else npm install), Yarn classic and pnpm likewise; the
@@ -183,9 +237,23 @@ export class SandboxedBuildExecutor implements BuildExecutor {
         `Node.js ${nodeVersion}, ${manager.name} ${managerVersion}${manager.lockfile ? ` (${manager.lockfile})` : ' (no lockfile)'}`,
       );
 
-      const cache = join(this.settings.cacheDir, 'environments', inputs.environmentId, manager.name);
-      if (inputs.clean) await rm(cache, { recursive: true, force: true });
+      const environmentCache = join(this.settings.cacheDir, 'environments', inputs.environmentId);
+      // A clean rebuild starts from nothing: package-manager store, dependencies and framework caches go.
+      if (inputs.clean) {
+        await rm(environmentCache, { recursive: true, force: true });
+        reporter.log('atoll', 'clean rebuild: the build caches of this environment were deleted');
+      }
+      const cache = join(environmentCache, manager.name);
       await mkdir(cache, { recursive: true, mode: 0o700 });
+      await restoreFrameworkCaches(environmentCache, source, reporter);
+      const dependencyKey = manager.lockfile
+        ? createHash('sha256')
+            .update(`${manager.name}@${managerVersion} node@${nodeVersion}\n`)
+            .update(await readFile(join(source, manager.lockfile)))
+            .digest('hex')
+        : undefined;
+      const reused =
+        dependencyKey !== undefined && (await restoreDependencies(environmentCache, source, dependencyKey));
       await chownTree(cache, inputs.uid);
       await chownTree(work, inputs.uid);
       const run = (label: string, args: string[]) =>
@@ -197,7 +265,12 @@ export class SandboxedBuildExecutor implements BuildExecutor {
 
       const dependencies =
         Object.keys(pkg.dependencies ?? {}).length + Object.keys(pkg.devDependencies ?? {}).length;
-      if (dependencies > 0 || manager.lockfile !== undefined) {
+      if (reused) {
+        reporter.log(
+          'atoll',
+          `dependencies unchanged (same ${manager.lockfile ?? 'lockfile'}): node_modules reused from the cache, install skipped`,
+        );
+      } else if (dependencies > 0 || manager.lockfile !== undefined) {
         await reporter.phase('INSTALLING');
         await run(`${manager.name} install`, this.#installArgs(manager));
       }
@@ -205,6 +278,7 @@ export class SandboxedBuildExecutor implements BuildExecutor {
         await reporter.phase('BUILDING');
         await run(`${manager.name} run ${buildScript}`, ['run', buildScript]);
       }
+      await saveCaches(environmentCache, source, dependencyKey);
     }
 
     await reporter.phase('PACKAGING');

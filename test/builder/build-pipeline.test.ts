@@ -147,6 +147,25 @@ describe('the build pipeline, for real', { skip: sandboxProblem() }, () => {
     assert.match(log, /\$ npm install/);
   });
 
+  it('reuses the dependencies of an unchanged lockfile, and a clean rebuild starts over', async () => {
+    const again = await upload('02-build-with-dependency');
+    assert.equal((await waitDone(again.operation)).error, undefined, await logOf(again.buildId));
+    const cachedLog = await logOf(again.buildId);
+    assert.match(cachedLog, /node_modules reused from the cache, install skipped/);
+    assert.doesNotMatch(cachedLog, /\$ npm install/);
+    assert.match(cachedLog, /stdout: built \{"isNumber":true/);
+    const clean = await api.request('POST', `${envPath}:rebuild`, { auth: owner, body: { clean: true } });
+    const cleanId = clean.body.name.split('/').pop();
+    assert.equal((await waitDone(clean.body.name)).error, undefined, await logOf(cleanId));
+    const cleanLog = await logOf(cleanId);
+    assert.match(cleanLog, /clean rebuild: the build caches of this environment were deleted/);
+    assert.match(cleanLog, /\$ npm install/);
+    assert.equal(
+      (await api.request('GET', `${envPath}/builds/${cleanId}`, { auth: owner })).body.trigger,
+      'CLEAN_REBUILD',
+    );
+  });
+
   it('fails a build whose script fails, with the exit code and the failing command', async () => {
     const { operation, buildId } = await upload('03-failing-build');
     const done = await waitDone(operation);
