@@ -1,4 +1,5 @@
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
+import { zipEntryInfo } from './zip-entry-info.js';
 import { refuseEntry, type ArchiveLimits } from '../domain/archive-rules.js';
 import type { ArchiveInspector, ArchiveSummary } from '../services/uploads-service.js';
 
@@ -68,16 +69,7 @@ export const yauzlArchiveInspector: ArchiveInspector = {
         resolve(summary);
       };
       zip.on('entry', (entry: Entry) => {
-        const refusal = refuseEntry(
-          {
-            name: entry.fileName,
-            compressedSize: entry.compressedSize,
-            uncompressedSize: entry.uncompressedSize,
-            unixMode: (entry.externalFileAttributes >>> 16) & 0xffff,
-            encrypted: (entry.generalPurposeBitFlag & 0x1) !== 0,
-          },
-          limits,
-        );
+        const refusal = refuseEntry(zipEntryInfo(entry), limits);
         if (refusal !== undefined) {
           finish({ refusal });
           return;

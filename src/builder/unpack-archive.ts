@@ -5,6 +5,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { crc32 } from 'node:zlib';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
+import { zipEntryInfo } from './zip-entry-info.js';
 import { refuseEntry, sourceRoot, type ArchiveLimits } from '../domain/archive-rules.js';
 
 /** The archive cannot be unpacked; the message is for the build log and the build's failure reason. */
@@ -96,16 +97,7 @@ export async function unpackArchive(
     let files = 0;
     let bytes = 0;
     for (const entry of entries) {
-      const refusal = refuseEntry(
-        {
-          name: entry.fileName,
-          compressedSize: entry.compressedSize,
-          uncompressedSize: entry.uncompressedSize,
-          unixMode: (entry.externalFileAttributes >>> 16) & 0xffff,
-          encrypted: (entry.generalPurposeBitFlag & 0x1) !== 0,
-        },
-        limits,
-      );
+      const refusal = refuseEntry(zipEntryInfo(entry), limits);
       if (refusal !== undefined) throw new UnpackError(`the archive ${refusal}`);
       if (!entry.fileName.startsWith(prefix) || entry.fileName === prefix) continue;
       const relative = entry.fileName.slice(prefix.length);
