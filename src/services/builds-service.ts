@@ -77,8 +77,13 @@ export class BuildsService {
     environmentId: string,
     clean: boolean,
   ): Promise<Operation> {
-    const scope = await this.deps.environments.scope(principal, account, appId, 'environment.write');
-    const environment = await this.deps.environments.requireEnvironment(scope, environmentId);
+    const { environment } = await this.deps.environments.locate(
+      principal,
+      account,
+      appId,
+      environmentId,
+      'environment.write',
+    );
     const latest = (
       await this.deps.store.builds.list(
         environment.id,
@@ -110,8 +115,13 @@ export class BuildsService {
     environmentId: string,
     query: ListBuildsQuery,
   ): Promise<ListBuildsResponse> {
-    const scope = await this.deps.environments.scope(principal, account, appId, 'environment.read');
-    const environment = await this.deps.environments.requireEnvironment(scope, environmentId);
+    const { scope, environment } = await this.deps.environments.locate(
+      principal,
+      account,
+      appId,
+      environmentId,
+      'environment.read',
+    );
     const orderBy = (query.orderBy ?? 'createTime desc').trim().replace(/\s+/g, ' ');
     if (orderBy !== 'createTime desc' && orderBy !== 'createTime') {
       throw invalidField('orderBy', 'must be "createTime desc" (newest first, the default) or "createTime"');
@@ -142,8 +152,13 @@ export class BuildsService {
     environmentId: string,
     buildId: string,
   ): Promise<Build> {
-    const scope = await this.deps.environments.scope(principal, account, appId, 'environment.read');
-    const environment = await this.deps.environments.requireEnvironment(scope, environmentId);
+    const { scope, environment } = await this.deps.environments.locate(
+      principal,
+      account,
+      appId,
+      environmentId,
+      'environment.read',
+    );
     return toBuild(
       scope,
       environment,
@@ -152,8 +167,8 @@ export class BuildsService {
   }
 
   /**
-   * The build's log as text lines (`<time> <stream> <line>`), from line `afterSeq` on; with
-   * `follow`, lines are written as they come until the build has finished.
+   * The build's log as text lines (`<time> <stream> <line>`); with `follow`, lines are
+   * written as they come until the build has finished.
    */
   async writeLog(
     principal: Principal,
@@ -165,8 +180,13 @@ export class BuildsService {
     write: (text: string) => boolean | Promise<boolean>,
     pollMs = 500,
   ): Promise<void> {
-    const scope = await this.deps.environments.scope(principal, account, appId, 'environment.read');
-    const environment = await this.deps.environments.requireEnvironment(scope, environmentId);
+    const { scope, environment } = await this.deps.environments.locate(
+      principal,
+      account,
+      appId,
+      environmentId,
+      'environment.read',
+    );
     await this.#requireBuild(this.deps.store, scope, environment, buildId);
     let after = 0;
     for (;;) {
@@ -194,8 +214,13 @@ export class BuildsService {
     environmentId: string,
     buildId: string,
   ): Promise<Build> {
-    const scope = await this.deps.environments.scope(principal, account, appId, 'environment.write');
-    const environment = await this.deps.environments.requireEnvironment(scope, environmentId);
+    const { scope, environment } = await this.deps.environments.locate(
+      principal,
+      account,
+      appId,
+      environmentId,
+      'environment.write',
+    );
     const cancelled = await this.deps.store.transaction(async (tx) => {
       const build = await this.#requireBuild(tx, scope, environment, buildId, true);
       if (isFinished(build.state)) {

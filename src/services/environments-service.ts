@@ -213,13 +213,16 @@ export class EnvironmentsService {
     return environment;
   }
 
-  async scope(
+  /** An environment of the caller's, after the access check: what every environment-scoped service starts with. */
+  async locate(
     principal: Principal,
     account: string,
     appId: string,
+    environmentId: string,
     action: 'environment.read' | 'environment.write',
-  ): Promise<EnvironmentScope> {
-    return this.#scope(principal, account, appId, action);
+  ): Promise<{ scope: EnvironmentScope; environment: EnvironmentRecord }> {
+    const scope = await this.#scope(principal, account, appId, action);
+    return { scope, environment: await this.requireEnvironment(scope, environmentId) };
   }
 
   toEnvironment(

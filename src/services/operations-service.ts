@@ -19,8 +19,13 @@ export class OperationsService {
     environmentId: string,
     operationId: string,
   ): Promise<Operation> {
-    const scope = await this.deps.environments.scope(principal, account, appId, 'environment.read');
-    const environment = await this.deps.environments.requireEnvironment(scope, environmentId);
+    const { scope, environment } = await this.deps.environments.locate(
+      principal,
+      account,
+      appId,
+      environmentId,
+      'environment.read',
+    );
     const operation = await this.deps.store.operations.find(environment.id, operationId);
     const name = operationName(account, appId, environmentId, operationId);
     if (!operation) throw new AtollError('OPERATION_NOT_FOUND', `${name} does not exist`);

@@ -50,8 +50,13 @@ export class UploadsService {
     receive: ReceiveUpload,
   ): Promise<Operation> {
     // Authorisation and the target come first: nothing is read from a caller who may not upload here.
-    const scope = await this.deps.environments.scope(principal, account, appId, 'environment.write');
-    const environment = await this.deps.environments.requireEnvironment(scope, environmentId);
+    const { environment } = await this.deps.environments.locate(
+      principal,
+      account,
+      appId,
+      environmentId,
+      'environment.write',
+    );
     await mkdir(this.deps.tempDir, { recursive: true, mode: 0o700 });
     const temp = join(this.deps.tempDir, `upload-${randomUUID()}.zip`);
     try {
