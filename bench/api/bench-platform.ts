@@ -10,6 +10,7 @@ import { loadConfig, type Config } from '../../src/config/load-config.js';
 import { buildApiServer } from '../../src/http/build-api-server.js';
 import type { ApiInstance } from '../../src/http/api-instance.js';
 import { composeServices } from '../../src/main/compose-services.js';
+import { createPlatformLogger } from '../../src/main/platform-logger.js';
 import { openStore } from '../../src/main/open-store.js';
 import type { Store } from '../../src/services/store-port.js';
 
@@ -130,10 +131,7 @@ export async function startBenchPlatform(options: BenchPlatformOptions): Promise
       },
       process.cwd(),
     );
-    const logger = pino(
-      { level: config.logLevel, redact: ['req.headers.authorization', '*.password', '*.secretKey'] },
-      pino.destination({ dest: '/dev/null', sync: true }),
-    );
+    const logger = createPlatformLogger(config.logLevel, pino.destination({ dest: '/dev/null', sync: true }));
     let phaseStart = Date.now();
     const phase = (what: string) => {
       options.progress(`${what} in ${((Date.now() - phaseStart) / 1000).toFixed(1)} s`);

@@ -12,6 +12,7 @@ import { systemClock } from '../../src/adapters/system-clock.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { buildApiServer } from '../../src/http/build-api-server.js';
 import { composeServices } from '../../src/main/compose-services.js';
+import { createPlatformLogger } from '../../src/main/platform-logger.js';
 import { openStore } from '../../src/main/open-store.js';
 import { runControlledServer } from './child-control.js';
 
@@ -39,10 +40,7 @@ runControlledServer('api-server.ts', async () => {
       },
       process.cwd(),
     );
-    const logger = pino(
-      { level: config.logLevel, redact: ['req.headers.authorization', '*.password', '*.secretKey'] },
-      pino.destination({ dest: '/dev/null', sync: true }),
-    );
+    const logger = createPlatformLogger(config.logLevel, pino.destination({ dest: '/dev/null', sync: true }));
     const { store } = await openStore(config, (error) => {
       process.stderr.write(`lost the lock on the embedded database folder: ${error.message}\n`);
       process.exit(1);

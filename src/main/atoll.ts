@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { CommanderError } from 'commander';
-import { pino } from 'pino';
 import { ConfigError, loadConfig, type Config } from '../config/load-config.js';
 import { AtollError } from '../domain/error-catalogue.js';
 import { createProgram } from '../cli/program.js';
 import { EXIT, type ExitCode } from '../cli/exit-codes.js';
+import { createPlatformLogger } from './platform-logger.js';
 import { startPlatform } from './serve.js';
 
 const io = {
@@ -35,10 +35,7 @@ async function serve(): Promise<ExitCode> {
     }
     throw error;
   }
-  const logger = pino({
-    level: config.logLevel,
-    redact: ['req.headers.authorization', '*.password', '*.secretKey'],
-  });
+  const logger = createPlatformLogger(config.logLevel);
   let platform: Awaited<ReturnType<typeof startPlatform>>;
   try {
     platform = await startPlatform(config, logger);
