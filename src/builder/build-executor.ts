@@ -7,6 +7,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import semver from 'semver';
 import type { ArchiveLimits } from '../domain/archive-rules.js';
+import { limitBehindFailure, type BuildLimit } from '../domain/build-limits.js';
 import {
   chooseBuildScript,
   chooseNodeVersion,
@@ -18,7 +19,7 @@ import {
 } from '../domain/project-detection.js';
 import type { BuildExecutor, BuildInputs, BuildOutcome, BuildReporter } from '../services/build-runner.js';
 import type { BlobStore } from '../services/platform-ports.js';
-import { runSandboxed, type SandboxLimits } from './sandbox-runner.js';
+import type { CommandRunner, SandboxLimits } from './command-runner.js';
 import type { ToolchainProvisioner } from './toolchain-provisioner.js';
 import { unpackArchive, UnpackError } from './unpack-archive.js';
 
@@ -35,8 +36,12 @@ export interface BuildExecutorSettings {
   readonly heapMb: number;
   readonly blobs: BlobStore;
   readonly toolchains: ToolchainProvisioner;
+  /** The bubblewrap sandbox; the unsafe runner only where ATOLL_UNSAFE_BUILDS=1 allows it. */
+  readonly runner: CommandRunner;
 }
 
+/** Lines of a command's output searched for the signs of a limit when it fails. */
+const LAST_LINES_KEPT = 40;
 const NODE_MOUNT = '/opt/atoll/node';
 const SYSTEM_CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
 const PM_MOUNT = '/opt/atoll/package-manager';
@@ -57,17 +62,6 @@ class BuildFailure extends Error {
   ) {
     super(message);
   }
-}
-
-async function chownTree(path: string, uid: number): Promise<void> {
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn('chown', ['-R', `${uid}:${uid}`, path], { stdio: 'ignore' });
-    child.once('exit', (code) => {
-      if (code === 0) resolve();
-      else reject(new Error(`chown exited with ${code}`));
-    });
-    child.once('error', reject);
-  });
 }
 
 /** A reproducible .tar.gz of a folder (sorted names, no times or owners), and its SHA-256. */
@@ -254,8 +248,8 @@ export class SandboxedBuildExecutor implements BuildExecutor {
         : undefined;
       const reused =
         dependencyKey !== undefined && (await restoreDependencies(environmentCache, source, dependencyKey));
-      await chownTree(cache, inputs.uid);
-      await chownTree(work, inputs.uid);
+      await this.settings.runner.handOver(cache, inputs.uid);
+      await this.settings.runner.handOver(work, inputs.uid);
       const run = (label: string, args: string[]) =>
         this.#sandboxed(inputs, reporter, signal, source, nodeDir, managerDir, cache, label, [
           `${NODE_MOUNT}/bin/node`,
@@ -348,7 +342,8 @@ export class SandboxedBuildExecutor implements BuildExecutor {
       npm_config_store_dir: join(cache, 'store'),
     };
     reporter.log('atoll', `$ ${label}`);
-    const result = await runSandboxed({
+    const lastLines: string[] = [];
+    const result = await this.settings.runner.run({
       argv,
       workDir: source,
       hidden: [this.settings.dataDir],
@@ -367,22 +362,44 @@ export class SandboxedBuildExecutor implements BuildExecutor {
       limits: this.settings.sandboxLimits,
       signal,
       onLine: (stream, line) => {
+        lastLines.push(line);
+        if (lastLines.length > LAST_LINES_KEPT) lastLines.shift();
         reporter.log(stream, line);
       },
     });
     if (result.aborted) throw new BuildFailure('cancelled');
-    if (result.limit === 'wall time') {
-      throw new BuildFailure(
-        `${label} exceeded the build time limit of ${Math.round(this.settings.sandboxLimits.wallMs / 1000)} s (ATOLL_BUILD_TIMEOUT_MS)`,
-      );
+    if (result.exitCode === 0 && result.limit === undefined) return;
+    const limit = result.limit ?? limitBehindFailure(result.exitCode, lastLines);
+    const ended =
+      result.exitCode === null ? 'was stopped' : `failed with exit code ${String(result.exitCode)}`;
+    throw new BuildFailure(
+      limit === undefined ? `${label} ${ended}` : `${label} exceeded ${this.#describeLimit(limit)}`,
+      result.exitCode,
+    );
+  }
+
+  /** A limit as the failure message names it: its value and the setting that raises it. */
+  #describeLimit(limit: BuildLimit | 'wall time' | 'memory'): string {
+    const limits = this.settings.sandboxLimits;
+    const mib = (bytes: number) => `${String(Math.round(bytes / 1024 ** 2))} MiB`;
+    switch (limit) {
+      case 'wall time':
+        return `the build time limit of ${String(Math.round(limits.wallMs / 1000))} s (ATOLL_BUILD_TIMEOUT_MS)`;
+      case 'memory':
+        return `the memory limit of ${mib(limits.maxResidentBytes)} (ATOLL_BUILD_MAX_MEMORY_MB)`;
+      case 'cpu':
+        return `the CPU time limit of ${String(limits.cpuSeconds)} s (ATOLL_BUILD_CPU_SECONDS)`;
+      case 'file size':
+        return `the file size limit of ${mib(limits.maxFileBytes)} (ATOLL_BUILD_MAX_FILE_BYTES)`;
+      case 'heap':
+        return `the Node.js heap limit of ${String(this.settings.heapMb)} MiB (ATOLL_BUILD_HEAP_MB)`;
+      case 'data size':
+        return `the data size limit of ${mib(limits.maxDataBytes)} (ATOLL_BUILD_MAX_DATA_BYTES)`;
+      case 'open files':
+        return `the open files limit of ${String(limits.maxOpenFiles)} (ATOLL_BUILD_MAX_OPEN_FILES)`;
+      case 'processes':
+        return `the process limit of ${String(limits.maxProcesses)} (ATOLL_BUILD_MAX_PROCESSES)`;
     }
-    if (result.signal === 'SIGXCPU' || (result.signal === 'SIGKILL' && result.exitCode === null)) {
-      throw new BuildFailure(
-        `${label} exceeded the CPU time limit of ${this.settings.sandboxLimits.cpuSeconds} s (ATOLL_BUILD_CPU_SECONDS)`,
-      );
-    }
-    if (result.exitCode !== 0)
-      throw new BuildFailure(`${label} failed with exit code ${result.exitCode ?? 'none'}`, result.exitCode);
   }
 
   #wordpressUrl(inputs: BuildInputs): string | undefined {

@@ -1,55 +1,22 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
+import {
+  prlimitArgv,
+  superviseCommand,
+  type CommandRunner,
+  type SandboxResult,
+  type SandboxSpec,
+} from './command-runner.js';
 
 /**
  * Runs one command of a build in a bubblewrap sandbox (stack-notes.md §5, §9): new pid, ipc,
  * uts, net and cgroup namespaces; the system read-only; /tmp and /run private (no host
  * sockets, PostgreSQL's included); only the work folder writable; the data folder hidden;
- * a real unprivileged uid with no capabilities and no-new-privs; rlimits from prlimit.
+ * a real unprivileged uid with no capabilities and no-new-privs; rlimits from prlimit and a
+ * resident-memory watchdog over the whole process tree.
  * Outbound network, when asked for, goes through slirp4netns with the host's loopback cut
  * off. No shell: every argument is an array element.
  */
-export interface SandboxLimits {
-  readonly wallMs: number;
-  readonly cpuSeconds: number;
-  readonly maxProcesses: number;
-  readonly maxOpenFiles: number;
-  /** Largest file a process may write (RLIMIT_FSIZE). */
-  readonly maxFileBytes: number;
-  /** Bytes of output kept; the rest is dropped with a note. */
-  readonly maxOutputBytes: number;
-}
-
-export interface SandboxSpec {
-  readonly argv: readonly string[];
-  /** Writable, and the working directory. */
-  readonly workDir: string;
-  /** Folders hidden behind an empty tmpfs (the data folder). */
-  readonly hidden: readonly string[];
-  /** Extra read-only mounts: a provisioned Node.js, say. */
-  readonly readOnly: readonly { readonly source: string; readonly target: string }[];
-  /** Extra writable mounts (the environment's package-manager cache). */
-  readonly writable?: readonly { readonly source: string; readonly target: string }[];
-  readonly uid: number;
-  readonly gid: number;
-  /** The whole environment of the command: nothing of the platform's leaks in. */
-  readonly env: Readonly<Record<string, string>>;
-  readonly network: 'none' | 'outbound';
-  readonly limits: SandboxLimits;
-  readonly signal?: AbortSignal;
-  readonly onLine: (stream: 'stdout' | 'stderr', line: string) => void;
-}
-
-export interface SandboxResult {
-  readonly exitCode: number | null;
-  readonly signal: NodeJS.Signals | null;
-  /** Which limit ended it, if one did. */
-  readonly limit: 'wall time' | undefined;
-  readonly aborted: boolean;
-  readonly outputTruncated: boolean;
-}
-
 export function bubblewrapArgs(spec: SandboxSpec, withNetworkFds: boolean): string[] {
   const args = [
     '--unshare-ipc',
@@ -106,7 +73,6 @@ export function bubblewrapArgs(spec: SandboxSpec, withNetworkFds: boolean): stri
   args.push('--bind', spec.workDir, spec.workDir, '--chdir', spec.workDir, '--clearenv');
   for (const [key, value] of Object.entries(spec.env)) args.push('--setenv', key, value);
   if (withNetworkFds) args.push('--info-fd', '3', '--block-fd', '4');
-  const { limits } = spec;
   args.push(
     '--',
     'setpriv',
@@ -117,12 +83,7 @@ export function bubblewrapArgs(spec: SandboxSpec, withNetworkFds: boolean): stri
     '--bounding-set=-all',
     '--no-new-privs',
     '--',
-    'prlimit',
-    `--cpu=${limits.cpuSeconds}`,
-    `--nproc=${limits.maxProcesses}`,
-    `--nofile=${limits.maxOpenFiles}`,
-    `--fsize=${limits.maxFileBytes}`,
-    '--',
+    ...prlimitArgv(spec.limits, true),
     ...spec.argv,
   );
   return args;
@@ -168,68 +129,33 @@ export async function runSandboxed(spec: SandboxSpec): Promise<SandboxResult> {
   const withNetwork = spec.network === 'outbound';
   const child = spawn('bwrap', bubblewrapArgs(spec, withNetwork), {
     stdio: withNetwork ? ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
-    detached: false,
   });
   // The info and block pipes close when bwrap ends: a reset there is the end, not a fault.
   for (const pipe of child.stdio.slice(3)) pipe?.on('error', () => undefined);
-  let slirp: ChildProcess | undefined;
-  let limit: SandboxResult['limit'];
-  let aborted = false;
-  let outputBytes = 0;
-  let outputTruncated = false;
   const kill = () => {
     // bwrap is pid 1's parent with --die-with-parent: killing it ends the whole pid namespace.
     if (child.exitCode === null) child.kill('SIGKILL');
   };
-  const timer = setTimeout(() => {
-    limit = 'wall time';
-    kill();
-  }, spec.limits.wallMs);
-  const onAbort = () => {
-    aborted = true;
-    kill();
+  const attachNetwork = async () => {
+    const slirp = await startSlirp(await readInfo(child.stdio[3] as Readable));
+    (child.stdio[4] as Writable).end('go');
+    return () => slirp.kill('SIGKILL');
   };
-  spec.signal?.addEventListener('abort', onAbort, { once: true });
-  if (spec.signal?.aborted === true) onAbort();
+  return superviseCommand(child, spec, kill, withNetwork ? attachNetwork : undefined);
+}
 
-  const follow = (stream: Readable | null, name: 'stdout' | 'stderr') => {
-    if (!stream) return;
-    createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => {
-      outputBytes += Buffer.byteLength(line) + 1;
-      if (outputBytes > spec.limits.maxOutputBytes) {
-        if (!outputTruncated)
-          spec.onLine('stderr', `[atoll] output beyond ${spec.limits.maxOutputBytes} bytes is not kept`);
-        outputTruncated = true;
-        return;
-      }
-      spec.onLine(name, line);
+export const bubblewrapRunner: CommandRunner = { handOver: chownTree, run: runSandboxed };
+
+/** Hands a folder tree to a build uid (its gid is the same number). */
+export async function chownTree(path: string, uid: number): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn('chown', ['-R', `${String(uid)}:${String(uid)}`, path], { stdio: 'ignore' });
+    child.once('exit', (code) => {
+      if (code === 0) resolve();
+      else reject(new Error(`chown exited with ${String(code)}`));
     });
-  };
-  follow(child.stdout, 'stdout');
-  follow(child.stderr, 'stderr');
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once('exit', (code, signal) => {
-      resolve({ code, signal });
-    });
+    child.once('error', reject);
   });
-
-  try {
-    if (withNetwork) {
-      const pid = await Promise.race([
-        readInfo(child.stdio[3] as Readable),
-        exited.then(() => Promise.reject(new Error('bubblewrap exited early'))),
-      ]);
-      slirp = await startSlirp(pid);
-      (child.stdio[4] as Writable).end('go');
-    }
-    const { code, signal } = await exited;
-    return { exitCode: code, signal, limit, aborted, outputTruncated };
-  } finally {
-    clearTimeout(timer);
-    spec.signal?.removeEventListener('abort', onAbort);
-    kill();
-    slirp?.kill('SIGKILL');
-  }
 }
 
 /**

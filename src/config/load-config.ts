@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { ArchiveLimits } from '../domain/archive-rules.js';
-import type { SandboxLimits } from '../builder/sandbox-runner.js';
+import type { SandboxLimits } from '../builder/command-runner.js';
 
 /**
  * Every setting of the platform, read once from the environment by main/ and injected
@@ -40,6 +40,8 @@ export interface BuildSettings {
   /** V8 heap of the build's Node processes (NODE_OPTIONS --max-old-space-size), in MiB. */
   readonly heapMb: number;
   readonly limits: SandboxLimits;
+  /** ATOLL_UNSAFE_BUILDS: without bubblewrap, run builds unisolated (development only). */
+  readonly unsafe: boolean;
 }
 
 export class ConfigError extends Error {
@@ -67,6 +69,15 @@ function readInteger(
     return fallback;
   }
   return value;
+}
+
+/** `1`/`true` or `0`/`false`; unset is the fallback. */
+function readFlag(env: Env, key: string, problems: string[]): boolean {
+  const raw = readString(env, key)?.toLowerCase();
+  if (raw === undefined || raw === '0' || raw === 'false') return false;
+  if (raw === '1' || raw === 'true') return true;
+  problems.push(`${key} must be 1 or 0 (got "${raw}")`);
+  return false;
 }
 
 function readString(env: Env, key: string): string | undefined {
@@ -176,6 +187,7 @@ export function loadConfig(env: Env, cwd: string): Config {
       uidRange: readUidRange(env, problems),
       wpUrlTemplate: readString(env, 'ATOLL_WP_URL_TEMPLATE'),
       heapMb: readInteger(env, 'ATOLL_BUILD_HEAP_MB', 4_096, 128, 65_536, problems),
+      unsafe: readFlag(env, 'ATOLL_UNSAFE_BUILDS', problems),
       limits: Object.freeze({
         wallMs: readInteger(env, 'ATOLL_BUILD_TIMEOUT_MS', 20 * 60_000, 1_000, 24 * 3_600_000, problems),
         cpuSeconds: readInteger(env, 'ATOLL_BUILD_CPU_SECONDS', 40 * 60, 1, 86_400, problems),
@@ -189,6 +201,16 @@ export function loadConfig(env: Env, cwd: string): Config {
           2 ** 40,
           problems,
         ),
+        maxDataBytes: readInteger(
+          env,
+          'ATOLL_BUILD_MAX_DATA_BYTES',
+          8 * 1024 ** 3,
+          256 * 1024 ** 2,
+          2 ** 44,
+          problems,
+        ),
+        maxResidentBytes:
+          readInteger(env, 'ATOLL_BUILD_MAX_MEMORY_MB', 6_144, 64, 1_048_576, problems) * 1024 ** 2,
         maxOutputBytes: readInteger(
           env,
           'ATOLL_BUILD_MAX_LOG_BYTES',

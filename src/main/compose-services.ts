@@ -4,6 +4,8 @@ import { createAesSecretBox } from '../adapters/aes-secret-box.js';
 import { createFilesystemBlobStore } from '../adapters/filesystem-blob-store.js';
 import { yauzlArchiveInspector } from '../builder/archive-inspector.js';
 import { SandboxedBuildExecutor } from '../builder/build-executor.js';
+import type { CommandRunner } from '../builder/command-runner.js';
+import { bubblewrapRunner } from '../builder/sandbox-runner.js';
 import { ToolchainProvisioner } from '../builder/toolchain-provisioner.js';
 import { BuildInputsSource } from '../services/build-inputs.js';
 import { BuildQueue } from '../services/build-queue.js';
@@ -50,6 +52,8 @@ export function composeServices(deps: {
   clock: Clock;
   logger: Logger;
   settings: ServiceSettings;
+  /** Where build commands run: the bubblewrap sandbox unless serve chose otherwise. */
+  commandRunner?: CommandRunner;
 }): Services {
   const { store, clock, logger, settings } = deps;
   const hasher = createScryptPasswordHasher({ logN: settings.passwordHashLogN, r: 8, p: 1 });
@@ -82,6 +86,7 @@ export function composeServices(deps: {
         heapMb: settings.builds.heapMb,
         blobs,
         toolchains: new ToolchainProvisioner(join(settings.dataDir, 'cache', 'toolchains')),
+        runner: deps.commandRunner ?? bubblewrapRunner,
       }),
       environments: new BuildInputsSource({ store, environments, blobs }, settings.builds.uidRange),
       clock,

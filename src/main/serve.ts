@@ -4,7 +4,8 @@ import type { Logger as PinoLogger } from 'pino';
 import type { Config } from '../config/load-config.js';
 import { systemClock } from '../adapters/system-clock.js';
 import { buildAdminServer } from '../http/build-admin-server.js';
-import { sandboxProblem } from '../builder/sandbox-runner.js';
+import { bubblewrapRunner, sandboxProblem } from '../builder/sandbox-runner.js';
+import { unsafeRunner } from '../builder/unsafe-runner.js';
 import { buildApiServer } from '../http/build-api-server.js';
 import { composeServices } from './compose-services.js';
 import { openStore } from './open-store.js';
@@ -58,7 +59,18 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
   logger.info({ store: kind, migrationsApplied: applied }, 'store ready');
 
   let shuttingDown = false;
-  const services = composeServices({ store, platformKey: key, clock: systemClock, logger, settings: config });
+  // The worker role: builds run only in the sandbox, or unisolated where the operator allowed it for development.
+  const sandboxMissing = sandboxProblem();
+  const commandRunner =
+    sandboxMissing === undefined ? bubblewrapRunner : config.builds.unsafe ? unsafeRunner : undefined;
+  const services = composeServices({
+    store,
+    platformKey: key,
+    clock: systemClock,
+    logger,
+    settings: config,
+    commandRunner,
+  });
   const api = await buildApiServer({
     services,
     logger,
@@ -116,17 +128,21 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
     );
   }
 
-  // The worker role: builds run only in the sandbox; without it they stay queued and the operator is told why.
-  const problem = sandboxProblem();
   let building: Promise<void> | undefined;
-  if (problem === undefined) {
+  if (commandRunner !== undefined) {
     building = services.buildRunner.run().catch((error: unknown) => {
       logger.error({ err: error }, 'the build worker stopped');
     });
-  } else {
-    logger.error({ problem }, 'builds are disabled: the build sandbox is not available');
+  }
+  if (sandboxMissing !== undefined && commandRunner !== undefined) {
+    logger.warn({ problem: sandboxMissing }, 'ATOLL_UNSAFE_BUILDS=1: builds run WITHOUT a sandbox');
     process.stderr.write(
-      `\nBuilds are disabled: ${problem}. Uploaded builds stay QUEUED until it is fixed.\n`,
+      `\nATOLL_UNSAFE_BUILDS=1: builds run without the sandbox (${sandboxMissing}). They can read the data folder and reach this machine: development only.\n`,
+    );
+  } else if (sandboxMissing !== undefined) {
+    logger.error({ problem: sandboxMissing }, 'builds are disabled: the build sandbox is not available');
+    process.stderr.write(
+      `\nBuilds are disabled: ${sandboxMissing}. Uploaded builds stay QUEUED until it is fixed (or, for development only, set ATOLL_UNSAFE_BUILDS=1 to build without a sandbox).\n`,
     );
   }
 

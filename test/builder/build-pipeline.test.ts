@@ -1,100 +1,31 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import yazl from 'yazl';
 import { sandboxProblem } from '../../src/builder/sandbox-runner.js';
-import { TestApi, type Credentials } from '../helpers/test-api.js';
-
-const APPS = new URL('../fixtures/apps/', import.meta.url).pathname;
-
-/** A .zip of a fixture app folder, wrapped in one top folder as zipping a folder does. */
-function zipFolder(name: string): Promise<Buffer> {
-  const zip = new yazl.ZipFile();
-  const root = join(APPS, name);
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir)) {
-      const path = join(dir, entry);
-      if (statSync(path).isDirectory()) walk(path);
-      else zip.addFile(path, `${name}/${relative(root, path)}`);
-    }
-  };
-  walk(root);
-  zip.end();
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    zip.outputStream.on('data', (c: Buffer) => chunks.push(c));
-    zip.outputStream.on('end', () => {
-      resolve(Buffer.concat(chunks));
-    });
-    zip.outputStream.on('error', reject);
-  });
-}
+import { unsafeRunner } from '../../src/builder/unsafe-runner.js';
+import { BuildHarness } from '../helpers/build-harness.js';
+import type { Credentials, TestApi } from '../helpers/test-api.js';
 
 describe('the build pipeline, for real', { skip: sandboxProblem() }, () => {
+  let harness: BuildHarness;
   let api: TestApi;
   let owner: Credentials;
   let envPath: string;
-  let envId: string;
-  let worker: Promise<void>;
 
   before(async () => {
-    api = await TestApi.start({ buildEnv: { ATOLL_BUILD_TIMEOUT_MS: '60000' } });
-    owner = await api.createTenant('acme');
-    await api.request('POST', '/v1/accounts/acme/apps?appId=web', {
-      auth: owner,
-      body: { region: 'UK', uploadable: {} },
+    harness = await BuildHarness.start({
+      buildEnv: { ATOLL_BUILD_TIMEOUT_MS: '60000' },
+      shellVariables: [{ key: 'GREETING', value: 'hello from the environment' }],
     });
-    const created = await api.request('POST', '/v1/accounts/acme/apps/web/environments', {
-      auth: owner,
-      body: {
-        displayName: 'Production',
-        branch: 'uploadable',
-        shellVariables: [{ key: 'GREETING', value: 'hello from the environment' }],
-      },
-    });
-    envId = /environments\/([^/]+)\//.exec(created.body.name)?.[1] ?? '';
-    envPath = `/v1/accounts/acme/apps/web/environments/${envId}`;
-    worker = api.services.buildRunner.run();
+    ({ api, owner, envPath } = harness);
   });
-  after(async () => {
-    await api.services.buildRunner.stop();
-    await worker;
-    await api.close();
-  });
+  after(() => harness.stop());
 
-  async function upload(app: string): Promise<{ operation: string; buildId: string }> {
-    const form = new FormData();
-    form.append('repository', new Blob([await zipFolder(app)]), `${app}.zip`);
-    const response = await fetch(`${api.url}/fu/v1/accounts/acme/apps/web/environments/${envId}:upload`, {
-      method: 'POST',
-      headers: {
-        authorization: `Basic ${Buffer.from(`${owner.userId}:${owner.password}`).toString('base64')}`,
-      },
-      body: form,
-    });
-    const body = (await response.json()) as { name: string };
-    assert.equal(response.status, 200, JSON.stringify(body));
-    return { operation: body.name, buildId: body.name.split('/').pop() ?? '' };
-  }
-
-  async function waitDone(operation: string, timeoutMs = 240_000): Promise<any> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const answer = await api.request('GET', `/v1/${operation}`, { auth: owner });
-      if (answer.body.done === true) return answer.body;
-      assert.ok(Date.now() < deadline, `operation ${operation} not done in time`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  }
-
-  const auth = () => `Basic ${Buffer.from(`${owner.userId}:${owner.password}`).toString('base64')}`;
-
-  async function logOf(buildId: string): Promise<string> {
-    const lines = await api.testStore.store.buildLogs.read(buildId, 0, 10_000);
-    return lines.map((l) => `${l.stream}: ${l.line}`).join('\n');
-  }
+  const upload = (app: string) => harness.upload(app);
+  const waitDone = (operation: string, timeoutMs?: number) => harness.waitDone(operation, timeoutMs);
+  const logOf = (buildId: string) => harness.logOf(buildId);
+  const auth = () => harness.auth();
 
   function artifactFiles(digest: string): string[] {
     const path = join(api.dataDir, 'blobs', 'artifacts', `${digest.replace('sha256:', '')}.tar.gz`);
@@ -208,53 +139,52 @@ describe('the build pipeline, for real', { skip: sandboxProblem() }, () => {
   });
 });
 
-describe('the build time limit', { skip: sandboxProblem() }, () => {
-  it('fails a build that exceeds it, naming the limit', async () => {
-    const api = await TestApi.start({ buildEnv: { ATOLL_BUILD_TIMEOUT_MS: '4000' } });
-    const worker = api.services.buildRunner.run();
+describe('the build limits', { skip: sandboxProblem() }, () => {
+  async function failureOf(buildEnv: Record<string, string>): Promise<string> {
+    const harness = await BuildHarness.start({ buildEnv });
     try {
-      const owner = await api.createTenant('acme');
-      await api.request('POST', '/v1/accounts/acme/apps?appId=web', {
-        auth: owner,
-        body: { region: 'UK', uploadable: {} },
-      });
-      const created = await api.request('POST', '/v1/accounts/acme/apps/web/environments', {
-        auth: owner,
-        body: { displayName: 'P', branch: 'uploadable' },
-      });
-      const envId = /environments\/([^/]+)\//.exec(created.body.name)?.[1] ?? '';
-      const form = new FormData();
-      form.append('repository', new Blob([await zipFolder('04-slow-build')]), 'slow.zip');
-      const response = await fetch(`${api.url}/fu/v1/accounts/acme/apps/web/environments/${envId}:upload`, {
-        method: 'POST',
-        headers: {
-          authorization: `Basic ${Buffer.from(`${owner.userId}:${owner.password}`).toString('base64')}`,
-        },
-        body: form,
-      });
-      const operation = ((await response.json()) as { name: string }).name;
-      let done: any;
-      for (let i = 0; i < 2400 && done?.done !== true; i++) {
-        done = (await api.request('GET', `/v1/${operation}`, { auth: owner })).body;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      assert.equal(done.done, true);
-      const build = (
-        await api.request(
-          'GET',
-          `/v1/accounts/acme/apps/web/environments/${envId}/builds/${operation.split('/').pop()}`,
-          { auth: owner },
-        )
-      ).body;
+      const { operation, buildId } = await harness.upload('04-slow-build');
+      const done = await harness.waitDone(operation, 120_000);
+      assert.equal(done.error.code, 9, JSON.stringify(done));
+      const build = await harness.build(buildId);
       assert.equal(build.state, 'FAILED');
-      assert.match(
-        build.failureReason.message,
-        /exceeded the build time limit of 4 s \(ATOLL_BUILD_TIMEOUT_MS\)/,
-      );
+      return build.failureReason.message as string;
     } finally {
-      await api.services.buildRunner.stop();
-      await worker;
-      await api.close();
+      await harness.stop();
+    }
+  }
+
+  it('fails a build that exceeds its wall time, naming the limit', async () => {
+    assert.match(
+      await failureOf({ ATOLL_BUILD_TIMEOUT_MS: '4000' }),
+      /npm run build exceeded the build time limit of 4 s \(ATOLL_BUILD_TIMEOUT_MS\)/,
+    );
+  });
+
+  it('fails a build whose processes outgrow the memory limit, naming it (regression: a build starving the host)', async () => {
+    // npm and the Node.js it starts hold more than 64 MiB resident between them.
+    assert.match(
+      await failureOf({ ATOLL_BUILD_MAX_MEMORY_MB: '64' }),
+      /exceeded the memory limit of 64 MiB \(ATOLL_BUILD_MAX_MEMORY_MB\)/,
+    );
+  });
+});
+
+describe('builds without bubblewrap (ATOLL_UNSAFE_BUILDS=1, development only)', () => {
+  it('install and build the same app with the same toolchain, unisolated', async () => {
+    const harness = await BuildHarness.start({ commandRunner: unsafeRunner });
+    try {
+      const { operation, buildId } = await harness.upload('02-build-with-dependency');
+      const done = await harness.waitDone(operation);
+      const log = await harness.logOf(buildId);
+      assert.equal(done.error, undefined, log);
+      assert.equal((await harness.build(buildId)).state, 'SUCCEEDED', log);
+      const facts = JSON.parse(/stdout: built (\{.*\})/.exec(log)?.[1] ?? '{}');
+      assert.equal(facts.isNumber, true);
+      assert.match(facts.node, /^v22\./, 'the provisioned Node.js, found without the sandbox mounts');
+      assert.deepEqual(facts.leaked, [], 'the command still gets only its own environment');
+    } finally {
+      await harness.stop();
     }
   });
 });

@@ -14,7 +14,8 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runSandboxed, type SandboxSpec } from '../../src/builder/sandbox-runner.js';
+import type { SandboxSpec } from '../../src/builder/command-runner.js';
+import { runSandboxed } from '../../src/builder/sandbox-runner.js';
 
 // The sandbox drops from root to a build uid, as the platform's worker does; CI runs as root.
 const canSandbox =
@@ -22,6 +23,16 @@ const canSandbox =
   spawnSync('bwrap', ['--version']).status === 0 &&
   spawnSync('slirp4netns', ['--version']).status === 0;
 const UID = 61_000;
+const LIMITS = {
+  wallMs: 20_000,
+  cpuSeconds: 20,
+  maxProcesses: 64,
+  maxOpenFiles: 256,
+  maxFileBytes: 10 * 1024 * 1024,
+  maxDataBytes: 1024 ** 3,
+  maxResidentBytes: 1024 ** 3,
+  maxOutputBytes: 64 * 1024,
+};
 
 describe(
   'sandboxed commands (regression: builds reaching the platform)',
@@ -64,14 +75,7 @@ describe(
         gid: UID,
         env: { PATH: '/usr/bin:/bin', HOME: work, MARKER: 'sandboxed' },
         network: 'none',
-        limits: {
-          wallMs: 20_000,
-          cpuSeconds: 20,
-          maxProcesses: 64,
-          maxOpenFiles: 256,
-          maxFileBytes: 10 * 1024 * 1024,
-          maxOutputBytes: 64 * 1024,
-        },
+        limits: LIMITS,
         onLine: (stream, line) => lines.push(`${stream}: ${line}`),
         ...overrides,
       });
@@ -124,14 +128,7 @@ describe(
 
     it('kills the whole process tree at the wall-time limit', async () => {
       const result = await run('sleep 300 & sleep 300 & echo started; wait', {
-        limits: {
-          wallMs: 700,
-          cpuSeconds: 20,
-          maxProcesses: 64,
-          maxOpenFiles: 256,
-          maxFileBytes: 1e6,
-          maxOutputBytes: 1e6,
-        },
+        limits: { ...LIMITS, wallMs: 700 },
       });
       assert.equal(result.limit, 'wall time');
       await new Promise((r) => setTimeout(r, 300));
@@ -152,14 +149,7 @@ describe(
     });
 
     it('limits processes (regression: fork bombs) and output size', async () => {
-      const limits = {
-        wallMs: 20_000,
-        cpuSeconds: 20,
-        maxProcesses: 8,
-        maxOpenFiles: 256,
-        maxFileBytes: 1e6,
-        maxOutputBytes: 200,
-      };
+      const limits = { ...LIMITS, maxProcesses: 8, maxOutputBytes: 200 };
       const forks = await run(
         'for i in 1 2 3 4 5 6 7 8 9 10 11 12; do sleep 2 & done 2>&1; wait; echo finished',
         { limits },
@@ -168,6 +158,35 @@ describe(
       const chatty = await run('for i in $(seq 1 100); do echo line-$i; done', { limits });
       assert.equal(chatty.outputTruncated, true);
       assert.match(chatty.output, /output beyond 200 bytes is not kept/);
+    });
+
+    it('kills the whole tree when its resident memory passes the limit (regression: one build starving the host)', async () => {
+      // Two Node.js processes of about 100 MiB each: neither alone passes 160 MiB, together they do.
+      const hog = `node -e "globalThis.b=Buffer.alloc(60*1024*1024,1);setInterval(()=>{},1000)"`;
+      const result = await run(`${hog} & ${hog} & wait`, {
+        limits: { ...LIMITS, maxResidentBytes: 160 * 1024 ** 2 },
+      });
+      assert.equal(result.limit, 'memory');
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(
+        spawnSync('pgrep', ['-u', String(UID)])
+          .stdout.toString()
+          .trim(),
+        '',
+        'nothing survives',
+      );
+    });
+
+    it('ends a command at its CPU time and data size limits with signs the build can name', async () => {
+      const spin = await run('while :; do :; done', { limits: { ...LIMITS, cpuSeconds: 1 } });
+      assert.equal(spin.exitCode, 152, 'SIGXCPU, not a bare SIGKILL');
+      const big = await run(`node -e "const a=[];for(;;)a.push(new ArrayBuffer(1e7))"`, {
+        limits: { ...LIMITS, maxDataBytes: 256 * 1024 ** 2 },
+      });
+      assert.notEqual(big.exitCode, 0);
+      assert.match(big.output, /allocation failed/i);
+      const file = await run('head -c 20000000 /dev/zero > big.bin');
+      assert.equal(file.exitCode, 153, 'SIGXFSZ');
     });
   },
 );

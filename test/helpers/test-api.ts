@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { CommandRunner } from '../../src/builder/command-runner.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -55,6 +56,8 @@ export interface TestApiOptions {
   readonly uploadLimits?: Partial<ArchiveLimits>;
   /** Build settings from these variables (ATOLL_BUILD_TIMEOUT_MS, …) over the defaults. */
   readonly buildEnv?: Record<string, string>;
+  /** Where build commands run; the bubblewrap sandbox by default. */
+  readonly commandRunner?: CommandRunner;
 }
 
 export const DEFAULT_TEST_UPLOAD_LIMITS: ArchiveLimits = {
@@ -100,6 +103,7 @@ export class TestApi {
         uploadLimits,
         builds: loadConfig(options.buildEnv ?? {}, dataDir).builds,
       },
+      commandRunner: options.commandRunner,
     });
     const state = { api: undefined as TestApi | undefined };
     const app = await buildApiServer({

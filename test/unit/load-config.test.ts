@@ -78,12 +78,15 @@ describe('loadConfig defaults', () => {
           uidRange: { first: 61_000, last: 61_999 },
           wpUrlTemplate: undefined,
           heapMb: 4_096,
+          unsafe: false,
           limits: {
             wallMs: 1_200_000,
             cpuSeconds: 2_400,
             maxProcesses: 512,
             maxOpenFiles: 8_192,
             maxFileBytes: 2 * 1024 ** 3,
+            maxDataBytes: 8 * 1024 ** 3,
+            maxResidentBytes: 6 * 1024 ** 3,
             maxOutputBytes: 5 * 1024 * 1024,
           },
         },
@@ -121,6 +124,15 @@ describe('loadConfig defaults', () => {
 });
 
 describe('loadConfig values', () => {
+  it('reads ATOLL_UNSAFE_BUILDS as 1 or 0 and refuses anything else by name', () => {
+    assert.equal(loadConfig({ ATOLL_UNSAFE_BUILDS: '1' }, CWD).builds.unsafe, true);
+    assert.equal(loadConfig({ ATOLL_UNSAFE_BUILDS: '0' }, CWD).builds.unsafe, false);
+    assert.throws(
+      () => loadConfig({ ATOLL_UNSAFE_BUILDS: 'yes' }, CWD),
+      /ATOLL_UNSAFE_BUILDS must be 1 or 0/,
+    );
+  });
+
   it('resolves a relative data folder against the working directory and keeps an absolute one', () => {
     assert.equal(loadConfig({ ATOLL_DATA_DIR: 'var/atoll' }, CWD).dataDir, join(CWD, 'var', 'atoll'));
     assert.equal(loadConfig({ ATOLL_DATA_DIR: '/srv/atoll' }, CWD).dataDir, '/srv/atoll');

@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import yazl from 'yazl';
+import { TestApi, type Credentials, type TestApiOptions } from './test-api.js';
+
+export const FIXTURE_APPS = new URL('../fixtures/apps/', import.meta.url).pathname;
+
+/** A .zip of a fixture app folder, wrapped in one top folder as zipping a folder does. */
+export function zipFolder(name: string, root = join(FIXTURE_APPS, name)): Promise<Buffer> {
+  const zip = new yazl.ZipFile();
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir)) {
+      const path = join(dir, entry);
+      if (statSync(path).isDirectory()) walk(path);
+      else zip.addFile(path, `${name}/${relative(root, path)}`);
+    }
+  };
+  walk(root);
+  zip.end();
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    zip.outputStream.on('data', (c: Buffer) => chunks.push(c));
+    zip.outputStream.on('end', () => {
+      resolve(Buffer.concat(chunks));
+    });
+    zip.outputStream.on('error', reject);
+  });
+}
+
+/**
+ * The real API with its build worker running, one tenant `acme` with an uploadable app `web`
+ * and one environment: what every build test starts from.
+ */
+export class BuildHarness {
+  private constructor(
+    readonly api: TestApi,
+    readonly owner: Credentials,
+    readonly envId: string,
+    private readonly worker: Promise<void>,
+  ) {}
+
+  static async start(
+    options: TestApiOptions & { shellVariables?: { key: string; value: string }[] } = {},
+  ): Promise<BuildHarness> {
+    const api = await TestApi.start(options);
+    const owner = await api.createTenant('acme');
+    await api.request('POST', '/v1/accounts/acme/apps?appId=web', {
+      auth: owner,
+      body: { region: 'UK', uploadable: {} },
+    });
+    const created = await api.request('POST', '/v1/accounts/acme/apps/web/environments', {
+      auth: owner,
+      body: { displayName: 'Production', branch: 'uploadable', shellVariables: options.shellVariables ?? [] },
+    });
+    const envId = /environments\/([^/]+)\//.exec(created.body.name)?.[1] ?? '';
+    return new BuildHarness(api, owner, envId, api.services.buildRunner.run());
+  }
+
+  get envPath(): string {
+    return `/v1/accounts/acme/apps/web/environments/${this.envId}`;
+  }
+
+  auth(): string {
+    return `Basic ${Buffer.from(`${this.owner.userId}:${this.owner.password}`).toString('base64')}`;
+  }
+
+  async upload(app: string): Promise<{ operation: string; buildId: string }> {
+    const form = new FormData();
+    form.append('repository', new Blob([await zipFolder(app)]), `${app}.zip`);
+    const response = await fetch(`${this.api.url}/fu${this.envPath}:upload`, {
+      method: 'POST',
+      headers: { authorization: this.auth() },
+      body: form,
+    });
+    const body = (await response.json()) as { name: string };
+    assert.equal(response.status, 200, JSON.stringify(body));
+    return { operation: body.name, buildId: body.name.split('/').pop() ?? '' };
+  }
+
+  async waitDone(operation: string, timeoutMs = 240_000): Promise<any> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const answer = await this.api.request('GET', `/v1/${operation}`, { auth: this.owner });
+      if (answer.body.done === true) return answer.body;
+      assert.ok(Date.now() < deadline, `operation ${operation} not done in time`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+
+  async build(buildId: string): Promise<any> {
+    return (await this.api.request('GET', `${this.envPath}/builds/${buildId}`, { auth: this.owner })).body;
+  }
+
+  async logOf(buildId: string): Promise<string> {
+    const lines = await this.api.testStore.store.buildLogs.read(buildId, 0, 10_000);
+    return lines.map((l) => `${l.stream}: ${l.line}`).join('\n');
+  }
+
+  async stop(): Promise<void> {
+    await this.api.services.buildRunner.stop();
+    await this.worker;
+    await this.api.close();
+  }
+}
