@@ -91,12 +91,19 @@ export function bubblewrapArgs(spec: SandboxSpec, withNetworkFds: boolean): stri
 
 /** Attaches slirp4netns to the sandbox's network namespace and resolves when it is ready. */
 async function startSlirp(childPid: number): Promise<ChildProcess> {
+  // --exit-fd: slirp4netns ends when that pipe closes, so it cannot outlive a platform killed with SIGKILL.
   const slirp = spawn(
     'slirp4netns',
-    ['--configure', '--mtu=65520', '--disable-host-loopback', '--ready-fd=3', String(childPid), 'tap0'],
-    {
-      stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
-    },
+    [
+      '--configure',
+      '--mtu=65520',
+      '--disable-host-loopback',
+      '--ready-fd=3',
+      '--exit-fd=4',
+      String(childPid),
+      'tap0',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] },
   );
   for (const pipe of slirp.stdio.slice(2)) pipe?.on('error', () => undefined);
   await new Promise<void>((resolve, reject) => {

@@ -37,6 +37,7 @@ export type ServiceSettings = Pick<
   | 'dataDir'
   | 'uploadLimits'
   | 'builds'
+  | 'databaseUrl'
 >;
 
 export interface Services extends ApiServices {
@@ -92,7 +93,13 @@ export function composeServices(deps: {
       clock,
       logger,
     },
-    { concurrency: settings.builds.concurrency, pollMs: 2_000, heartbeatMs: 1_000 },
+    {
+      concurrency: settings.builds.concurrency,
+      pollMs: 2_000,
+      heartbeatMs: 1_000,
+      // The embedded store belongs to one process; a PostgreSQL server may have other workers.
+      soleWorker: settings.databaseUrl === undefined,
+    },
   );
   const builds = new BuildsService({
     store,

@@ -26,11 +26,17 @@ export class BuildQueue {
     return this.deps.store.builds.heartbeat(buildId, this.deps.clock.now());
   }
 
-  /** Fails the builds whose worker is gone; returns how many. Run at start and periodically. */
-  async failInterrupted(): Promise<number> {
+  /**
+   * Fails the builds whose worker is gone; returns how many. Run at start and periodically.
+   * `all`: this is the only worker of the store (the embedded one is locked to one process),
+   * so at its start every RUNNING build lost its worker, however recent its last beat.
+   */
+  async failInterrupted(all = false): Promise<number> {
     const now = this.deps.clock.now();
     return this.deps.store.transaction(async (tx) => {
-      const stale = await tx.builds.listStaleRunningForUpdate(new Date(now.getTime() - this.staleAfterMs));
+      const stale = await tx.builds.listStaleRunningForUpdate(
+        all ? now : new Date(now.getTime() - this.staleAfterMs),
+      );
       for (const build of stale) {
         await endBuild(
           tx,

@@ -64,12 +64,18 @@ export class BuildRunner {
       clock: Clock;
       logger: Logger;
     },
-    private readonly options: { concurrency: number; pollMs: number; heartbeatMs: number },
+    private readonly options: {
+      concurrency: number;
+      pollMs: number;
+      heartbeatMs: number;
+      /** No other process works on this store: builds RUNNING at start are interrupted at once. */
+      soleWorker: boolean;
+    },
   ) {}
 
   /** Starts the slots; resolves when stop() was called and the builds in flight ended. */
   async run(): Promise<void> {
-    await this.deps.queue.failInterrupted();
+    await this.deps.queue.failInterrupted(this.options.soleWorker);
     const slots = Array.from({ length: this.options.concurrency }, () => this.#slot());
     await Promise.all(slots);
   }

@@ -102,6 +102,8 @@ export class TestApi {
         dataDir,
         uploadLimits,
         builds: loadConfig(options.buildEnv ?? {}, dataDir).builds,
+        // Each test has its own database, worked on by this process alone.
+        databaseUrl: undefined,
       },
       commandRunner: options.commandRunner,
     });

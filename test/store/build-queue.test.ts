@@ -122,6 +122,18 @@ describe(`build queue (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embed
     assert.equal(await queue.failInterrupted(), 0, 'nothing twice');
   });
 
+  it('fails every running build at the start of the only worker, however recent its beat', async () => {
+    const running = await enqueue();
+    const waiting = await enqueue();
+    await queue.claimNext();
+    await queue.heartbeat(running);
+    clock.advance(1);
+    assert.equal(await queue.failInterrupted(), 0, 'a fresh beat is not stale');
+    assert.equal(await queue.failInterrupted(true), 1);
+    assert.equal((await t.store.builds.find(environmentId, running))?.state, 'FAILED');
+    assert.equal((await t.store.builds.find(environmentId, waiting))?.state, 'QUEUED');
+  });
+
   it('never gives one build to two workers at once', async () => {
     const ids = [await enqueue(), await enqueue(), await enqueue(), await enqueue()];
     // Separate connections on a server, the one session of PGlite otherwise: claims are disjoint either way.

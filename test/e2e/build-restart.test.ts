@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { sandboxProblem } from '../../src/builder/sandbox-runner.js';
+import { runCli, startServer } from '../helpers/atoll-process.js';
+import { zipFolder } from '../helpers/build-harness.js';
+
+const processesMatching = (args: string[]) =>
+  spawnSync('pgrep', args)
+    .stdout.toString()
+    .split('\n')
+    .filter((l) => l !== '');
+
+/** Polls until `check` holds: a generous bound, not a timed assertion. */
+async function eventually(check: () => boolean | Promise<boolean>, what: () => string, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    assert.ok(Date.now() < deadline, what());
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Crash safety through the real binary: `atoll serve` killed mid-build, then started again. */
+describe('a server killed during a build', { skip: sandboxProblem() }, () => {
+  it('leaves no build process behind, and on restart the build is FAILED as interrupted with its operation done', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'atoll-e2e-build-'));
+    const env = { ATOLL_DATA_DIR: dataDir };
+    try {
+      const first = await startServer(env);
+      const account = runCli(['admin', 'accounts', 'create', 'crash', '--owner-email', 'c@example.com'], env);
+      assert.equal(account.status, 0, account.stderr);
+      const credentials = JSON.parse(
+        runCli(['admin', 'credentials', 'generate', '--account', 'crash', '--json'], env).stdout,
+      );
+      const auth = `Basic ${Buffer.from(`${credentials.userId}:${credentials.password}`).toString('base64')}`;
+      const call = async (base: string, path: string, init: { method?: string; body?: unknown } = {}) => {
+        const response = await fetch(`${base}${path}`, {
+          method: init.method ?? 'GET',
+          headers: { authorization: auth, 'content-type': 'application/json' },
+          body: init.body === undefined ? undefined : JSON.stringify(init.body),
+        });
+        const text = await response.text();
+        return { status: response.status, text, body: text.startsWith('{') ? JSON.parse(text) : undefined };
+      };
+      await call(first.url, '/v1/accounts/crash/apps?appId=web', {
+        method: 'POST',
+        body: { region: 'UK', uploadable: {} },
+      });
+      const created = await call(first.url, '/v1/accounts/crash/apps/web/environments', {
+        method: 'POST',
+        body: { displayName: 'Production', branch: 'uploadable' },
+      });
+      const envPath = /^(.*)\/operations\//.exec(created.body.name)?.[1] ?? '';
+
+      const form = new FormData();
+      form.append('repository', new Blob([await zipFolder('04-slow-build')]), 'slow.zip');
+      const uploaded = await fetch(`${first.url}/fu/v1/${envPath}:upload`, {
+        method: 'POST',
+        headers: { authorization: auth },
+        body: form,
+      });
+      assert.equal(uploaded.status, 200);
+      const operation = ((await uploaded.json()) as { name: string }).name;
+      const buildPath = `/v1/${envPath}/builds/${operation.split('/').pop() ?? ''}`;
+      let log = '';
+      await eventually(
+        async () => {
+          log = (await call(first.url, `${buildPath}/logs`)).text;
+          return log.includes('waiting forever');
+        },
+        () => `the build did not reach its script:\n${log}`,
+        240_000,
+      );
+      const helpers = processesMatching(['-P', String(first.child.pid), 'slirp4netns']);
+      assert.equal(helpers.length, 1, 'the build runs with its network helper');
+
+      first.child.kill('SIGKILL');
+      await first.exited;
+      // The sandbox dies with the server (bubblewrap's --die-with-parent), and its network helper with it.
+      await eventually(
+        () => processesMatching(['-f', 'waiting forever']).length === 0,
+        () => 'a build process outlived the server',
+      );
+      await eventually(
+        () => helpers.every((pid) => spawnSync('kill', ['-0', pid]).status !== 0),
+        () => 'slirp4netns outlived the server',
+      );
+
+      const second = await startServer(env);
+      try {
+        let build: { state?: string; failureReason?: { message: string } } = {};
+        await eventually(
+          async () => {
+            build = (await call(second.url, buildPath)).body ?? {};
+            return build.state !== 'RUNNING';
+          },
+          () => 'the build stayed RUNNING after the restart',
+        );
+        assert.equal(build.state, 'FAILED');
+        assert.match(build.failureReason?.message ?? '', /^interrupted/);
+        const done = (await call(second.url, `/v1/${operation}`)).body;
+        assert.equal(done.done, true);
+        assert.equal(done.error.code, 10, 'ABORTED');
+      } finally {
+        assert.equal(await second.stop(), 0);
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
