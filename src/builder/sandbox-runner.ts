@@ -1,4 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { stat } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
 import {
   prlimitArgv,
@@ -153,8 +154,15 @@ export async function runSandboxed(spec: SandboxSpec): Promise<SandboxResult> {
 
 export const bubblewrapRunner: CommandRunner = { handOver: chownTree, run: runSandboxed };
 
-/** Hands a folder tree to a build uid (its gid is the same number). */
+/**
+ * Hands a folder tree to a build uid (its gid is the same number). A folder the uid already
+ * owns is left as it is: only the platform (root) creates folders it must hand over, and what
+ * the uid wrote inside its own folder is its own, so a cache of thousands of files is not walked
+ * on every build.
+ */
 export async function chownTree(path: string, uid: number): Promise<void> {
+  const owner = await stat(path);
+  if (owner.uid === uid && owner.gid === uid) return;
   await new Promise<void>((resolve, reject) => {
     const child = spawn('chown', ['-R', `${String(uid)}:${String(uid)}`, path], { stdio: 'ignore' });
     child.once('exit', (code) => {

@@ -8,6 +8,9 @@ import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { zipEntryInfo } from './zip-entry-info.js';
 import { refuseEntry, sourceRoot, type ArchiveLimits } from '../domain/archive-rules.js';
 
+/** Entries written at once: file creation, not bandwidth, is what an upload of many small files waits on. */
+const PARALLEL_WRITES = 8;
+
 /** The archive cannot be unpacked; the message is for the build log and the build's failure reason. */
 export class UnpackError extends Error {
   override readonly name = 'UnpackError';
@@ -94,8 +97,8 @@ export async function unpackArchive(
     );
     const prefix = root === '' ? '' : `${root}/`;
     const base = resolve(partial);
-    let files = 0;
-    let bytes = 0;
+    // Every entry is checked before anything is written; files are then written a few at a time.
+    const toWrite: { entry: Entry; target: string }[] = [];
     for (const entry of entries) {
       const refusal = refuseEntry(zipEntryInfo(entry), limits);
       if (refusal !== undefined) throw new UnpackError(`the archive ${refusal}`);
@@ -104,10 +107,11 @@ export async function unpackArchive(
       const target = resolve(base, relative);
       if (target !== base && !target.startsWith(`${base}${sep}`))
         throw new UnpackError(`entry "${entry.fileName}" resolves outside the folder`);
-      if (entry.fileName.endsWith('/')) {
-        await mkdir(target, { recursive: true, mode: 0o755 });
-        continue;
-      }
+      if (entry.fileName.endsWith('/')) await mkdir(target, { recursive: true, mode: 0o755 });
+      else toWrite.push({ entry, target });
+    }
+    let bytes = 0;
+    const writeEntry = async (entry: Entry, target: string, from: ZipFile) => {
       await mkdir(dirname(target), { recursive: true, mode: 0o755 });
       let crc = 0;
       const count = new Transform({
@@ -124,7 +128,7 @@ export async function unpackArchive(
       const executable = ((entry.externalFileAttributes >>> 16) & 0o111) !== 0;
       try {
         await pipeline(
-          await openEntry(zip, entry),
+          await openEntry(from, entry),
           count,
           createWriteStream(target, { flags: 'wx', mode: executable ? 0o755 : 0o644 }),
         );
@@ -137,8 +141,23 @@ export async function unpackArchive(
       }
       if (crc >>> 0 !== entry.crc32 >>> 0)
         throw new UnpackError(`entry "${entry.fileName}" is corrupt: its CRC-32 does not match`);
-      files += 1;
-    }
+    };
+    let next = 0;
+    let failure: Error | undefined;
+    const opened = zip;
+    const writer = async () => {
+      // After the first failure no new entry starts; the ones in flight finish before the folder goes.
+      while (failure === undefined && next < toWrite.length) {
+        const item = toWrite[next++];
+        if (item === undefined) break;
+        await writeEntry(item.entry, item.target, opened).catch((error: unknown) => {
+          failure ??= error instanceof Error ? error : new Error(String(error));
+        });
+      }
+    };
+    await Promise.all(Array.from({ length: PARALLEL_WRITES }, writer));
+    if (failure !== undefined) throw failure;
+    const files = toWrite.length;
     if (root !== '' && files === 0)
       throw new UnpackError(`the archive has no files under "${root}" (check rootDirectory)`);
     await rm(destination, { recursive: true, force: true });

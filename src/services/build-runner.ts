@@ -54,6 +54,7 @@ export class BuildRunner {
   readonly #running = new Set<Promise<void>>();
   readonly #controllers = new Set<AbortController>();
   #wake: (() => void) | undefined;
+  readonly #endListeners = new Set<(buildId: string) => void>();
 
   constructor(
     private readonly deps: {
@@ -78,6 +79,12 @@ export class BuildRunner {
     await this.deps.queue.failInterrupted(this.options.soleWorker);
     const slots = Array.from({ length: this.options.concurrency }, () => this.#slot());
     await Promise.all(slots);
+  }
+
+  /** Calls `listener` with the id of each build this worker ends, once its outcome is recorded; returns the unsubscribe. */
+  onEnded(listener: (buildId: string) => void): () => void {
+    this.#endListeners.add(listener);
+    return () => this.#endListeners.delete(listener);
   }
 
   /** A new build was queued: look now instead of at the next poll. */
@@ -141,16 +148,24 @@ export class BuildRunner {
         pending.push({ seq, time: clock.now(), stream, line });
       },
     };
-    // Heartbeat and cancellation watch: one timer, one cheap query a beat.
+    // Heartbeat, log lines and cancellation watch: one timer, one transaction (one commit) a beat.
     const beat = setInterval(() => {
-      void (async () => {
-        await flush();
-        await this.deps.queue.heartbeat(build.id);
-        const current = await store.builds.find(build.environmentId, build.id);
-        if (current?.state !== 'RUNNING') controller.abort();
-      })().catch((error: unknown) => {
-        logger.warn({ err: error, buildId: build.id }, 'build heartbeat failed');
-      });
+      const lines = pending;
+      pending = [];
+      void store
+        .transaction(async (tx) => {
+          if (lines.length > 0) await tx.buildLogs.append(build.id, lines);
+          await tx.builds.heartbeat(build.id, clock.now());
+          return tx.builds.find(build.environmentId, build.id);
+        })
+        .then((current) => {
+          if (current?.state !== 'RUNNING') controller.abort();
+        })
+        .catch((error: unknown) => {
+          // The lines go out with the next beat or the final flush.
+          pending = [...lines, ...pending];
+          logger.warn({ err: error, buildId: build.id }, 'build heartbeat failed');
+        });
     }, this.options.heartbeatMs);
     let outcome: BuildOutcome;
     try {
@@ -184,6 +199,7 @@ export class BuildRunner {
     );
     await flush();
     await this.#record(build, outcome);
+    for (const listener of this.#endListeners) listener(build.id);
   }
 
   async #record(build: BuildRecord, outcome: BuildOutcome): Promise<void> {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sandboxProblem } from '../../src/builder/sandbox-runner.js';
@@ -28,8 +29,10 @@ describe('the build pipeline, for real', { skip: sandboxProblem() }, () => {
   const auth = () => harness.auth();
 
   function artifactFiles(digest: string): string[] {
-    const path = join(api.dataDir, 'blobs', 'artifacts', `${digest.replace('sha256:', '')}.tar.gz`);
-    return execFileSync('tar', ['-tzf', path], { encoding: 'utf8' })
+    const hex = digest.replace('sha256:', '');
+    const folder = join(api.dataDir, 'blobs', 'artifacts');
+    const path = join(folder, readdirSync(folder).find((name) => name.startsWith(`${hex}.tar.`)) ?? hex);
+    return execFileSync('tar', ['-tf', path], { encoding: 'utf8' })
       .split('\n')
       .filter((l) => l !== '');
   }
@@ -85,6 +88,11 @@ describe('the build pipeline, for real', { skip: sandboxProblem() }, () => {
     assert.match(cachedLog, /node_modules reused from the cache, install skipped/);
     assert.doesNotMatch(cachedLog, /\$ npm install/);
     assert.match(cachedLog, /stdout: built \{"isNumber":true/);
+    const warm = await harness.build(again.buildId);
+    assert.ok(
+      artifactFiles(warm.artifactDigest).includes('./node_modules/is-number/package.json'),
+      'the reused node_modules is in the artifact',
+    );
     const clean = await api.request('POST', `${envPath}:rebuild`, { auth: owner, body: { clean: true } });
     const cleanId = clean.body.name.split('/').pop();
     assert.equal((await waitDone(clean.body.name)).error, undefined, await logOf(cleanId));
@@ -136,6 +144,39 @@ describe('the build pipeline, for real', { skip: sandboxProblem() }, () => {
     );
     const followed = await following;
     assert.match(followed, /stdout +waiting forever/);
+  });
+
+  it('stops the build of an environment deleted while it runs, and frees its uid (regression: orphaned builds)', async () => {
+    const created = await api.request('POST', '/v1/accounts/acme/apps/web/environments', {
+      auth: owner,
+      body: { displayName: 'Doomed', branch: 'uploadable' },
+    });
+    const doomed = /environments\/([^/]+)\//.exec(created.body.name)?.[1] ?? '';
+    const { buildId } = await harness.upload('04-slow-build', doomed);
+    for (let i = 0; i < 600 && !(await logOf(buildId)).includes('waiting forever'); i++)
+      await new Promise((r) => setTimeout(r, 100));
+    const deleted = await api.request('DELETE', `/v1/accounts/acme/apps/web/environments/${doomed}`, {
+      auth: owner,
+    });
+    assert.equal(deleted.status, 200);
+    let left = 'x';
+    for (let i = 0; i < 100 && left !== ''; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      left = spawnSync('pgrep', ['-f', 'waiting forever']).stdout.toString().trim();
+    }
+    assert.equal(left, '', 'the build of the deleted environment was killed');
+    const again = await api.request('POST', '/v1/accounts/acme/apps/web/environments', {
+      auth: owner,
+      body: { displayName: 'Reborn', branch: 'uploadable' },
+    });
+    const reborn = /environments\/([^/]+)\//.exec(again.body.name)?.[1] ?? '';
+    const freed = await api.testStore.store.environments.assignBuildUid(reborn, 61_000, 61_999);
+    const held = await api.testStore.store.environments.assignBuildUid(harness.envId, 61_000, 61_999);
+    assert.notEqual(freed, held);
+    assert.ok(
+      freed !== undefined && freed <= 61_001,
+      `the deleted environment's uid went back to the range (${String(freed)})`,
+    );
   });
 });
 

@@ -65,14 +65,18 @@ export class BuildHarness {
     return `Basic ${Buffer.from(`${this.owner.userId}:${this.owner.password}`).toString('base64')}`;
   }
 
-  async upload(app: string): Promise<{ operation: string; buildId: string }> {
+  /** Uploads a fixture app to the harness's environment, or to another of app `web`. */
+  async upload(app: string, envId = this.envId): Promise<{ operation: string; buildId: string }> {
     const form = new FormData();
     form.append('repository', new Blob([await zipFolder(app)]), `${app}.zip`);
-    const response = await fetch(`${this.api.url}/fu${this.envPath}:upload`, {
-      method: 'POST',
-      headers: { authorization: this.auth() },
-      body: form,
-    });
+    const response = await fetch(
+      `${this.api.url}/fu/v1/accounts/acme/apps/web/environments/${envId}:upload`,
+      {
+        method: 'POST',
+        headers: { authorization: this.auth() },
+        body: form,
+      },
+    );
     const body = (await response.json()) as { name: string };
     assert.equal(response.status, 200, JSON.stringify(body));
     return { operation: body.name, buildId: body.name.split('/').pop() ?? '' };

@@ -1,0 +1,86 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+
+/** Folders frameworks keep between builds (platform-facts.md). */
+const FRAMEWORK_CACHES = ['.cache', '.next/cache', '.nuxt', '.wordpress-cache'];
+
+/** Moves a folder; across file systems (a cache on another disk) it copies and removes instead. */
+async function moveTree(from: string, to: string): Promise<void> {
+  await rm(to, { recursive: true, force: true });
+  await mkdir(dirname(to), { recursive: true, mode: 0o755 });
+  try {
+    await rename(from, to);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn('cp', ['-a', '--reflink=auto', from, to], { stdio: 'ignore' });
+      child.once('exit', (code) => {
+        if (code === 0) resolve();
+        else reject(new Error(`cp exited with ${String(code)}`));
+      });
+      child.once('error', reject);
+    });
+    await rm(from, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The build cache of one environment: the package manager's store, node_modules of the last
+ * build with its lockfile key, and the framework cache folders. node_modules and the framework
+ * folders are moved (renamed) into the build's folder and back after packaging, not copied: a
+ * warm build then costs two renames instead of a copy of thousands of files each way. A build
+ * that ends without giving them back (a failed install) leaves the cache cold, never stale.
+ */
+export class EnvironmentBuildCache {
+  constructor(readonly root: string) {}
+
+  /** The package manager's own store (npm's cache, Yarn's cache, pnpm's store), kept in place. */
+  storeFor(manager: string): string {
+    return join(this.root, manager);
+  }
+
+  /** A clean rebuild starts from nothing. */
+  async clear(): Promise<void> {
+    await rm(this.root, { recursive: true, force: true });
+  }
+
+  /** Puts the framework cache folders back into the source; returns the ones restored. */
+  async restoreFrameworkCaches(source: string): Promise<string[]> {
+    const restored: string[] = [];
+    for (const folder of FRAMEWORK_CACHES) {
+      const saved = join(this.root, 'framework', folder);
+      if (!existsSync(saved) || existsSync(join(source, folder))) continue;
+      await moveTree(saved, join(source, folder));
+      restored.push(folder);
+    }
+    return restored;
+  }
+
+  /** Moves in node_modules of the last build when its key (lockfile and toolchain) is the same. */
+  async restoreDependencies(source: string, key: string): Promise<boolean> {
+    const saved = join(this.root, 'node_modules');
+    const savedKey = await readFile(join(this.root, 'node_modules.key'), 'utf8').catch(() => '');
+    if (savedKey !== key || !existsSync(saved) || existsSync(join(source, 'node_modules'))) return false;
+    // The key goes first: should the move fail half-way, the cache is cold, not wrong.
+    await rm(join(this.root, 'node_modules.key'), { force: true });
+    await moveTree(saved, join(source, 'node_modules'));
+    return true;
+  }
+
+  /**
+   * Takes the framework folders and, when `dependencyKey` is set (the install succeeded or was
+   * skipped), node_modules back from the source for the next build.
+   */
+  async keep(source: string, dependencyKey: string | undefined): Promise<void> {
+    for (const folder of FRAMEWORK_CACHES) {
+      if (existsSync(join(source, folder)))
+        await moveTree(join(source, folder), join(this.root, 'framework', folder));
+    }
+    if (dependencyKey !== undefined && existsSync(join(source, 'node_modules'))) {
+      await moveTree(join(source, 'node_modules'), join(this.root, 'node_modules'));
+      await writeFile(join(this.root, 'node_modules.key'), dependencyKey);
+    }
+  }
+}
