@@ -23,6 +23,7 @@ import { formatReport } from './format-report.js';
 import { LoadGeneratorProcess } from './load-generator-process.js';
 import { MeasurementAccumulator, type TargetKey } from './measurement.js';
 import { installSqlStatementCounter } from './sql-statement-counter.js';
+import { runBenchmark, UsageError } from '../shared/bench-main.js';
 
 interface BenchOptions {
   readonly durationSeconds: number;
@@ -50,8 +51,6 @@ const USAGE = `npm run bench:api -- [options]
   --apps <n>         apps in the benchmark account (default 1000)
   --log-level <l>    the API's log level, written to /dev/null (default info, as served)
 DATABASE_URL=postgres://…  benchmark a fresh database on that server instead of the embedded PGlite`;
-
-class UsageError extends Error {}
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -301,16 +300,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    const usage =
-      error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-    const text =
-      error instanceof Error ? (usage ? error.message : (error.stack ?? error.message)) : String(error);
-    process.stderr.write(`bench:api failed: ${text}\n${usage ? `${USAGE}\n` : ''}`);
-    process.exitCode = 1;
-  },
-);
+runBenchmark('bench:api', USAGE, main);

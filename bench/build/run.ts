@@ -16,6 +16,7 @@ import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { median, runBenchmark, UsageError } from '../shared/bench-main.js';
 import { sandboxProblem } from '../../src/builder/sandbox-runner.js';
 import { ToolchainProvisioner } from '../../src/builder/toolchain-provisioner.js';
 import { FIXTURE_APPS, zipFolder } from '../../test/helpers/build-harness.js';
@@ -33,7 +34,9 @@ const MIN_WARM_INSTALL_SPEEDUP = 3;
 const APP = 'build-bench';
 const SYSTEM_CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
 
-class UsageError extends Error {}
+const USAGE = `npm run bench:build -- [options]
+  --rounds <n>  rounds; each runs the direct commands, a cold and a warm platform build (default 3)
+  --app <name>  fixture under test/fixtures/apps/ (default 05-static-generator)`;
 
 interface BenchOptions {
   readonly rounds: number;
@@ -50,9 +53,7 @@ function parseOptions(argv: string[]): BenchOptions {
     },
   });
   if (values.help) {
-    process.stdout.write(`npm run bench:build -- [options]
-  --rounds <n>  rounds; each runs the direct commands, a cold and a warm platform build (default 3)
-  --app <name>  fixture under test/fixtures/apps/ (default 05-static-generator)\n`);
+    process.stdout.write(`${USAGE}\n`);
     process.exit(0);
   }
   const rounds = Number(values.rounds);
@@ -67,13 +68,6 @@ function parseOptions(argv: string[]): BenchOptions {
 
 const progress = (message: string) => process.stderr.write(`bench:build ${message}\n`);
 const seconds = (ms: number) => (ms / 1000).toFixed(2);
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] ?? 0)
-    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
-};
 
 /** Wall times of one build, in ms. */
 interface BuildTimes {
@@ -342,14 +336,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.stderr.write(
-      `bench:build: ${error instanceof UsageError ? error.message : String((error as Error).stack ?? error)}\n`,
-    );
-    process.exitCode = 1;
-  },
-);
+runBenchmark('bench:build', USAGE, main);

@@ -21,6 +21,7 @@ import { SAMPLE_INTERVAL_MS } from './server-probe.js';
 import { postMultipartArchive, type UploadResult } from './multipart-upload.js';
 import { ServerProcess } from './server-process.js';
 import { writeUploadArchive, type UploadArchive } from './upload-archive.js';
+import { median, runBenchmark, UsageError } from '../shared/bench-main.js';
 
 /** The issue's targets: API at least half the bare sink's MiB/s; at most 64 MiB of RSS growth. */
 const MIN_RATIO_TO_SINK = 0.5;
@@ -33,8 +34,6 @@ const USAGE = `npm run bench:upload -- [options]
   --size-mb <n>  size of the archive in MiB (default 200)
   --files <n>    random-data files stored in it (default 256, plus an index.html)
   --rounds <n>   rounds; each uploads once to the sink and once to the API, order alternating (default 5)`;
-
-class UsageError extends Error {}
 
 interface BenchOptions {
   readonly sizeMiB: number;
@@ -81,14 +80,6 @@ interface RoundResult {
 
 function log(message: string): void {
   process.stderr.write(`${message}\n`);
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] ?? Number.NaN)
-    : ((sorted[middle - 1] ?? Number.NaN) + (sorted[middle] ?? Number.NaN)) / 2;
 }
 
 const mibPerSecond = (r: RoundResult) => r.upload.bodyBytes / MIB / (r.upload.totalMs / 1000);
@@ -332,16 +323,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    const usage =
-      error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
-    const text =
-      error instanceof Error ? (usage ? error.message : (error.stack ?? error.message)) : String(error);
-    process.stderr.write(`bench:upload failed: ${text}\n${usage ? `${USAGE}\n` : ''}`);
-    process.exitCode = 1;
-  },
-);
+runBenchmark('bench:upload', USAGE, main);
