@@ -35,6 +35,8 @@ export interface BuildExecutorSettings {
   readonly wpUrlTemplate: string | undefined;
   /** NODE_OPTIONS --max-old-space-size of the build's Node processes. */
   readonly heapMb: number;
+  /** Largest build output (the artifact's uncompressed tar) in bytes. */
+  readonly maxOutputBytes: number;
   readonly blobs: BlobStore;
   readonly toolchains: ToolchainProvisioner;
   /** The bubblewrap sandbox; the unsafe runner only where ATOLL_UNSAFE_BUILDS=1 allows it. */
@@ -71,11 +73,13 @@ const COMPRESSOR: { readonly argv: readonly string[]; readonly extension: string
     ? { argv: ['zstd', '-q', '-3', '-T0', '-c'], extension: 'tar.zst' }
     : { argv: ['gzip', '-n', '-1', '-c'], extension: 'tar.gz' };
 
+class OutputTooLarge extends Error {}
+
 /**
  * A reproducible tar of a folder (sorted names, no times or owners), compressed; its digest is
  * the SHA-256 of the tar itself, so that it names the content whatever the compression.
  */
-async function packFolder(folder: string, destination: string): Promise<string> {
+async function packFolder(folder: string, destination: string, maxBytes: number): Promise<string> {
   const tar = spawn(
     'tar',
     ['--sort=name', '--mtime=@0', '--owner=0', '--group=0', '--numeric-owner', '-C', folder, '-cf', '-', '.'],
@@ -84,8 +88,14 @@ async function packFolder(folder: string, destination: string): Promise<string> 
   const [compressor = 'gzip', ...args] = COMPRESSOR.argv;
   const compress = spawn(compressor, args, { stdio: ['pipe', 'pipe', 'pipe'] });
   const hash = createHash('sha256');
+  let bytes = 0;
   const measure = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
+      bytes += chunk.length;
+      if (bytes > maxBytes) {
+        callback(new OutputTooLarge());
+        return;
+      }
       hash.update(chunk);
       callback(null, chunk);
     },
@@ -101,11 +111,17 @@ async function packFolder(folder: string, destination: string): Promise<string> 
         }),
     ),
   );
-  await Promise.all([
-    pipeline(tar.stdout, measure, compress.stdin),
-    pipeline(compress.stdout, createWriteStream(destination, { mode: 0o600 })),
-    exits,
-  ]);
+  try {
+    await Promise.all([
+      pipeline(tar.stdout, measure, compress.stdin),
+      pipeline(compress.stdout, createWriteStream(destination, { mode: 0o600 })),
+      exits,
+    ]);
+  } catch (error) {
+    tar.kill('SIGKILL');
+    compress.kill('SIGKILL');
+    throw error;
+  }
   return hash.digest('hex');
 }
 
@@ -242,7 +258,12 @@ export class SandboxedBuildExecutor implements BuildExecutor {
 
       await reporter.phase('PACKAGING');
       const temp = join(work, `artifact.${COMPRESSOR.extension}`);
-      const digest = await packFolder(source, temp);
+      const digest = await packFolder(source, temp, this.settings.maxOutputBytes).catch((error: unknown) => {
+        if (!(error instanceof OutputTooLarge)) throw error;
+        throw new BuildFailure(
+          `the build output (with node_modules) exceeds the output size limit of ${String(this.settings.maxOutputBytes)} bytes (ATOLL_BUILD_MAX_OUTPUT_BYTES)`,
+        );
+      });
       const artifactKey = `artifacts/${digest}.${COMPRESSOR.extension}`;
       await this.settings.blobs.adopt(artifactKey, temp);
       return { ok: true, artifactKey, artifactDigest: `sha256:${digest}`, framework };

@@ -39,6 +39,8 @@ export interface BuildSettings {
   readonly wpUrlTemplate: string | undefined;
   /** V8 heap of the build's Node processes (NODE_OPTIONS --max-old-space-size), in MiB. */
   readonly heapMb: number;
+  /** Largest build output (the artifact's uncompressed tar), in bytes. */
+  readonly maxOutputBytes: number;
   readonly limits: SandboxLimits;
   /** ATOLL_UNSAFE_BUILDS: without bubblewrap, run builds unisolated (development only). */
   readonly unsafe: boolean;
@@ -187,6 +189,14 @@ export function loadConfig(env: Env, cwd: string): Config {
       uidRange: readUidRange(env, problems),
       wpUrlTemplate: readString(env, 'ATOLL_WP_URL_TEMPLATE'),
       heapMb: readInteger(env, 'ATOLL_BUILD_HEAP_MB', 4_096, 128, 65_536, problems),
+      maxOutputBytes: readInteger(
+        env,
+        'ATOLL_BUILD_MAX_OUTPUT_BYTES',
+        4 * 1024 ** 3,
+        1_024,
+        2 ** 44,
+        problems,
+      ),
       unsafe: readFlag(env, 'ATOLL_UNSAFE_BUILDS', problems),
       limits: Object.freeze({
         wallMs: readInteger(env, 'ATOLL_BUILD_TIMEOUT_MS', 20 * 60_000, 1_000, 24 * 3_600_000, problems),

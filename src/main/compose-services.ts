@@ -85,6 +85,7 @@ export function composeServices(deps: {
         sandboxLimits: settings.builds.limits,
         wpUrlTemplate: settings.builds.wpUrlTemplate,
         heapMb: settings.builds.heapMb,
+        maxOutputBytes: settings.builds.maxOutputBytes,
         blobs,
         toolchains: new ToolchainProvisioner(join(settings.dataDir, 'cache', 'toolchains')),
         runner: deps.commandRunner ?? bubblewrapRunner,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sandboxProblem } from '../../src/builder/sandbox-runner.js';
@@ -181,14 +181,20 @@ describe('the build pipeline, for real', { skip: sandboxProblem() }, () => {
 });
 
 describe('the build limits', { skip: sandboxProblem() }, () => {
-  async function failureOf(buildEnv: Record<string, string>): Promise<string> {
+  async function failureOf(buildEnv: Record<string, string>, app = '04-slow-build'): Promise<string> {
     const harness = await BuildHarness.start({ buildEnv });
     try {
-      const { operation, buildId } = await harness.upload('04-slow-build');
+      const { operation, buildId } = await harness.upload(app);
       const done = await harness.waitDone(operation, 120_000);
       assert.equal(done.error.code, 9, JSON.stringify(done));
       const build = await harness.build(buildId);
       assert.equal(build.state, 'FAILED');
+      const artifacts = join(harness.api.dataDir, 'blobs', 'artifacts');
+      assert.deepEqual(
+        existsSync(artifacts) ? readdirSync(artifacts) : [],
+        [],
+        'a failed build keeps no artifact',
+      );
       return build.failureReason.message as string;
     } finally {
       await harness.stop();
@@ -207,6 +213,13 @@ describe('the build limits', { skip: sandboxProblem() }, () => {
     assert.match(
       await failureOf({ ATOLL_BUILD_MAX_MEMORY_MB: '64' }),
       /exceeded the memory limit of 64 MiB \(ATOLL_BUILD_MAX_MEMORY_MB\)/,
+    );
+  });
+
+  it('fails a build whose output passes the output size limit, naming it, and keeps no artifact', async () => {
+    assert.match(
+      await failureOf({ ATOLL_BUILD_MAX_OUTPUT_BYTES: '1024' }, '01-static-site'),
+      /exceeds the output size limit of 1024 bytes \(ATOLL_BUILD_MAX_OUTPUT_BYTES\)/,
     );
   });
 });

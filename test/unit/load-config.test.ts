@@ -78,6 +78,7 @@ describe('loadConfig defaults', () => {
           uidRange: { first: 61_000, last: 61_999 },
           wpUrlTemplate: undefined,
           heapMb: 4_096,
+          maxOutputBytes: 4 * 1024 ** 3,
           unsafe: false,
           limits: {
             wallMs: 1_200_000,
