@@ -51,11 +51,25 @@ const PM_MOUNT = '/opt/atoll/package-manager';
 
 /** The npm that comes with each Node.js major when the project does not ask for one. */
 const DEFAULT_NPM: Readonly<Record<number, string>> = { 18: '10.x', 20: '10.x', 22: '10.x', 24: '11.x' };
-const PM_ENTRY: Readonly<Record<PackageManagerChoice['name'], string>> = {
-  npm: 'bin/npm-cli.js',
-  yarn: 'bin/yarn.js',
-  pnpm: 'bin/pnpm.cjs',
-};
+/**
+ * Yarn classic, and pnpm 10 (the newest major that ships a Node.js entry point and reads
+ * lockfile v9), when the project does not ask for a version.
+ */
+const DEFAULT_YARN = '1.x';
+const DEFAULT_PNPM = '10.x';
+
+/** The package's own `bin` entry for its command, run with the build's Node.js. */
+async function managerEntry(managerDir: string, name: string, version: string): Promise<string> {
+  const manifest = JSON.parse(await readFile(join(managerDir, 'package.json'), 'utf8')) as {
+    bin?: string | Record<string, string>;
+  };
+  const entry = typeof manifest.bin === 'string' ? manifest.bin : manifest.bin?.[name];
+  if (entry === undefined || !/\.(c|m)?js$/.test(entry))
+    throw new BuildFailure(
+      `${name} ${version} has no Node.js entry point to run; ask for another version in packageManager (e.g. "${name}@${name === 'pnpm' ? '10' : '1'}")`,
+    );
+  return entry;
+}
 
 /** A failure of the user's project: a clear message, no stack. */
 class BuildFailure extends Error {
@@ -196,12 +210,13 @@ export class SandboxedBuildExecutor implements BuildExecutor {
           (manager.name === 'npm'
             ? (DEFAULT_NPM[semver.major(nodeVersion)] ?? 'latest')
             : manager.name === 'yarn'
-              ? '1.x'
-              : '*');
+              ? DEFAULT_YARN
+              : DEFAULT_PNPM);
         const managerVersion = await this.settings.toolchains.resolve(manager.name, managerRange);
         if (managerVersion === undefined)
           throw new BuildFailure(`no ${manager.name} version matches "${managerRange}"`);
         const managerDir = await this.settings.toolchains.provision(manager.name, managerVersion);
+        const entry = await managerEntry(managerDir, manager.name, managerVersion);
         reporter.log(
           'atoll',
           `Node.js ${nodeVersion}, ${manager.name} ${managerVersion}${manager.lockfile ? ` (${manager.lockfile})` : ' (no lockfile)'}`,
@@ -233,7 +248,7 @@ export class SandboxedBuildExecutor implements BuildExecutor {
         const run = (label: string, args: string[]) =>
           this.#sandboxed(inputs, reporter, signal, source, nodeDir, managerDir, store, label, [
             `${NODE_MOUNT}/bin/node`,
-            `${PM_MOUNT}/${PM_ENTRY[manager.name]}`,
+            join(PM_MOUNT, entry),
             ...args,
           ]);
 

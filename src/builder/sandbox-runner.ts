@@ -36,6 +36,9 @@ export function bubblewrapArgs(spec: SandboxSpec, withNetworkFds: boolean): stri
     '/dev',
     '--proc',
     '/proc',
+    // A private /tmp the build uid can write to, as on any system (yarn, for one, needs it).
+    '--perms',
+    '1777',
     '--tmpfs',
     '/tmp',
     '--tmpfs',

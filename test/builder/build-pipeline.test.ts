@@ -146,6 +146,32 @@ describe('the build pipeline, for real', { skip: sandboxProblem() }, () => {
     assert.match(followed, /stdout +waiting forever/);
   });
 
+  for (const [app, manager, lockfile] of [
+    ['06-yarn-classic', 'yarn', 'yarn.lock'],
+    ['07-pnpm', 'pnpm', 'pnpm-lock.yaml'],
+  ] as const) {
+    it(`installs with ${manager} from ${lockfile}, on the Node.js engines.node asks for`, async () => {
+      const { operation, buildId } = await upload(app);
+      const done = await waitDone(operation);
+      const log = await logOf(buildId);
+      assert.equal(done.error, undefined, log);
+      assert.match(
+        log,
+        new RegExp(`Node\\.js 20\\.\\S+, ${manager} \\S+ \\(${lockfile.replace('.', '\\.')}\\)`),
+      );
+      assert.match(log, new RegExp(`\\$ ${manager} install`));
+      assert.match(log, new RegExp(`stdout: built with ${manager}/\\S+ .* on v20\\.`));
+      const build = await harness.build(buildId);
+      // pnpm keeps packages under node_modules/.pnpm and links them into node_modules.
+      assert.ok(
+        artifactFiles(build.artifactDigest).some((f) =>
+          /^\.\/node_modules\/(\.pnpm\/[^/]+\/node_modules\/)?is-number\/package\.json$/.test(f),
+        ),
+        'the installed dependency is in the artifact',
+      );
+    });
+  }
+
   it('stops the build of an environment deleted while it runs, and frees its uid (regression: orphaned builds)', async () => {
     const created = await api.request('POST', '/v1/accounts/acme/apps/web/environments', {
       auth: owner,
