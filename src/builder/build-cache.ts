@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 /** Folders frameworks keep between builds (platform-facts.md). */
@@ -83,4 +83,23 @@ export class EnvironmentBuildCache {
       await writeFile(join(this.root, 'node_modules.key'), dependencyKey);
     }
   }
+}
+
+/**
+ * Removes the build caches of environments that no longer exist (deleted with their app, or
+ * as the child of a deleted environment); returns their ids. Run after deletions and at start,
+ * so that a cache a dying build wrote back after its environment went is caught by the next run.
+ */
+export async function sweepEnvironmentCaches(
+  environmentsRoot: string,
+  exists: (environmentId: string) => Promise<boolean>,
+): Promise<string[]> {
+  const ids = await readdir(environmentsRoot).catch(() => []);
+  const removed: string[] = [];
+  for (const id of ids) {
+    if (await exists(id)) continue;
+    await rm(join(environmentsRoot, id), { recursive: true, force: true });
+    removed.push(id);
+  }
+  return removed;
 }

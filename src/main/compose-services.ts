@@ -3,6 +3,7 @@ import type { Config } from '../config/load-config.js';
 import { createAesSecretBox } from '../adapters/aes-secret-box.js';
 import { createFilesystemBlobStore } from '../adapters/filesystem-blob-store.js';
 import { yauzlArchiveInspector } from '../builder/archive-inspector.js';
+import { sweepEnvironmentCaches } from '../builder/build-cache.js';
 import { SandboxedBuildExecutor } from '../builder/build-executor.js';
 import type { CommandRunner } from '../builder/command-runner.js';
 import { bubblewrapRunner } from '../builder/sandbox-runner.js';
@@ -44,6 +45,8 @@ export interface Services extends ApiServices {
   readonly operator: OperatorService;
   /** The worker role: started by serve when the build sandbox is available. */
   readonly buildRunner: BuildRunner;
+  /** Removes the build caches of environments that no longer exist; serve runs it at start. */
+  readonly sweepBuildCaches: () => Promise<string[]>;
 }
 
 /** Wires every service over one store; the only place that knows which implementation backs which port. */
@@ -69,8 +72,26 @@ export function composeServices(deps: {
   const users = new UsersService({ store, hasher, clock });
   const members = new MembersService({ store, access, users, clock });
   const credentials = new CredentialsService({ store, hasher, auth, access, accounts, users, clock });
-  const apps = new AppsService({ store, access, clock });
-  const environments = new EnvironmentsService({ store, access, apps, secretBox, clock });
+  const environmentCaches = join(settings.dataDir, 'cache', 'environments');
+  const sweepCaches = () =>
+    sweepEnvironmentCaches(
+      environmentCaches,
+      async (id) => (await store.environments.findById(id)) !== undefined,
+    );
+  const onEnvironmentsRemoved = () => {
+    sweepCaches().catch((error: unknown) => {
+      logger.warn({ err: error }, 'could not remove the build caches of deleted environments');
+    });
+  };
+  const apps = new AppsService({ store, access, clock, onEnvironmentsRemoved });
+  const environments = new EnvironmentsService({
+    store,
+    access,
+    apps,
+    secretBox,
+    clock,
+    onEnvironmentsRemoved,
+  });
   const operations = new OperationsService({ store, environments });
   const blobs = createFilesystemBlobStore(join(settings.dataDir, 'blobs'));
   const buildRunner = new BuildRunner(
@@ -133,6 +154,7 @@ export function composeServices(deps: {
     logger,
   });
   return {
+    sweepBuildCaches: sweepCaches,
     auth,
     access,
     accounts,

@@ -128,6 +128,15 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
     );
   }
 
+  // Caches a build wrote back after its environment was deleted (or before a crash) go now.
+  void services.sweepBuildCaches().then(
+    (removed) => {
+      if (removed.length > 0) logger.info({ removed }, 'removed the build caches of deleted environments');
+    },
+    (error: unknown) => {
+      logger.warn({ err: error }, 'could not remove the build caches of deleted environments');
+    },
+  );
   let building: Promise<void> | undefined;
   if (commandRunner !== undefined) {
     building = services.buildRunner.run().catch((error: unknown) => {

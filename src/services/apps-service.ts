@@ -24,7 +24,15 @@ export function toApp(account: string, record: AppRecord): App {
 }
 
 export class AppsService {
-  constructor(private readonly deps: { store: Store; access: AccessService; clock: Clock }) {}
+  constructor(
+    private readonly deps: {
+      store: Store;
+      access: AccessService;
+      clock: Clock;
+      /** Environments went with a deletion: what they left on disk can go. */
+      onEnvironmentsRemoved?: () => void;
+    },
+  ) {}
 
   async list(
     principal: Principal,
@@ -91,6 +99,7 @@ export class AppsService {
     const app = await this.requireApp(grant.accountId, account, appId);
     // Environments and their operations go with the app (foreign keys cascade in one statement).
     await this.deps.store.apps.delete(app.id);
+    this.deps.onEnvironmentsRemoved?.();
   }
 
   async requireApp(accountId: string, account: string, appId: string): Promise<AppRecord> {

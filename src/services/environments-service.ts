@@ -65,6 +65,8 @@ export class EnvironmentsService {
       apps: AppsService;
       secretBox: SecretBox;
       clock: Clock;
+      /** Environments went with a deletion (child environments too): what they left on disk can go. */
+      onEnvironmentsRemoved?: () => void;
     },
   ) {}
 
@@ -192,6 +194,7 @@ export class EnvironmentsService {
     const scope = await this.#scope(principal, account, appId, 'environment.delete');
     const environment = await this.requireEnvironment(scope, environmentId);
     await this.deps.store.environments.delete(environment.id);
+    this.deps.onEnvironmentsRemoved?.();
   }
 
   async requireEnvironment(

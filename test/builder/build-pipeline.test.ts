@@ -191,6 +191,11 @@ describe('the build pipeline, for real', { skip: sandboxProblem() }, () => {
       left = spawnSync('pgrep', ['-f', 'waiting forever']).stdout.toString().trim();
     }
     assert.equal(left, '', 'the build of the deleted environment was killed');
+    // Its build cache goes with it (the sweep after the deletion, or the next one if the dying build wrote it back).
+    const doomedCache = join(api.dataDir, 'cache', 'environments', doomed);
+    await api.services.sweepBuildCaches();
+    assert.equal(existsSync(doomedCache), false, 'the build cache of the deleted environment is gone');
+    assert.equal(existsSync(join(api.dataDir, 'cache', 'environments', harness.envId)), true, 'others stay');
     const again = await api.request('POST', '/v1/accounts/acme/apps/web/environments', {
       auth: owner,
       body: { displayName: 'Reborn', branch: 'uploadable' },
