@@ -1,7 +1,10 @@
-import { spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+
+const runFile = promisify(execFile);
 
 /** Folders frameworks keep between builds (platform-facts.md). */
 const FRAMEWORK_CACHES = ['.cache', '.next/cache', '.nuxt', '.wordpress-cache'];
@@ -14,14 +17,7 @@ async function moveTree(from: string, to: string): Promise<void> {
     await rename(from, to);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
-    await new Promise<void>((resolve, reject) => {
-      const child = spawn('cp', ['-a', '--reflink=auto', from, to], { stdio: 'ignore' });
-      child.once('exit', (code) => {
-        if (code === 0) resolve();
-        else reject(new Error(`cp exited with ${String(code)}`));
-      });
-      child.once('error', reject);
-    });
+    await runFile('cp', ['-a', '--reflink=auto', from, to]);
     await rm(from, { recursive: true, force: true });
   }
 }

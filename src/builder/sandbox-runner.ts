@@ -1,6 +1,7 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
+import { promisify } from 'node:util';
 import {
   prlimitArgv,
   superviseCommand,
@@ -8,6 +9,8 @@ import {
   type SandboxResult,
   type SandboxSpec,
 } from './command-runner.js';
+
+const runFile = promisify(execFile);
 
 /**
  * Runs one command of a build in a bubblewrap sandbox (stack-notes.md §5, §9): new pid, ipc,
@@ -166,14 +169,7 @@ export const bubblewrapRunner: CommandRunner = { handOver: chownTree, run: runSa
 export async function chownTree(path: string, uid: number): Promise<void> {
   const owner = await stat(path);
   if (owner.uid === uid && owner.gid === uid) return;
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn('chown', ['-R', `${String(uid)}:${String(uid)}`, path], { stdio: 'ignore' });
-    child.once('exit', (code) => {
-      if (code === 0) resolve();
-      else reject(new Error(`chown exited with ${String(code)}`));
-    });
-    child.once('error', reject);
-  });
+  await runFile('chown', ['-R', `${String(uid)}:${String(uid)}`, path]);
 }
 
 /**
