@@ -22,10 +22,6 @@ export class BuildQueue {
     return this.deps.store.builds.claimNext(this.deps.clock.now());
   }
 
-  heartbeat(buildId: string): Promise<void> {
-    return this.deps.store.builds.heartbeat(buildId, this.deps.clock.now());
-  }
-
   /**
    * Fails the builds whose worker is gone; returns how many. Run at start and periodically.
    * `all`: this is the only worker of the store (the embedded one is locked to one process),

@@ -149,23 +149,28 @@ export class BuildRunner {
       },
     };
     // Heartbeat, log lines and cancellation watch: one timer, one transaction (one commit) a beat.
-    const beat = setInterval(() => {
+    // A beat still in flight is waited for (never two at once, and none behind the final flush).
+    let beating: Promise<void> | undefined;
+    const beatOnce = async () => {
       const lines = pending;
       pending = [];
-      void store
-        .transaction(async (tx) => {
+      try {
+        const current = await store.transaction(async (tx) => {
           if (lines.length > 0) await tx.buildLogs.append(build.id, lines);
           await tx.builds.heartbeat(build.id, clock.now());
           return tx.builds.find(build.environmentId, build.id);
-        })
-        .then((current) => {
-          if (current?.state !== 'RUNNING') controller.abort();
-        })
-        .catch((error: unknown) => {
-          // The lines go out with the next beat or the final flush.
-          pending = [...lines, ...pending];
-          logger.warn({ err: error, buildId: build.id }, 'build heartbeat failed');
         });
+        if (current?.state !== 'RUNNING') controller.abort();
+      } catch (error) {
+        // The lines go out with the next beat or the final flush.
+        pending = [...lines, ...pending];
+        logger.warn({ err: error, buildId: build.id }, 'build heartbeat failed');
+      }
+    };
+    const beat = setInterval(() => {
+      beating ??= beatOnce().finally(() => {
+        beating = undefined;
+      });
     }, this.options.heartbeatMs);
     let outcome: BuildOutcome;
     try {
@@ -190,6 +195,7 @@ export class BuildRunner {
       };
     } finally {
       clearInterval(beat);
+      await beating;
       this.#controllers.delete(controller);
     }
     if (!outcome.ok && this.#stopping) outcome = { ok: false, message: INTERRUPTED_MESSAGE, exitCode: null };

@@ -107,7 +107,7 @@ describe(`build queue (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embed
     await queue.claimNext();
     await queue.claimNext();
     clock.advance(50_000);
-    await queue.heartbeat(alive);
+    await t.store.builds.heartbeat(alive, clock.now());
     clock.advance(20_000);
     assert.equal(await queue.failInterrupted(), 1);
     const failed = await t.store.builds.find(environmentId, silent);
@@ -126,7 +126,7 @@ describe(`build queue (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embed
     const running = await enqueue();
     const waiting = await enqueue();
     await queue.claimNext();
-    await queue.heartbeat(running);
+    await t.store.builds.heartbeat(running, clock.now());
     clock.advance(1);
     assert.equal(await queue.failInterrupted(), 0, 'a fresh beat is not stale');
     assert.equal(await queue.failInterrupted(true), 1);
