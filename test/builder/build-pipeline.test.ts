@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sandboxProblem } from '../../src/builder/sandbox-runner.js';
 import { unsafeRunner } from '../../src/builder/unsafe-runner.js';
-import { BuildHarness } from '../helpers/build-harness.js';
+import { BuildHarness, eventually, processesRunning } from '../helpers/build-harness.js';
 import type { Credentials, TestApi } from '../helpers/test-api.js';
 
 describe('the build pipeline, for real', { skip: sandboxProblem() }, () => {
@@ -118,10 +118,7 @@ describe('the build pipeline, for real', { skip: sandboxProblem() }, () => {
 
   it('cancels a running build within seconds, killing its processes', async () => {
     const { operation, buildId } = await upload('04-slow-build');
-    for (let i = 0; i < 600; i++) {
-      if ((await logOf(buildId)).includes('waiting forever')) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await harness.waitForLog(buildId, 'waiting forever');
     // A follower of the log sees the lines as they come, and its answer ends with the build.
     const following = fetch(`${api.url}${envPath}/builds/${buildId}/logs?follow=true`, {
       headers: { authorization: auth() },
@@ -132,12 +129,8 @@ describe('the build pipeline, for real', { skip: sandboxProblem() }, () => {
     const done = await waitDone(operation, 10_000);
     assert.equal(done.error.code, 1);
     // The sandbox ends within a generous bound: no process of the build uid is left.
-    let left = 'x';
-    for (let i = 0; i < 50 && left !== ''; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      left = spawnSync('pgrep', ['-f', 'waiting forever']).stdout.toString().trim();
-    }
-    assert.equal(left, '');
+    await eventually(() => processesRunning('waiting forever').length === 0, 5_000);
+    assert.deepEqual(processesRunning('waiting forever'), []);
     assert.equal(
       (await api.request('GET', `${envPath}/builds/${buildId}`, { auth: owner })).body.state,
       'CANCELLED',
@@ -179,18 +172,17 @@ describe('the build pipeline, for real', { skip: sandboxProblem() }, () => {
     });
     const doomed = /environments\/([^/]+)\//.exec(created.body.name)?.[1] ?? '';
     const { buildId } = await harness.upload('04-slow-build', doomed);
-    for (let i = 0; i < 600 && !(await logOf(buildId)).includes('waiting forever'); i++)
-      await new Promise((r) => setTimeout(r, 100));
+    await harness.waitForLog(buildId, 'waiting forever');
     const deleted = await api.request('DELETE', `/v1/accounts/acme/apps/web/environments/${doomed}`, {
       auth: owner,
     });
     assert.equal(deleted.status, 200);
-    let left = 'x';
-    for (let i = 0; i < 100 && left !== ''; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      left = spawnSync('pgrep', ['-f', 'waiting forever']).stdout.toString().trim();
-    }
-    assert.equal(left, '', 'the build of the deleted environment was killed');
+    await eventually(() => processesRunning('waiting forever').length === 0, 10_000);
+    assert.deepEqual(
+      processesRunning('waiting forever'),
+      [],
+      'the build of the deleted environment was killed',
+    );
     // Its build cache goes with it (the sweep after the deletion, or the next one if the dying build wrote it back).
     const doomedCache = join(api.dataDir, 'cache', 'environments', doomed);
     await api.services.sweepBuildCaches();

@@ -6,22 +6,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { sandboxProblem } from '../../src/builder/sandbox-runner.js';
 import { runCli, startServer } from '../helpers/atoll-process.js';
-import { zipFolder } from '../helpers/build-harness.js';
-
-const processesMatching = (args: string[]) =>
-  spawnSync('pgrep', args)
-    .stdout.toString()
-    .split('\n')
-    .filter((l) => l !== '');
-
-/** Polls until `check` holds: a generous bound, not a timed assertion. */
-async function eventually(check: () => boolean | Promise<boolean>, what: () => string, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    assert.ok(Date.now() < deadline, what());
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+import { eventually, processesRunning, zipFolder } from '../helpers/build-harness.js';
 
 /** Crash safety through the real binary: `atoll serve` killed mid-build, then started again. */
 describe('a server killed during a build', { skip: sandboxProblem() }, () => {
@@ -66,39 +51,37 @@ describe('a server killed during a build', { skip: sandboxProblem() }, () => {
       const operation = ((await uploaded.json()) as { name: string }).name;
       const buildPath = `/v1/${envPath}/builds/${operation.split('/').pop() ?? ''}`;
       let log = '';
-      await eventually(
-        async () => {
-          log = (await call(first.url, `${buildPath}/logs`)).text;
-          return log.includes('waiting forever');
-        },
-        () => `the build did not reach its script:\n${log}`,
-        240_000,
-      );
-      const helpers = processesMatching(['-P', String(first.child.pid), 'slirp4netns']);
+      const reached = await eventually(async () => {
+        log = (await call(first.url, `${buildPath}/logs`)).text;
+        return log.includes('waiting forever');
+      }, 240_000);
+      assert.ok(reached, `the build did not reach its script:\n${log}`);
+      const helpers = spawnSync('pgrep', ['-P', String(first.child.pid), 'slirp4netns'])
+        .stdout.toString()
+        .split('\n')
+        .filter((l) => l !== '');
       assert.equal(helpers.length, 1, 'the build runs with its network helper');
 
       first.child.kill('SIGKILL');
       await first.exited;
       // The sandbox dies with the server (bubblewrap's --die-with-parent), and its network helper with it.
-      await eventually(
-        () => processesMatching(['-f', 'waiting forever']).length === 0,
-        () => 'a build process outlived the server',
+      assert.ok(
+        await eventually(() => processesRunning('waiting forever').length === 0, 15_000),
+        'a build process outlived the server',
       );
-      await eventually(
-        () => helpers.every((pid) => spawnSync('kill', ['-0', pid]).status !== 0),
-        () => 'slirp4netns outlived the server',
+      assert.ok(
+        await eventually(() => helpers.every((pid) => spawnSync('kill', ['-0', pid]).status !== 0), 15_000),
+        'slirp4netns outlived the server',
       );
 
       const second = await startServer(env);
       try {
         let build: { state?: string; failureReason?: { message: string } } = {};
-        await eventually(
-          async () => {
-            build = (await call(second.url, buildPath)).body ?? {};
-            return build.state !== 'RUNNING';
-          },
-          () => 'the build stayed RUNNING after the restart',
-        );
+        const ended = await eventually(async () => {
+          build = (await call(second.url, buildPath)).body ?? {};
+          return build.state !== 'RUNNING';
+        }, 15_000);
+        assert.ok(ended, 'the build stayed RUNNING after the restart');
         assert.equal(build.state, 'FAILED');
         assert.match(build.failureReason?.message ?? '', /^interrupted/);
         const done = (await call(second.url, `/v1/${operation}`)).body;

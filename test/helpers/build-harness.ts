@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import yazl from 'yazl';
@@ -26,6 +27,28 @@ export function zipFolder(name: string, root = join(FIXTURE_APPS, name)): Promis
     });
     zip.outputStream.on('error', reject);
   });
+}
+
+/** Polls until `check` holds or `timeoutMs` passes (a generous bound, not a timed assertion); says which. */
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  everyMs = 100,
+): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** Pids of the processes whose command line holds `text` (the slow fixture prints and runs 'waiting forever'). */
+export function processesRunning(text: string): string[] {
+  return spawnSync('pgrep', ['-f', text])
+    .stdout.toString()
+    .split('\n')
+    .filter((l) => l !== '');
 }
 
 /**
@@ -94,6 +117,11 @@ export class BuildHarness {
 
   async build(buildId: string): Promise<any> {
     return (await this.api.request('GET', `${this.envPath}/builds/${buildId}`, { auth: this.owner })).body;
+  }
+
+  /** Waits (up to a minute) until the build's log holds `text`. */
+  async waitForLog(buildId: string, text: string): Promise<void> {
+    await eventually(async () => (await this.logOf(buildId)).includes(text), 60_000);
   }
 
   async logOf(buildId: string): Promise<string> {
