@@ -1,4 +1,5 @@
 import type { Measurement, TargetKey } from './measurement.js';
+import { table } from '../shared/text-table.js';
 
 /** The issue's targets: API >= 0.7x its same-query baseline; p99 under 10 ms at 64 connections. */
 export const MIN_RATIO_TO_SAME_QUERY = 0.7;
@@ -19,18 +20,6 @@ function ms(value: number): string {
 
 function ratio(value: number): string {
   return Number.isFinite(value) ? `${value.toFixed(2)}x` : 'n/a';
-}
-
-function table(rows: string[][]): string[] {
-  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0))) ?? [];
-  return rows.map((row) =>
-    row
-      .map((cell, column) =>
-        column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0),
-      )
-      .join('  ')
-      .trimEnd(),
-  );
 }
 
 /** The results table, the ratios, the verdict on each target and the one-line summary. */

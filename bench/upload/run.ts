@@ -22,6 +22,7 @@ import { postMultipartArchive, type UploadResult } from './multipart-upload.js';
 import { ServerProcess } from './server-process.js';
 import { writeUploadArchive, type UploadArchive } from './upload-archive.js';
 import { median, runBenchmark, UsageError } from '../shared/bench-main.js';
+import { table } from '../shared/text-table.js';
 
 /** The targets: API at least half the bare sink's MiB/s; at most 64 MiB of RSS growth. */
 const MIN_RATIO_TO_SINK = 0.5;
@@ -86,18 +87,6 @@ const mibPerSecond = (r: RoundResult) => r.upload.bodyBytes / MIB / (r.upload.to
 /** The higher of the sampled peak and the kernel's high-water mark, over the baseline. */
 const peakGrowth = (m: ProbeReport) => Math.max(m.sampledPeakRss, m.kernelPeakRss ?? 0) - m.baselineRss;
 const mib = (bytes: number, digits = 1) => (bytes / MIB).toFixed(digits);
-
-function table(rows: string[][]): string[] {
-  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0))) ?? [];
-  return rows.map((row) =>
-    row
-      .map((cell, column) =>
-        column === 0 ? cell.padEnd(widths[column] ?? 0) : cell.padStart(widths[column] ?? 0),
-      )
-      .join('  ')
-      .trimEnd(),
-  );
-}
 
 /** Why an answer of the sink is not a full receipt of the body, or undefined. */
 function checkSinkAnswer(upload: UploadResult): string | undefined {
