@@ -45,6 +45,16 @@ const zones = [
     message: 'builder depends on domain and service ports, never on http or the store',
   },
   {
+    target: './src/runtime',
+    from: ['./src/http', './src/store', './src/main', './src/cli', './src/adapters', './src/edge'],
+    message: 'runtime depends on domain, service ports and the builder runners, never on http or the store',
+  },
+  {
+    target: './src/edge',
+    from: ['./src/http', './src/store', './src/main', './src/cli', './src/adapters', './src/builder'],
+    message: 'edge depends on domain and service ports, never on http or the store',
+  },
+  {
     target: './src/contract',
     from: [
       './src/services',
@@ -112,7 +122,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/main/**', 'test/**', 'bench/**', 'eslint.config.js'],
+    files: ['src/main/**', 'test/**', 'bench/**', 'eslint.config.js', 'assets/**'],
     rules: { 'no-restricted-properties': 'off' },
   },
   {
@@ -127,5 +137,6 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
     },
   },
-  { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },
+  // Plain JavaScript run by hosted apps' own Node.js: checked without type information.
+  { files: ['eslint.config.js', 'assets/**/*.mjs'], ...tseslint.configs.disableTypeChecked },
 );

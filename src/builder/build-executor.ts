@@ -17,11 +17,12 @@ import {
   type PackageJson,
   type PackageManagerChoice,
 } from '../domain/project-detection.js';
+import { wordpressUrlOf } from '../domain/wordpress-url.js';
 import type { BuildExecutor, BuildInputs, BuildOutcome, BuildReporter } from '../services/build-runner.js';
 import type { BlobStore } from '../services/platform-ports.js';
 import { EnvironmentBuildCache } from './build-cache.js';
 import type { CommandRunner, SandboxLimits } from './command-runner.js';
-import type { ToolchainProvisioner } from './toolchain-provisioner.js';
+import { packageManagerEntry, type ToolchainProvisioner } from './toolchain-provisioner.js';
 import { unpackArchive, UnpackError } from './unpack-archive.js';
 
 export interface BuildExecutorSettings {
@@ -68,13 +69,10 @@ function defaultManagerRange(name: PackageManagerChoice['name'], nodeVersion: st
   }
 }
 
-/** The package's own `bin` entry for its command, run with the build's Node.js. */
+/** The package manager's entry file, or a failure that says which version to ask for instead. */
 async function managerEntry(managerDir: string, name: string, version: string): Promise<string> {
-  const manifest = JSON.parse(await readFile(join(managerDir, 'package.json'), 'utf8')) as {
-    bin?: string | Record<string, string>;
-  };
-  const entry = typeof manifest.bin === 'string' ? manifest.bin : manifest.bin?.[name];
-  if (entry === undefined || !/\.(c|m)?js$/.test(entry))
+  const entry = await packageManagerEntry(managerDir, name);
+  if (entry === undefined)
     throw new BuildFailure(
       `${name} ${version} has no Node.js entry point to run; ask for another version in packageManager (e.g. "${name}@${name === 'pnpm' ? '10' : '1'}")`,
     );
@@ -197,6 +195,7 @@ export class SandboxedBuildExecutor implements BuildExecutor {
 
     let cacheInUse: EnvironmentBuildCache | undefined;
     let keptDependencies: string | undefined;
+    let toolchain = { nodeVersion: '', packageManager: '' };
     try {
       const pkg = await this.#readPackageJson(source);
       const files = new Set(await readdir(source));
@@ -221,6 +220,7 @@ export class SandboxedBuildExecutor implements BuildExecutor {
           throw new BuildFailure(`no ${manager.name} version matches "${managerRange}"`);
         const managerDir = await this.settings.toolchains.provision(manager.name, managerVersion);
         const entry = await managerEntry(managerDir, manager.name, managerVersion);
+        toolchain = { nodeVersion, packageManager: `${manager.name}@${managerVersion}` };
         reporter.log(
           'atoll',
           `Node.js ${nodeVersion}, ${manager.name} ${managerVersion}${manager.lockfile ? ` (${manager.lockfile})` : ' (no lockfile)'}`,
@@ -285,7 +285,7 @@ export class SandboxedBuildExecutor implements BuildExecutor {
       });
       const artifactKey = `artifacts/${digest}.${COMPRESSOR.extension}`;
       await this.settings.blobs.adopt(artifactKey, temp);
-      return { ok: true, artifactKey, artifactDigest: `sha256:${digest}`, framework };
+      return { ok: true, artifactKey, artifactDigest: `sha256:${digest}`, framework, ...toolchain };
     } finally {
       await cacheInUse?.keep(source, keptDependencies);
     }
@@ -328,7 +328,7 @@ export class SandboxedBuildExecutor implements BuildExecutor {
     label: string,
     argv: string[],
   ): Promise<void> {
-    const wpUrl = this.#wordpressUrl(inputs);
+    const wpUrl = wordpressUrlOf(inputs.shellVariables, inputs.wpEnvironment, this.settings.wpUrlTemplate);
     const env: Record<string, string> = {
       // The user's variables first: the platform's own keys are reserved and win.
       ...Object.fromEntries(inputs.shellVariables.map((v) => [v.key, v.value])),
@@ -410,12 +410,5 @@ export class SandboxedBuildExecutor implements BuildExecutor {
       case 'processes':
         return `the process limit of ${String(limits.maxProcesses)} (ATOLL_BUILD_MAX_PROCESSES)`;
     }
-  }
-
-  #wordpressUrl(inputs: BuildInputs): string | undefined {
-    const user = inputs.shellVariables.find((v) => v.key === 'WORDPRESS_URL');
-    if (user) return user.value;
-    if (this.settings.wpUrlTemplate === undefined || inputs.wpEnvironment === '') return undefined;
-    return this.settings.wpUrlTemplate.replaceAll('{wpEnvironment}', inputs.wpEnvironment);
   }
 }

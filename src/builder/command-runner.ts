@@ -4,7 +4,9 @@ import type { Readable } from 'node:stream';
 import { residentBytesOfTree } from './process-tree-memory.js';
 
 export interface SandboxLimits {
+  /** Infinity for a server that runs until it is stopped. */
   readonly wallMs: number;
+  /** Infinity: no CPU-time limit (a server's CPU time only grows). */
   readonly cpuSeconds: number;
   readonly maxProcesses: number;
   readonly maxOpenFiles: number;
@@ -14,8 +16,16 @@ export interface SandboxLimits {
   readonly maxDataBytes: number;
   /** Resident memory of the whole process tree, watched while it runs. */
   readonly maxResidentBytes: number;
-  /** Bytes of output kept; the rest is dropped with a note. */
+  /** Bytes of output kept; the rest is dropped with a note. Infinity for a server's logs. */
   readonly maxOutputBytes: number;
+}
+
+/** A server inside the sandbox that the host reaches on a forwarded loopback port. */
+export interface InboundPort {
+  /** The port it listens on where it runs; the runner sets PORT. */
+  readonly guestPort: number;
+  /** Called once with the host's loopback port that reaches it. */
+  readonly onForwarded: (hostPort: number) => void;
 }
 
 export interface SandboxSpec {
@@ -33,6 +43,10 @@ export interface SandboxSpec {
   /** The whole environment of the command: nothing of the platform's leaks in. */
   readonly env: Readonly<Record<string, string>>;
   readonly network: 'none' | 'outbound';
+  /** Only with outbound network. */
+  readonly inbound?: InboundPort;
+  /** The command's standard input (none when unset); an app's launcher stops the app when it closes. */
+  readonly stdin?: Readable;
   readonly limits: SandboxLimits;
   readonly signal?: AbortSignal;
   readonly onLine: (stream: 'stdout' | 'stderr', line: string) => void;
@@ -49,6 +63,8 @@ export interface SandboxResult {
 
 /** Runs the commands of builds: in the bubblewrap sandbox, or (for development only) without one. */
 export interface CommandRunner {
+  /** Whether each command gets a network namespace of its own (ports inside do not collide). */
+  readonly isolatesNetwork: boolean;
   /** Gives a folder to the uid the commands of an environment run as. */
   handOver(path: string, uid: number): Promise<void>;
   run(spec: SandboxSpec): Promise<SandboxResult>;
@@ -64,7 +80,9 @@ const CPU_GRACE_SECONDS = 5;
 export function prlimitArgv(limits: SandboxLimits, ownUid: boolean): string[] {
   return [
     'prlimit',
-    `--cpu=${String(limits.cpuSeconds)}:${String(limits.cpuSeconds + CPU_GRACE_SECONDS)}`,
+    Number.isFinite(limits.cpuSeconds)
+      ? `--cpu=${String(limits.cpuSeconds)}:${String(limits.cpuSeconds + CPU_GRACE_SECONDS)}`
+      : '--cpu=unlimited',
     ...(ownUid ? [`--nproc=${String(limits.maxProcesses)}`] : []),
     `--nofile=${String(limits.maxOpenFiles)}`,
     `--fsize=${String(limits.maxFileBytes)}`,
@@ -85,7 +103,7 @@ const MEMORY_SAMPLE_MS = 250;
  */
 export async function superviseCommand(
   child: ChildProcess,
-  spec: Pick<SandboxSpec, 'limits' | 'signal' | 'onLine'>,
+  spec: Pick<SandboxSpec, 'limits' | 'signal' | 'onLine' | 'stdin'>,
   kill: () => void,
   attach?: () => Promise<() => void>,
 ): Promise<SandboxResult> {
@@ -93,10 +111,12 @@ export async function superviseCommand(
   let aborted = false;
   let outputBytes = 0;
   let outputTruncated = false;
-  const timer = setTimeout(() => {
-    limit ??= 'wall time';
-    kill();
-  }, spec.limits.wallMs);
+  const timer = Number.isFinite(spec.limits.wallMs)
+    ? setTimeout(() => {
+        limit ??= 'wall time';
+        kill();
+      }, spec.limits.wallMs)
+    : undefined;
   let sampling = false;
   const watchdog = setInterval(() => {
     const pid = child.pid;
@@ -132,6 +152,11 @@ export async function superviseCommand(
       spec.onLine(name, line);
     });
   };
+  if (spec.stdin && child.stdin) {
+    // The command may exit without reading it all: a closed pipe then is its end, not a fault.
+    child.stdin.on('error', () => undefined);
+    spec.stdin.pipe(child.stdin);
+  }
   follow(child.stdout, 'stdout');
   follow(child.stderr, 'stderr');
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
@@ -152,8 +177,9 @@ export async function superviseCommand(
     const { code, signal } = await exited;
     return { exitCode: code, signal, limit, aborted, outputTruncated };
   } finally {
-    clearTimeout(timer);
+    if (timer) clearTimeout(timer);
     clearInterval(watchdog);
+    if (spec.stdin && child.stdin) spec.stdin.unpipe(child.stdin);
     spec.signal?.removeEventListener('abort', onAbort);
     kill();
     detach?.();

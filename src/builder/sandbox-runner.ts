@@ -1,14 +1,20 @@
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { stat } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { rm, stat } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { promisify } from 'node:util';
 import {
   prlimitArgv,
   superviseCommand,
   type CommandRunner,
+  type InboundPort,
   type SandboxResult,
   type SandboxSpec,
 } from './command-runner.js';
+import { findFreePort } from './free-port.js';
 
 const runFile = promisify(execFile);
 
@@ -53,7 +59,7 @@ export function bubblewrapArgs(spec: SandboxSpec, withNetworkFds: boolean): stri
   for (const folder of spec.hidden) args.push('--tmpfs', folder);
   // Mount points inside an empty tmpfs get folders bubblewrap would make 0700 (root only):
   // make them 0755 first, or the build uid could not reach its own work folder or toolchain.
-  const bases = ['/opt', ...spec.hidden];
+  const bases = ['/opt', '/run', ...spec.hidden];
   const made = new Set<string>();
   const targets = [
     ...spec.readOnly,
@@ -78,7 +84,8 @@ export function bubblewrapArgs(spec: SandboxSpec, withNetworkFds: boolean): stri
   for (const mount of spec.readOnly) args.push('--ro-bind', mount.source, mount.target);
   for (const mount of spec.writable ?? []) args.push('--bind', mount.source, mount.target);
   args.push('--bind', spec.workDir, spec.workDir, '--chdir', spec.workDir, '--clearenv');
-  for (const [key, value] of Object.entries(spec.env)) args.push('--setenv', key, value);
+  const env = spec.inbound ? { ...spec.env, PORT: String(spec.inbound.guestPort) } : spec.env;
+  for (const [key, value] of Object.entries(env)) args.push('--setenv', key, value);
   if (withNetworkFds) args.push('--info-fd', '3', '--block-fd', '4');
   args.push(
     '--',
@@ -97,7 +104,7 @@ export function bubblewrapArgs(spec: SandboxSpec, withNetworkFds: boolean): stri
 }
 
 /** Attaches slirp4netns to the sandbox's network namespace and resolves when it is ready. */
-async function startSlirp(childPid: number): Promise<ChildProcess> {
+async function startSlirp(childPid: number, apiSocket: string | undefined): Promise<ChildProcess> {
   // --exit-fd: slirp4netns ends when that pipe closes, so it cannot outlive a platform killed with SIGKILL.
   const slirp = spawn(
     'slirp4netns',
@@ -107,6 +114,7 @@ async function startSlirp(childPid: number): Promise<ChildProcess> {
       '--disable-host-loopback',
       '--ready-fd=3',
       '--exit-fd=4',
+      ...(apiSocket === undefined ? [] : ['--api-socket', apiSocket]),
       String(childPid),
       'tap0',
     ],
@@ -125,6 +133,45 @@ async function startSlirp(childPid: number): Promise<ChildProcess> {
   return slirp;
 }
 
+/** One JSON command on slirp4netns's API socket (stack-notes.md §9), and its answer. */
+function askSlirp(
+  apiSocket: string,
+  command: object,
+): Promise<{ return?: unknown; error?: { desc?: string } }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(apiSocket);
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+    socket.once('error', reject);
+    socket.once('end', () => {
+      try {
+        resolve(JSON.parse(answer) as { return?: unknown; error?: { desc?: string } });
+      } catch {
+        reject(new Error(`slirp4netns answered ${JSON.stringify(answer)}`));
+      }
+    });
+    socket.end(JSON.stringify(command));
+  });
+}
+
+/** Forwards a free loopback port of the host to the server's port inside; a port taken meanwhile is tried again. */
+async function forwardInbound(apiSocket: string, inbound: InboundPort): Promise<void> {
+  let lastError = '';
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    const hostPort = await findFreePort();
+    const answer = await askSlirp(apiSocket, {
+      execute: 'add_hostfwd',
+      arguments: { proto: 'tcp', host_addr: '127.0.0.1', host_port: hostPort, guest_port: inbound.guestPort },
+    });
+    if (answer.error === undefined) {
+      inbound.onForwarded(hostPort);
+      return;
+    }
+    lastError = answer.error.desc ?? JSON.stringify(answer.error);
+  }
+  throw new Error(`slirp4netns could not forward a port: ${lastError}`);
+}
+
 function readInfo(stream: Readable): Promise<number> {
   return new Promise((resolve, reject) => {
     let text = '';
@@ -141,8 +188,9 @@ function readInfo(stream: Readable): Promise<number> {
 
 export async function runSandboxed(spec: SandboxSpec): Promise<SandboxResult> {
   const withNetwork = spec.network === 'outbound';
+  const stdin = spec.stdin ? 'pipe' : 'ignore';
   const child = spawn('bwrap', bubblewrapArgs(spec, withNetwork), {
-    stdio: withNetwork ? ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'] : ['ignore', 'pipe', 'pipe'],
+    stdio: withNetwork ? [stdin, 'pipe', 'pipe', 'pipe', 'pipe'] : [stdin, 'pipe', 'pipe'],
   });
   // The info and block pipes close when bwrap ends: a reset there is the end, not a fault.
   for (const pipe of child.stdio.slice(3)) pipe?.on('error', () => undefined);
@@ -150,15 +198,31 @@ export async function runSandboxed(spec: SandboxSpec): Promise<SandboxResult> {
     // bwrap is pid 1's parent with --die-with-parent: killing it ends the whole pid namespace.
     if (child.exitCode === null) child.kill('SIGKILL');
   };
+  const inbound = spec.inbound;
+  const apiSocket = inbound ? join(tmpdir(), `atoll-slirp-${randomUUID()}.sock`) : undefined;
   const attachNetwork = async () => {
-    const slirp = await startSlirp(await readInfo(child.stdio[3] as Readable));
+    const slirp = await startSlirp(await readInfo(child.stdio[3] as Readable), apiSocket);
+    const stop = () => {
+      slirp.kill('SIGKILL');
+      if (apiSocket !== undefined) void rm(apiSocket, { force: true });
+    };
+    try {
+      if (inbound && apiSocket !== undefined) await forwardInbound(apiSocket, inbound);
+    } catch (error) {
+      stop();
+      throw error;
+    }
     (child.stdio[4] as Writable).end('go');
-    return () => slirp.kill('SIGKILL');
+    return stop;
   };
   return superviseCommand(child, spec, kill, withNetwork ? attachNetwork : undefined);
 }
 
-export const bubblewrapRunner: CommandRunner = { handOver: chownTree, run: runSandboxed };
+export const bubblewrapRunner: CommandRunner = {
+  isolatesNetwork: true,
+  handOver: chownTree,
+  run: runSandboxed,
+};
 
 /**
  * Hands a folder tree to a build uid (its gid is the same number). A folder the uid already

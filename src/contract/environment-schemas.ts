@@ -26,6 +26,10 @@ export const EnvironmentSchema = Type.Object(
     }),
     domains: Type.Array(Type.String()),
     build: Type.String({ description: 'Name of the live build; empty before the first deployment' }),
+    url: Type.String({
+      description:
+        "The environment's default address on the edge: http://h<environment id>.<ATOLL_BASE_DOMAIN>:<port>",
+    }),
     reconciling: Type.Boolean(),
     createTime: Timestamp('When the environment was created'),
     updateTime: Timestamp('When the environment last changed'),
@@ -71,6 +75,7 @@ export const UpdateEnvironmentBodySchema = Type.Object(
     parentEnvironment: Type.Optional(Type.String({ description: 'Output only; ignored' })),
     domains: Type.Optional(Type.Array(Type.String(), { description: 'Output only; ignored' })),
     build: Type.Optional(Type.String({ description: 'Output only; ignored' })),
+    url: Type.Optional(Type.String({ description: 'Output only; ignored' })),
     reconciling: Type.Optional(Type.Boolean({ description: 'Output only; ignored' })),
     createTime: Type.Optional(Type.String({ description: 'Output only; ignored' })),
     updateTime: Type.Optional(Type.String({ description: 'Output only; ignored' })),

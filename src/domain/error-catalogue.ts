@@ -146,6 +146,33 @@ export const ERROR_CATALOGUE = {
     http: 400,
     summary: 'A rebuild was asked for an environment that has no uploaded source yet; upload code first.',
   },
+  NOT_DEPLOYABLE: {
+    grpc: 'FAILED_PRECONDITION',
+    http: 400,
+    summary:
+      'A redeploy named a build that has no artifact to deploy: it did not succeed, or retention removed its artifact (archived); the message says which.',
+  },
+  PLATFORM_TOKEN_INVALID: {
+    grpc: 'UNAUTHENTICATED',
+    http: 401,
+    summary:
+      'A platform service (cache purge, key-value store) was called without a valid Bearer token of this environment.',
+  },
+  KV_KEY_NOT_FOUND: {
+    grpc: 'NOT_FOUND',
+    http: 404,
+    summary: 'The key-value store has no value under this key.',
+  },
+  KV_VALUE_TOO_LARGE: {
+    grpc: 'INVALID_ARGUMENT',
+    http: 413,
+    summary: 'A key-value store value is larger than ATOLL_KV_MAX_VALUE_BYTES.',
+  },
+  KV_QUOTA_EXCEEDED: {
+    grpc: 'RESOURCE_EXHAUSTED',
+    http: 429,
+    summary: 'The environment key-value store holds ATOLL_KV_MAX_MB already; the write is refused.',
+  },
   GIT_APPS_UNSUPPORTED: {
     grpc: 'UNIMPLEMENTED',
     http: 501,

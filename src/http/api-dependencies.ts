@@ -6,6 +6,7 @@ import type { UploadsService } from '../services/uploads-service.js';
 import type { AuthService } from '../services/auth-service.js';
 import type { CredentialsService } from '../services/credentials-service.js';
 import type { EnvironmentsService } from '../services/environments-service.js';
+import type { HostingService } from '../services/hosting-service.js';
 import type { MembersService } from '../services/members-service.js';
 import type { OperationsService } from '../services/operations-service.js';
 import type { UsersService } from '../services/users-service.js';
@@ -23,6 +24,7 @@ export interface ApiServices {
   readonly operations: OperationsService;
   readonly builds: BuildsService;
   readonly uploads: UploadsService;
+  readonly hosting: HostingService;
 }
 
 /** Health of the process, for /healthz and /readyz. */

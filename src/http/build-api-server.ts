@@ -18,6 +18,7 @@ import { registerAppRoutes } from './routes/app-routes.js';
 import { registerBuildRoutes, registerUploadRoute } from './routes/build-routes.js';
 import { registerEnvironmentRoutes } from './routes/environment-routes.js';
 import { registerHealthRoutes } from './routes/health-routes.js';
+import { registerHostingRoutes } from './routes/hosting-routes.js';
 import { requestValidatorCompiler } from './request-validator.js';
 import { toStatusResponse } from './status-response.js';
 import { swaggerOptions } from './swagger-document.js';
@@ -136,6 +137,7 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<ApiInstance> 
     registerEnvironmentRoutes(api, services);
     registerAccountRoutes(api, services);
     registerBuildRoutes(api, services);
+    registerHostingRoutes(api, services);
     await registerUploadRoute(api, services, options.uploadLimits.maxArchiveBytes);
   });
   return app;

@@ -28,6 +28,14 @@ import { OperatorService } from '../services/operator-service.js';
 import type { Clock, Logger } from '../services/platform-ports.js';
 import type { Store } from '../services/store-port.js';
 import { UsersService } from '../services/users-service.js';
+import { environmentUrl } from '../domain/hostnames.js';
+import { Edge } from '../edge/edge-server.js';
+import { HostingRuntime } from '../runtime/hosting-runtime.js';
+import { DeploymentsService } from '../services/deployments-service.js';
+import { HostingService } from '../services/hosting-service.js';
+import { PlatformServices } from '../services/platform-services.js';
+import { PlatformTokens } from '../services/platform-tokens.js';
+import { RuntimeLogWriter } from '../services/runtime-log-writer.js';
 
 export type ServiceSettings = Pick<
   Config,
@@ -38,6 +46,7 @@ export type ServiceSettings = Pick<
   | 'dataDir'
   | 'uploadLimits'
   | 'builds'
+  | 'hosting'
   | 'databaseUrl'
 >;
 
@@ -47,6 +56,15 @@ export interface Services extends ApiServices {
   readonly buildRunner: BuildRunner;
   /** Removes the build caches of environments that no longer exist; serve runs it at start. */
   readonly sweepBuildCaches: () => Promise<string[]>;
+  /** The edge role: serve listens on its server. */
+  readonly edge: Edge;
+  /** The runtime role: live deployments, brought back by serve at start. */
+  readonly runtime: HostingRuntime;
+  readonly deployments: DeploymentsService;
+  readonly platformServices: PlatformServices;
+  readonly runtimeLogs: RuntimeLogWriter;
+  /** The platform services' Unix socket that app sandboxes reach. */
+  readonly platformSocket: string;
 }
 
 /** Wires every service over one store; the only place that knows which implementation backs which port. */
@@ -78,11 +96,34 @@ export function composeServices(deps: {
       environmentCaches,
       async (id) => (await store.environments.findById(id)) !== undefined,
     );
+  const hosting = settings.hosting;
+  const edge = new Edge({
+    baseDomain: hosting.baseDomain,
+    trustedProxies: new Set(hosting.edgeTrustedProxies),
+    upstreamTimeoutMs: hosting.upstreamTimeoutMs,
+    upstreamConnections: 64,
+    cacheBytesPerEnvironment: hosting.cacheBytesPerEnvironment,
+    cacheEntryMaxBytes: hosting.cacheEntryMaxBytes,
+    staticMemoryBytes: 32 * 1024 ** 2,
+    clock,
+    logger,
+  });
+  // The deployments service exists once the runtime does; deletions only look it up when they happen.
+  const late: { deployments?: DeploymentsService } = {};
   const onEnvironmentsRemoved = () => {
     sweepCaches().catch((error: unknown) => {
       logger.warn({ err: error }, 'could not remove the build caches of deleted environments');
     });
+    late.deployments?.removeDeleted().catch((error: unknown) => {
+      logger.warn({ err: error }, 'could not remove the deployments of deleted environments');
+    });
   };
+  const urlOf = (id: string) =>
+    environmentUrl(id, {
+      baseDomain: hosting.baseDomain,
+      scheme: hosting.edgePublicScheme,
+      port: hosting.edgePublicPort,
+    });
   const apps = new AppsService({ store, access, clock, onEnvironmentsRemoved });
   const environments = new EnvironmentsService({
     store,
@@ -91,9 +132,48 @@ export function composeServices(deps: {
     secretBox,
     clock,
     onEnvironmentsRemoved,
+    urlOf,
   });
   const operations = new OperationsService({ store, environments });
   const blobs = createFilesystemBlobStore(join(settings.dataDir, 'blobs'));
+  const runner = deps.commandRunner ?? bubblewrapRunner;
+  const toolchains = new ToolchainProvisioner(join(settings.dataDir, 'cache', 'toolchains'));
+  const buildInputs = new BuildInputsSource({ store, environments, blobs }, settings.builds.uidRange);
+  const runtimeLogs = new RuntimeLogWriter({ store, clock, logger }, hosting.runtimeLogLines);
+  // Beside admin.sock and no longer, so the admin socket's path check covers it.
+  const platformSocket = join(settings.dataDir, 'apps.sock');
+  const runtime = new HostingRuntime({
+    deploymentsDir: join(settings.dataDir, 'deployments'),
+    dataDir: settings.dataDir,
+    blobs,
+    toolchains,
+    runner,
+    router: edge,
+    logs: runtimeLogs,
+    logger,
+    platformSocket,
+    wpUrlTemplate: settings.builds.wpUrlTemplate,
+    appLimits: hosting.appLimits,
+    unpackLimits: { ...settings.builds.limits, wallMs: 10 * 60_000 },
+    healthTimeoutMs: hosting.appStartTimeoutMs,
+    stopGraceMs: hosting.appStopGraceMs,
+    drainTimeoutMs: hosting.drainTimeoutMs,
+    backoff: { firstMs: 1_000, maxMs: 60_000, healthyResetMs: 60_000 },
+  });
+  const tokens = new PlatformTokens({ store, secretBox, clock });
+  const deployments = new DeploymentsService({
+    store,
+    deployer: runtime,
+    inputs: buildInputs,
+    tokens,
+    clock,
+    logger,
+  });
+  late.deployments = deployments;
+  const platformServices = new PlatformServices(
+    { store, tokens, router: edge, clock },
+    { kvMaxValueBytes: hosting.kvMaxValueBytes, kvMaxBytesPerEnvironment: hosting.kvMaxBytesPerEnvironment },
+  );
   const buildRunner = new BuildRunner(
     {
       store,
@@ -108,10 +188,11 @@ export function composeServices(deps: {
         heapMb: settings.builds.heapMb,
         maxOutputBytes: settings.builds.maxOutputBytes,
         blobs,
-        toolchains: new ToolchainProvisioner(join(settings.dataDir, 'cache', 'toolchains')),
-        runner: deps.commandRunner ?? bubblewrapRunner,
+        toolchains,
+        runner,
       }),
-      environments: new BuildInputsSource({ store, environments, blobs }, settings.builds.uidRange),
+      environments: buildInputs,
+      deployments,
       clock,
       logger,
     },
@@ -155,6 +236,13 @@ export function composeServices(deps: {
   });
   return {
     sweepBuildCaches: sweepCaches,
+    edge,
+    runtime,
+    deployments,
+    platformServices,
+    runtimeLogs,
+    platformSocket,
+    hosting: new HostingService({ store, environments, router: edge }),
     auth,
     access,
     accounts,

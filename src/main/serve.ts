@@ -1,5 +1,6 @@
 import { chmodSync, existsSync, unlinkSync } from 'node:fs';
 import { connect } from 'node:net';
+import type { FastifyInstance } from 'fastify';
 import type { Logger as PinoLogger } from 'pino';
 import type { Config } from '../config/load-config.js';
 import { systemClock } from '../adapters/system-clock.js';
@@ -10,10 +11,12 @@ import { buildApiServer } from '../http/build-api-server.js';
 import { composeServices } from './compose-services.js';
 import { openStore } from './open-store.js';
 import { loadPlatformKey } from './platform-key.js';
+import { listenPlatformServices } from './platform-services-listener.js';
 
 export interface RunningPlatform {
   readonly url: string;
   readonly port: number;
+  readonly edgePort: number;
   stop(): Promise<void>;
 }
 
@@ -82,9 +85,22 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
 
   let bootstrap: Awaited<ReturnType<typeof services.operator.bootstrap>>;
   let adminServing = false;
+  let platformServer: FastifyInstance | undefined;
+  const edge = services.edge.server;
   try {
     bootstrap = await services.operator.bootstrap(config.bootstrap);
     await api.listen({ host: config.host, port: config.apiPort });
+    await new Promise<void>((resolve, reject) => {
+      edge.once('error', reject);
+      edge.listen(config.hosting.edgePort, config.hosting.edgeHost, () => {
+        edge.off('error', reject);
+        resolve();
+      });
+    });
+    platformServer = await listenPlatformServices(services, logger.child({ role: 'platform-services' }), {
+      purgesPerMinute: config.hosting.purgesPerMinute,
+      kvMaxValueBytes: config.hosting.kvMaxValueBytes,
+    });
     if (existsSync(config.adminSocketPath) && (await isSocketAlive(config.adminSocketPath))) {
       logger.warn(
         { socket: config.adminSocketPath },
@@ -98,14 +114,28 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
     }
   } catch (error) {
     // A failed start leaves nothing open: the port, the socket and the store's lock are freed.
-    await Promise.allSettled([api.close(), admin.close()]);
+    await Promise.allSettled([
+      api.close(),
+      admin.close(),
+      platformServer?.close(),
+      new Promise((resolve) => edge.close(resolve)),
+    ]);
     await store.close();
     throw error;
   }
   const address = api.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.apiPort;
+  const edgeAddress = edge.address();
+  const edgePort =
+    typeof edgeAddress === 'object' && edgeAddress !== null ? edgeAddress.port : config.hosting.edgePort;
   logger.info(
-    { url: config.publicUrl, port, adminSocket: adminServing ? config.adminSocketPath : undefined },
+    {
+      url: config.publicUrl,
+      port,
+      edgePort,
+      baseDomain: config.hosting.baseDomain,
+      adminSocket: adminServing ? config.adminSocketPath : undefined,
+    },
     'atoll is serving',
   );
   const generatedPassword = bootstrap.created?.owner?.generatedPassword;
@@ -138,7 +168,15 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
     },
   );
   let building: Promise<void> | undefined;
+  let restoring: Promise<void> | undefined;
   if (commandRunner !== undefined) {
+    // Live deployments come back from their artifacts (no rebuild), then what serves nothing goes.
+    restoring = services.deployments
+      .restoreLive()
+      .then(() => services.runtime.sweepFolders())
+      .catch((error: unknown) => {
+        logger.error({ err: error }, 'could not restore the live deployments');
+      });
     building = services.buildRunner.run().catch((error: unknown) => {
       logger.error({ err: error }, 'the build worker stopped');
     });
@@ -166,11 +204,23 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
         adminServing ? admin.close() : Promise.resolve(),
         services.buildRunner.stop(),
         building,
+        restoring,
       ]);
+      // Apps stop (gracefully) before the edge and the platform services they use go.
+      await services.runtime.stop();
+      await new Promise((resolve) => {
+        edge.close(resolve);
+        edge.closeIdleConnections();
+        setTimeout(() => {
+          edge.closeAllConnections();
+        }, config.shutdownTimeoutMs).unref();
+      });
+      await platformServer.close();
+      await services.runtimeLogs.stop();
       await store.close();
       logger.info('stopped');
     })();
     return stopping;
   };
-  return { url: config.publicUrl, port, stop };
+  return { url: config.publicUrl, port, edgePort, stop };
 }

@@ -12,6 +12,12 @@ export interface BuildSource {
   readonly sourceBytes: number;
 }
 
+/** What a redeploy takes from the earlier build instead of building again. */
+export type EarlierOutput = Pick<
+  BuildRecord,
+  'artifactKey' | 'artifactDigest' | 'nodeVersion' | 'packageManager' | 'framework' | 'variablesSealed'
+>;
+
 /**
  * Queues a build of the environment with its operation, in one transaction: a build still
  * waiting is superseded (only the latest request gets built). Uploads and rebuilds share it.
@@ -22,6 +28,7 @@ export async function enqueueBuild(
   trigger: BuildTrigger,
   source: BuildSource,
   now: Date,
+  earlier?: EarlierOutput,
 ): Promise<BuildRecord> {
   const build: BuildRecord = {
     id: randomUUID(),
@@ -32,7 +39,21 @@ export async function enqueueBuild(
     branch: environment.branch,
     ...source,
     artifactDigest: '',
+    artifactKey: '',
+    nodeVersion: '',
+    packageManager: '',
     framework: '',
+    variablesSealed: environment.shellVariablesSealed,
+    ...(earlier && {
+      artifactKey: earlier.artifactKey,
+      artifactDigest: earlier.artifactDigest,
+      nodeVersion: earlier.nodeVersion,
+      packageManager: earlier.packageManager,
+      framework: earlier.framework,
+      variablesSealed: earlier.variablesSealed,
+    }),
+    archived: false,
+    liveTime: null,
     failureMessage: '',
     failureExitCode: null,
     createTime: now,

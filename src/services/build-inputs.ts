@@ -28,7 +28,10 @@ export class BuildInputsSource implements BuildEnvironmentSource {
       environmentId: environment.id,
       rootDirectory: environment.rootDirectory,
       wpEnvironment: environment.wpEnvironment,
-      shellVariables: this.deps.environments.shellVariablesOf(environment),
+      // What the environment had when the build was asked for (builds from before snapshots: what it has).
+      shellVariables: this.deps.environments.openShellVariables(
+        build.variablesSealed === '' ? environment.shellVariablesSealed : build.variablesSealed,
+      ),
       uid,
     };
   }

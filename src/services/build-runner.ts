@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { ShellVariable } from '../domain/shell-variables.js';
 import { endBuild } from './build-outcome.js';
 import { INTERRUPTED_MESSAGE, type BuildQueue } from './build-queue.js';
+import type { DeploymentsService } from './deployments-service.js';
+import { DeploymentFailure, type PreparedDeployment } from './hosting-ports.js';
 import type { Clock, Logger } from './platform-ports.js';
-import type { BuildLogLine, BuildRecord, Store } from './store-port.js';
+import type { BuildLogLine, BuildRecord, Repositories, Store } from './store-port.js';
 
 /** What a build needs to run, gathered by the runner from the store. */
 export interface BuildInputs {
@@ -25,11 +27,14 @@ export type BuildOutcome =
       readonly artifactKey: string;
       readonly artifactDigest: string;
       readonly framework: string;
+      /** Empty for a folder without package.json (nothing ran). */
+      readonly nodeVersion: string;
+      readonly packageManager: string;
     }
   | { readonly ok: false; readonly message: string; readonly exitCode: number | null };
 
 export interface BuildReporter {
-  phase(phase: 'UNPACKING' | 'INSTALLING' | 'BUILDING' | 'PACKAGING'): Promise<void>;
+  phase(phase: 'UNPACKING' | 'INSTALLING' | 'BUILDING' | 'PACKAGING' | 'DEPLOYING'): Promise<void>;
   log(stream: BuildLogLine['stream'], line: string): void;
 }
 
@@ -62,6 +67,8 @@ export class BuildRunner {
       queue: BuildQueue;
       executor: BuildExecutor;
       environments: BuildEnvironmentSource;
+      /** Turns successful builds into live deployments; without it a build ends at its artifact. */
+      deployments?: DeploymentsService;
       clock: Clock;
       logger: Logger;
     },
@@ -173,18 +180,42 @@ export class BuildRunner {
       });
     }, this.options.heartbeatMs);
     let outcome: BuildOutcome;
+    let prepared: PreparedDeployment | undefined;
     try {
       reporter.log('atoll', `build ${build.id} started (trigger ${build.trigger})`);
-      const inputs = await this.deps.environments.inputsFor(build);
-      outcome = await this.deps.executor.execute(
-        {
-          ...inputs,
-          sourcePath: this.deps.environments.sourcePath(build),
-          clean: build.trigger === 'CLEAN_REBUILD',
-        },
-        reporter,
-        controller.signal,
-      );
+      if (build.trigger === 'REDEPLOY') {
+        reporter.log('atoll', `redeploying artifact ${build.artifactDigest}: nothing is built again`);
+        outcome = { ok: true, ...build };
+      } else {
+        const inputs = await this.deps.environments.inputsFor(build);
+        outcome = await this.deps.executor.execute(
+          {
+            ...inputs,
+            sourcePath: this.deps.environments.sourcePath(build),
+            clean: build.trigger === 'CLEAN_REBUILD',
+          },
+          reporter,
+          controller.signal,
+        );
+      }
+      const deployments = this.deps.deployments;
+      if (outcome.ok && deployments) {
+        await reporter.phase('DEPLOYING');
+        try {
+          prepared = await deployments.prepare(
+            { ...build, ...outcome },
+            {
+              log: (line) => {
+                reporter.log('atoll', line);
+              },
+            },
+            controller.signal,
+          );
+        } catch (error) {
+          if (!(error instanceof DeploymentFailure)) throw error;
+          outcome = { ok: false, message: `deployment failed: ${error.message}`, exitCode: null };
+        }
+      }
     } catch (error) {
       const reference = randomUUID();
       logger.error({ err: error, buildId: build.id, reference }, 'build failed on the platform side');
@@ -204,8 +235,66 @@ export class BuildRunner {
       outcome.ok ? `build succeeded: artifact ${outcome.artifactDigest}` : `build failed: ${outcome.message}`,
     );
     await flush();
-    await this.#record(build, outcome);
+    if (outcome.ok && prepared && this.deps.deployments) {
+      await this.#goLive(build, outcome, prepared, this.deps.deployments, reporter);
+      await flush();
+    } else {
+      await prepared?.discard();
+      await this.#record(build, outcome);
+    }
     for (const listener of this.#endListeners) listener(build.id);
+  }
+
+  /** The switch: the build succeeds and becomes the live deployment in one transaction, then traffic moves. */
+  async #goLive(
+    build: BuildRecord,
+    outcome: Extract<BuildOutcome, { ok: true }>,
+    prepared: PreparedDeployment,
+    deployments: DeploymentsService,
+    reporter: BuildReporter,
+  ): Promise<void> {
+    const now = this.deps.clock.now();
+    let switched: Awaited<ReturnType<DeploymentsService['switchTo']>>;
+    try {
+      switched = await deployments.switchTo(build, async (tx, current, live) => {
+        await this.#succeed(tx, current, outcome, now, live ? now : null);
+      });
+    } catch (error) {
+      await prepared.discard();
+      throw error;
+    }
+    if (switched === 'live') {
+      await prepared.activate();
+      reporter.log('atoll', `deployment live (${prepared.kind === 'static' ? 'static site' : 'server app'})`);
+    } else {
+      await prepared.discard();
+      if (switched === 'superseded')
+        reporter.log('atoll', 'a newer deployment went live meanwhile: this one does not take traffic');
+    }
+  }
+
+  async #succeed(
+    tx: Repositories,
+    current: BuildRecord,
+    outcome: Extract<BuildOutcome, { ok: true }>,
+    now: Date,
+    liveTime: Date | null,
+  ): Promise<void> {
+    await tx.builds.update({
+      ...current,
+      state: 'SUCCEEDED',
+      phase: 'PHASE_UNSPECIFIED',
+      artifactDigest: outcome.artifactDigest,
+      artifactKey: outcome.artifactKey,
+      nodeVersion: outcome.nodeVersion,
+      packageManager: outcome.packageManager,
+      framework: outcome.framework,
+      liveTime,
+      finishTime: now,
+    });
+    const operation = await tx.operations.find(current.environmentId, current.id);
+    if (operation && !operation.done)
+      await tx.operations.update({ ...operation, done: true, updateTime: now });
   }
 
   async #record(build: BuildRecord, outcome: BuildOutcome): Promise<void> {
@@ -224,17 +313,7 @@ export class BuildRunner {
         );
         return;
       }
-      await tx.builds.update({
-        ...current,
-        state: 'SUCCEEDED',
-        phase: 'PHASE_UNSPECIFIED',
-        artifactDigest: outcome.artifactDigest,
-        framework: outcome.framework,
-        finishTime: now,
-      });
-      const operation = await tx.operations.find(build.environmentId, build.id);
-      if (operation && !operation.done)
-        await tx.operations.update({ ...operation, done: true, updateTime: now });
+      await this.#succeed(tx, current, outcome, now, null);
     });
   }
 }

@@ -26,7 +26,7 @@ export function toBuild(scope: EnvironmentScope, environment: EnvironmentRecord,
     branch: record.branch,
     commitSha: '',
     commitMessage: '',
-    archived: false,
+    archived: record.archived,
     sourceDigest: record.sourceDigest,
     sourceBytes: record.sourceBytes,
     artifactDigest: record.artifactDigest,
@@ -204,6 +204,49 @@ export class BuildsService {
       if (!follow || isFinished(state)) return;
       await new Promise((resolve) => setTimeout(resolve, pollMs));
     }
+  }
+
+  /**
+   * Rolls back (or forward) to an earlier successful build without building: a new build with
+   * trigger REDEPLOY takes the earlier artifact, toolchain and variables, and goes through
+   * deploying like any build (health check, then the switch). Answers its operation.
+   */
+  async redeploy(
+    principal: Principal,
+    account: string,
+    appId: string,
+    environmentId: string,
+    buildId: string,
+  ): Promise<Operation> {
+    const { scope, environment } = await this.deps.environments.locate(
+      principal,
+      account,
+      appId,
+      environmentId,
+      'environment.write',
+    );
+    const earlier = await this.#requireBuild(this.deps.store, scope, environment, buildId);
+    const name = buildName(scope.account, scope.app.appId, environment.id, earlier.id);
+    if (earlier.state !== 'SUCCEEDED' || earlier.artifactKey === '')
+      throw new AtollError(
+        'NOT_DEPLOYABLE',
+        `${name} is ${earlier.state}: only a SUCCEEDED build can be redeployed`,
+      );
+    if (earlier.archived)
+      throw new AtollError(
+        'NOT_DEPLOYABLE',
+        `${name} is archived: retention removed its artifact (ATOLL_ARTIFACTS_KEPT); upload or rebuild instead`,
+      );
+    const build = await enqueueBuild(
+      this.deps.store,
+      environment,
+      'REDEPLOY',
+      { sourceKey: earlier.sourceKey, sourceDigest: earlier.sourceDigest, sourceBytes: earlier.sourceBytes },
+      this.deps.clock.now(),
+      earlier,
+    );
+    this.deps.onQueued?.();
+    return buildOperation(account, appId, environment.id, build.id);
   }
 
   /** Queued or running builds end CANCELLED; a finished one is a FAILED_PRECONDITION naming its state. */

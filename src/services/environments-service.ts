@@ -67,6 +67,8 @@ export class EnvironmentsService {
       clock: Clock;
       /** Environments went with a deletion (child environments too): what they left on disk can go. */
       onEnvironmentsRemoved?: () => void;
+      /** Where the edge serves an environment. */
+      urlOf?: (environmentId: string) => string;
     },
   ) {}
 
@@ -244,6 +246,7 @@ export class EnvironmentsService {
       parentEnvironment: '',
       domains: [],
       build: record.liveBuildId ? buildName(account, app.appId, record.id, record.liveBuildId) : '',
+      url: this.deps.urlOf?.(record.id) ?? '',
       reconciling: record.reconciling,
       createTime: record.createTime.toISOString(),
       updateTime: record.updateTime.toISOString(),
@@ -315,6 +318,11 @@ export class EnvironmentsService {
 
   /** The environment's variables, decrypted: for builds and apps only, never for answers. */
   shellVariablesOf(record: EnvironmentRecord): ShellVariable[] {
-    return JSON.parse(this.deps.secretBox.open(record.shellVariablesSealed)) as ShellVariable[];
+    return this.openShellVariables(record.shellVariablesSealed);
+  }
+
+  /** Variables sealed by this service: an environment's, or the snapshot a build took of them. */
+  openShellVariables(sealed: string): ShellVariable[] {
+    return JSON.parse(this.deps.secretBox.open(sealed)) as ShellVariable[];
   }
 }

@@ -87,6 +87,17 @@ export interface BuildRecord {
   readonly sourceDigest: string;
   readonly sourceBytes: number;
   readonly artifactDigest: string;
+  /** Blob store key of the build's output; empty until the build succeeded. */
+  readonly artifactKey: string;
+  /** The toolchain it was built with, which its deployment runs on: "22.11.0", "npm@10.9.0"; empty for a plain folder. */
+  readonly nodeVersion: string;
+  readonly packageManager: string;
+  /** The environment's shell variables (sealed) when the build was asked for: its deployment runs with them. */
+  readonly variablesSealed: string;
+  /** Its artifact was removed by retention: it cannot be redeployed. */
+  readonly archived: boolean;
+  /** When it started serving traffic; null if it never did. */
+  readonly liveTime: Date | null;
   readonly framework: string;
   readonly failureMessage: string;
   readonly failureExitCode: number | null;
@@ -161,6 +172,8 @@ export interface EnvironmentsRepository {
   findById(id: string): Promise<EnvironmentRecord | undefined>;
   /** The environment's sandbox uid, taking the lowest free one of [first, last] on first use. */
   assignBuildUid(id: string, first: number, last: number): Promise<number | undefined>;
+  /** Every environment with a live deployment. */
+  listLive(): Promise<EnvironmentRecord[]>;
 }
 
 export interface OperationsRepository {
@@ -181,6 +194,54 @@ export interface BuildsRepository {
   /** Queued builds of the environment, locked until the transaction ends. */
   listQueuedForUpdate(environmentId: string): Promise<BuildRecord[]>;
   update(record: BuildRecord): Promise<void>;
+  /** Successful builds that still have their artifact, newest first. */
+  listDeployable(environmentId: string): Promise<BuildRecord[]>;
+  /** Whether a build that is not archived (of any environment) uses the artifact. */
+  isArtifactInUse(artifactKey: string): Promise<boolean>;
+}
+
+export interface RuntimeLogLine {
+  /** Increasing across the environment's lines: a follower asks for what came after an id. */
+  readonly id: number;
+  readonly buildId: string;
+  readonly time: Date;
+  readonly stream: 'stdout' | 'stderr' | 'atoll';
+  readonly line: string;
+}
+
+export interface RuntimeLogsRepository {
+  append(environmentId: string, lines: readonly Omit<RuntimeLogLine, 'id'>[]): Promise<void>;
+  /** Lines after `afterId`, oldest first, at most `limit`. */
+  read(environmentId: string, afterId: number, limit: number): Promise<RuntimeLogLine[]>;
+  /** The id before the last `count` lines (where a reader of the tail starts). */
+  tailStart(environmentId: string, count: number): Promise<number>;
+  /** Keeps the newest `keep` lines of the environment. */
+  prune(environmentId: string, keep: number): Promise<void>;
+}
+
+export type PlatformTokenKind = 'apps-api' | 'kv-store';
+
+export interface PlatformTokenRecord {
+  readonly environmentId: string;
+  readonly kind: PlatformTokenKind;
+  /** Sealed with the platform key: the app is given the token at every start. */
+  readonly tokenSealed: string;
+  /** Keyed digest of the token, for finding it from a request. */
+  readonly tokenDigest: string;
+  readonly createTime: Date;
+}
+
+export interface PlatformTokensRepository {
+  /** Inserts unless the environment has a token of that kind already; answers the one that holds. */
+  ensure(record: PlatformTokenRecord): Promise<PlatformTokenRecord>;
+  findByDigest(digest: string): Promise<PlatformTokenRecord | undefined>;
+}
+
+export interface KvRepository {
+  get(environmentId: string, key: string): Promise<string | undefined>;
+  put(environmentId: string, key: string, value: string, now: Date): Promise<void>;
+  /** How many keys the environment has and their bytes, for its quota. */
+  usage(environmentId: string): Promise<{ keys: number; bytes: number }>;
 }
 
 export interface BuildLogLine {
@@ -207,6 +268,9 @@ export interface Repositories {
   readonly operations: OperationsRepository;
   readonly builds: BuildsRepository;
   readonly buildLogs: BuildLogsRepository;
+  readonly runtimeLogs: RuntimeLogsRepository;
+  readonly platformTokens: PlatformTokensRepository;
+  readonly kv: KvRepository;
 }
 
 export interface Store extends Repositories {

@@ -17,6 +17,12 @@ function toBuild(row: Selectable<BuildsTable>): BuildRecord {
     sourceDigest: row.source_digest,
     sourceBytes: Number(row.source_bytes),
     artifactDigest: row.artifact_digest,
+    artifactKey: row.artifact_key,
+    nodeVersion: row.node_version,
+    packageManager: row.package_manager,
+    variablesSealed: row.variables_sealed,
+    archived: row.archived,
+    liveTime: row.live_time,
     framework: row.framework,
     failureMessage: row.failure_message,
     failureExitCode: row.failure_exit_code,
@@ -31,6 +37,11 @@ function toRow(record: BuildRecord) {
     state: record.state,
     phase: record.phase,
     artifact_digest: record.artifactDigest,
+    artifact_key: record.artifactKey,
+    node_version: record.nodeVersion,
+    package_manager: record.packageManager,
+    archived: record.archived,
+    live_time: record.liveTime,
     framework: record.framework,
     failure_message: record.failureMessage,
     failure_exit_code: record.failureExitCode,
@@ -53,6 +64,7 @@ export function createBuildsRepository(db: Kysely<Database>): BuildsRepository {
           source_key: record.sourceKey,
           source_digest: record.sourceDigest,
           source_bytes: record.sourceBytes,
+          variables_sealed: record.variablesSealed,
           create_time: record.createTime,
         })
         .execute();
@@ -131,6 +143,29 @@ export function createBuildsRepository(db: Kysely<Database>): BuildsRepository {
         .forUpdate()
         .execute();
       return rows.map(toBuild);
+    },
+    async listDeployable(environmentId) {
+      const rows = await db
+        .selectFrom('builds')
+        .selectAll()
+        .where('environment_id', '=', environmentId)
+        .where('state', '=', 'SUCCEEDED')
+        .where('archived', '=', false)
+        .where('artifact_key', '<>', '')
+        .orderBy('create_time', 'desc')
+        .orderBy('id', 'desc')
+        .execute();
+      return rows.map(toBuild);
+    },
+    async isArtifactInUse(artifactKey) {
+      const row = await db
+        .selectFrom('builds')
+        .select('id')
+        .where('artifact_key', '=', artifactKey)
+        .where('archived', '=', false)
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
     },
     async update(record) {
       await db.updateTable('builds').set(toRow(record)).where('id', '=', record.id).execute();

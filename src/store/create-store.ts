@@ -7,9 +7,12 @@ import { createBuildsRepository } from './builds-repository.js';
 import { createCredentialsRepository } from './credentials-repository.js';
 import type { Database } from './database-schema.js';
 import { createEnvironmentsRepository } from './environments-repository.js';
+import { createKvRepository } from './kv-repository.js';
 import { createMembershipsRepository } from './memberships-repository.js';
 import type { OpenedDatabase } from './open-database.js';
 import { createOperationsRepository } from './operations-repository.js';
+import { createPlatformTokensRepository } from './platform-tokens-repository.js';
+import { createRuntimeLogsRepository } from './runtime-logs-repository.js';
 import { createUsersRepository } from './users-repository.js';
 
 function createRepositories(db: Kysely<Database>): Repositories {
@@ -23,6 +26,9 @@ function createRepositories(db: Kysely<Database>): Repositories {
     operations: createOperationsRepository(db),
     builds: createBuildsRepository(db),
     buildLogs: createBuildLogsRepository(db),
+    runtimeLogs: createRuntimeLogsRepository(db),
+    platformTokens: createPlatformTokensRepository(db),
+    kv: createKvRepository(db),
   };
 }
 

@@ -88,6 +88,12 @@ export interface BuildsTable {
   start_time: Timestamp | null;
   finish_time: Timestamp | null;
   heartbeat_time: Timestamp | null;
+  artifact_key: ColumnType<string, string | undefined, string>;
+  node_version: ColumnType<string, string | undefined, string>;
+  package_manager: ColumnType<string, string | undefined, string>;
+  variables_sealed: ColumnType<string, string | undefined, string>;
+  archived: ColumnType<boolean, boolean | undefined, boolean>;
+  live_time: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface BuildLogLinesTable {
@@ -96,6 +102,37 @@ export interface BuildLogLinesTable {
   time: Timestamp;
   stream: string;
   line: string;
+}
+
+export interface RuntimeLogLinesTable {
+  id: ColumnType<string, never, never>;
+  environment_id: string;
+  build_id: string;
+  time: Timestamp;
+  stream: string;
+  line: string;
+}
+
+export interface PlatformTokensTable {
+  environment_id: string;
+  kind: string;
+  token_sealed: string;
+  token_digest: string;
+  create_time: Timestamp;
+}
+
+export interface KvEntriesTable {
+  environment_id: string;
+  key: string;
+  value: string;
+  update_time: Timestamp;
+}
+
+export interface UsageMinutesTable {
+  environment_id: string;
+  minute: Timestamp;
+  edge_id: string;
+  counters: string;
 }
 
 export interface Database {
@@ -108,4 +145,8 @@ export interface Database {
   operations: OperationsTable;
   builds: BuildsTable;
   build_log_lines: BuildLogLinesTable;
+  runtime_log_lines: RuntimeLogLinesTable;
+  platform_tokens: PlatformTokensTable;
+  kv_entries: KvEntriesTable;
+  usage_minutes: UsageMinutesTable;
 }

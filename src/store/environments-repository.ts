@@ -71,6 +71,15 @@ export function createEnvironmentsRepository(db: Kysely<Database>): Environments
     async update(record) {
       await db.updateTable('environments').set(toRow(record)).where('id', '=', record.id).execute();
     },
+    async listLive() {
+      const rows = await db
+        .selectFrom('environments')
+        .selectAll()
+        .where('live_build_id', 'is not', null)
+        .orderBy('id')
+        .execute();
+      return rows.map(toEnvironment);
+    },
     async findById(id) {
       if (!isUuid(id)) return undefined;
       const row = await db.selectFrom('environments').selectAll().where('id', '=', id).executeTakeFirst();

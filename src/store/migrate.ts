@@ -2,12 +2,14 @@ import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'k
 import * as controlPlane from './migrations/0001-control-plane.js';
 import * as builds from './migrations/0002-builds.js';
 import * as buildLogs from './migrations/0003-build-logs.js';
+import * as hosting from './migrations/0004-hosting.js';
 
 /** Every migration, in order. Names never change once released. */
 const MIGRATIONS: Record<string, Migration> = {
   '0001-control-plane': controlPlane,
   '0002-builds': builds,
   '0003-build-logs': buildLogs,
+  '0004-hosting': hosting,
 };
 
 /** Names of every migration, in the order they apply. */

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { request, type Dispatcher } from 'undici';
 import yazl from 'yazl';
 import { TestApi, type Credentials, type TestApiOptions } from './test-api.js';
 
@@ -27,6 +28,13 @@ export function zipFolder(name: string, root = join(FIXTURE_APPS, name)): Promis
     });
     zip.outputStream.on('error', reject);
   });
+}
+
+export interface EdgeAnswer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: Buffer;
+  text(): Promise<string>;
 }
 
 /** Polls until `check` holds or `timeoutMs` passes (a generous bound, not a timed assertion); says which. */
@@ -89,9 +97,13 @@ export class BuildHarness {
   }
 
   /** Uploads a fixture app to the harness's environment, or to another of app `web`. */
-  async upload(app: string, envId = this.envId): Promise<{ operation: string; buildId: string }> {
+  async upload(
+    app: string,
+    envId = this.envId,
+    root?: string,
+  ): Promise<{ operation: string; buildId: string }> {
     const form = new FormData();
-    form.append('repository', new Blob([await zipFolder(app)]), `${app}.zip`);
+    form.append('repository', new Blob([await zipFolder(app, root)]), `${app}.zip`);
     const response = await fetch(
       `${this.api.url}/fu/v1/accounts/acme/apps/web/environments/${envId}:upload`,
       {
@@ -127,6 +139,36 @@ export class BuildHarness {
   async logOf(buildId: string): Promise<string> {
     const lines = await this.api.testStore.store.buildLogs.read(buildId, 0, 10_000);
     return lines.map((l) => `${l.stream}: ${l.line}`).join('\n');
+  }
+
+  /** The environment's default hostname on the edge. */
+  hostOf(envId = this.envId): string {
+    return `h${envId}.localhost`;
+  }
+
+  /**
+   * A request through the real edge port to the environment's hostname. undici's request()
+   * sends the Host given (fetch() may not: Host is a forbidden header there).
+   */
+  async edge(
+    path: string,
+    init: {
+      method?: Dispatcher.HttpMethod;
+      host?: string;
+      headers?: Record<string, string>;
+      body?: string;
+    } = {},
+  ): Promise<EdgeAnswer> {
+    const answer = await request(`http://127.0.0.1:${String(this.api.edgePort)}${path}`, {
+      method: init.method ?? 'GET',
+      headers: { host: init.host ?? this.hostOf(), ...init.headers },
+      body: init.body,
+    });
+    const body = Buffer.from(await answer.body.arrayBuffer());
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(answer.headers))
+      for (const v of Array.isArray(value) ? value : [value]) if (v !== undefined) headers.append(name, v);
+    return { status: answer.statusCode, headers, body, text: () => Promise.resolve(body.toString()) };
   }
 
   async stop(): Promise<void> {

@@ -9,6 +9,8 @@ import { loadConfig } from '../../src/config/load-config.js';
 import { buildApiServer } from '../../src/http/build-api-server.js';
 import type { ApiInstance } from '../../src/http/api-instance.js';
 import { composeServices, type Services } from '../../src/main/compose-services.js';
+import { listenPlatformServices } from '../../src/main/platform-services-listener.js';
+import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../src/services/platform-ports.js';
 import { openTestStore, type TestStore } from './test-store.js';
 
@@ -54,7 +56,7 @@ export interface TestApiOptions {
   readonly bodyLimitBytes?: number;
   readonly authCacheTtlMs?: number;
   readonly uploadLimits?: Partial<ArchiveLimits>;
-  /** Build settings from these variables (ATOLL_BUILD_TIMEOUT_MS, …) over the defaults. */
+  /** Build and hosting settings from these variables (ATOLL_BUILD_TIMEOUT_MS, ATOLL_BASE_DOMAIN, …) over the defaults. */
   readonly buildEnv?: Record<string, string>;
   /** Where build commands run; the bubblewrap sandbox by default. */
   readonly commandRunner?: CommandRunner;
@@ -102,6 +104,7 @@ export class TestApi {
         dataDir,
         uploadLimits,
         builds: loadConfig(options.buildEnv ?? {}, dataDir).builds,
+        hosting: loadConfig(options.buildEnv ?? {}, dataDir).hosting,
         // Each test has its own database, worked on by this process alone.
         databaseUrl: undefined,
       },
@@ -128,6 +131,26 @@ export class TestApi {
     if (typeof address !== 'object' || address === null) throw new Error('no address');
     state.api = new TestApi(`http://127.0.0.1:${address.port}`, app, services, testStore, dataDir);
     return state.api;
+  }
+
+  #edgePort: number | undefined;
+  #platform: FastifyInstance | undefined;
+
+  /** Starts the edge on a loopback port and the platform services on their socket, as serve does. */
+  async startHosting(): Promise<number> {
+    const edge = this.services.edge.server;
+    await new Promise<void>((resolve) => edge.listen(0, '127.0.0.1', resolve));
+    const address = edge.address();
+    if (typeof address !== 'object' || address === null) throw new Error('no edge address');
+    this.#edgePort = address.port;
+    this.#platform = await listenPlatformServices(this.services, pino({ level: 'silent' }));
+    return address.port;
+  }
+
+  /** The edge port (startHosting first). */
+  get edgePort(): number {
+    if (this.#edgePort === undefined) throw new Error('call startHosting() first');
+    return this.#edgePort;
   }
 
   async request(method: string, path: string, options: RequestOptions = {}): Promise<Answer> {
@@ -180,6 +203,13 @@ export class TestApi {
   }
 
   async close(): Promise<void> {
+    await this.services.runtime.stop();
+    await this.services.runtimeLogs.stop();
+    if (this.#edgePort !== undefined) {
+      this.services.edge.server.closeAllConnections();
+      await new Promise((resolve) => this.services.edge.server.close(resolve));
+    }
+    await this.#platform?.close();
     await this.app.close();
     await this.testStore.close();
     rmSync(this.dataDir, { recursive: true, force: true });

@@ -62,7 +62,12 @@ describe('AtollError', () => {
       UNAUTHENTICATED: 401,
     };
     // Body problems keep their specific HTTP statuses while staying INVALID_ARGUMENT.
-    const exceptions = new Set(['UNSUPPORTED_MEDIA_TYPE', 'BODY_TOO_LARGE', 'ARCHIVE_TOO_LARGE']);
+    const exceptions = new Set([
+      'UNSUPPORTED_MEDIA_TYPE',
+      'BODY_TOO_LARGE',
+      'ARCHIVE_TOO_LARGE',
+      'KV_VALUE_TOO_LARGE',
+    ]);
     for (const [reason, entry] of Object.entries(ERROR_CATALOGUE)) {
       assert.ok(entry.summary.length > 0, reason);
       assert.match(reason, /^[A-Z][A-Z_]*[A-Z]$/);

@@ -1,4 +1,3 @@
-import { PassThrough } from 'node:stream';
 import multipart from '@fastify/multipart';
 import { Type } from '@sinclair/typebox';
 import {
@@ -10,6 +9,7 @@ import { OperationSchema } from '../../contract/environment-schemas.js';
 import type { ApiServices } from '../api-dependencies.js';
 import { ENVIRONMENT_PATH, ID, principalOf, responses, type ApiInstance } from '../api-instance.js';
 import { requestValidatorCompiler } from '../request-validator.js';
+import { sendTextStream } from '../text-stream.js';
 import { receiveRepositoryPart, UPLOAD_PART } from '../upload-receiver.js';
 
 const EnvironmentParams = Type.Object({
@@ -116,42 +116,34 @@ export function registerBuildRoutes(app: ApiInstance, services: ApiServices): vo
       // Authorise and find the build before answering, so that errors are still a Status.
       const principal = principalOf(request);
       await services.builds.get(principal, account, appId, environment, build);
-      const stream = new PassThrough();
-      // A stream is piped as it is; the string schema only documents the answer.
-      void reply
-        .type('text/plain; charset=utf-8')
-        .header('cache-control', 'no-store')
-        .send(stream as unknown as string);
-      let open = true;
-      request.raw.once('close', () => {
-        open = false;
-      });
-      try {
-        await services.builds.writeLog(
+      return sendTextStream(request, reply, (write) =>
+        services.builds.writeLog(
           principal,
           account,
           appId,
           environment,
           build,
           request.query.follow === true,
-          (text) => {
-            if (!open) return false;
-            return (
-              stream.write(text) ||
-              new Promise<boolean>((resolve) => {
-                stream.once('drain', () => {
-                  resolve(open);
-                });
-              })
-            );
-          },
-        );
-      } catch (error) {
-        request.log.error({ err: error }, 'build log stream failed');
-      } finally {
-        stream.end();
-      }
-      return reply;
+          write,
+        ),
+      );
+    },
+  );
+  app.post(
+    `${builds}/:build${ID}::redeploy`,
+    {
+      schema: {
+        tags,
+        summary: 'Deploy an earlier successful build again, without building',
+        description:
+          'Creates a build with trigger REDEPLOY that reuses the earlier artifact (and the variables it was built with), health-checks it and switches traffic to it. Answers its long-running operation.',
+        params: BuildParams,
+        response: responses({ 200: OperationSchema }),
+      },
+    },
+    (request) => {
+      const { account, app: appId, environment, build } = request.params;
+      return services.builds.redeploy(principalOf(request), account, appId, environment, build);
     },
   );
   app.post(

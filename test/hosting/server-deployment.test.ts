@@ -1,0 +1,200 @@
+import assert from 'node:assert/strict';
+import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { BuildHarness, eventually, FIXTURE_APPS, processesRunning } from '../helpers/build-harness.js';
+
+const APP = '08-node-server';
+
+/** The server fixture answering `version <label>` at /. */
+function serverVersion(label: string): string {
+  const root = mkdtempSync(join(tmpdir(), 'atoll-server-'));
+  cpSync(join(FIXTURE_APPS, APP), root, { recursive: true });
+  writeFileSync(join(root, 'version.txt'), `${label}\n`);
+  return root;
+}
+
+describe('server app deployments through the edge', () => {
+  let h: BuildHarness;
+  let firstBuild = '';
+  const folders: string[] = [];
+
+  before(async () => {
+    h = await BuildHarness.start({ shellVariables: [{ key: 'GREETING', value: 'hello' }] });
+    await h.api.startHosting();
+  });
+  after(async () => {
+    await h.stop();
+    for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('starts the app on its Node.js, health-checks it on PORT 8080 and routes the environment to it', async () => {
+    const { operation, buildId } = await h.upload(APP);
+    firstBuild = buildId;
+    const done = await h.waitDone(operation);
+    assert.equal(done.error, undefined, JSON.stringify(done.error));
+    const log = await h.logOf(buildId);
+    assert.match(log, /server app: starting script "start" on Node\.js 22\./);
+    assert.match(log, /the app answered on port 8080/);
+    assert.match(log, /deployment live \(server app\)/);
+    const page = await h.edge('/');
+    assert.equal(page.status, 200);
+    assert.equal(await page.text(), 'version A\n');
+  });
+
+  it('gives the app its variables and the platform ones, and none of the platform secrets', async () => {
+    const env = JSON.parse(await (await h.edge('/env')).text());
+    assert.equal(env.PORT, '8080');
+    assert.equal(env.GREETING, 'hello');
+    assert.equal(env.NODE_ENV, 'production');
+    assert.match(env.node, /^v22\./);
+    assert.equal(env.HEADLESS_METADATA, 'true');
+    assert.equal(env.HEADLESS_METADATA_ENV_ID, h.envId);
+    assert.equal(env.HEADLESS_METADATA_BUILD_ID, firstBuild);
+    assert.equal(env.HEADLESS_METADATA_BUILD, undefined, 'set only during builds');
+    assert.match(env.HEADLESS_APPS_API_URL_ADDRESS, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.match(env.HEADLESS_KV_STORE_URL, /^http:\/\/127\.0\.0\.1:\d+\/kv$/);
+    assert.ok(env.HEADLESS_APPS_API_TOKEN.length >= 32);
+    assert.ok(env.HEADLESS_KV_STORE_TOKEN.length >= 32);
+    assert.notEqual(env.HEADLESS_APPS_API_TOKEN, env.HEADLESS_KV_STORE_TOKEN);
+    assert.equal(env.DATABASE_URL, undefined);
+    assert.deepEqual(
+      Object.keys(env).filter((k) => k.startsWith('ATOLL_')),
+      [],
+    );
+  });
+
+  it('sets X-Forwarded-* and strips hop-by-hop headers on the way to the app', async () => {
+    const headers = JSON.parse(
+      await (
+        await h.edge('/headers', {
+          headers: { 'x-forwarded-for': '6.6.6.6', 'proxy-authorization': 'x', te: 'trailers' },
+        })
+      ).text(),
+    );
+    assert.equal(headers['x-forwarded-for'], '127.0.0.1', 'an untrusted client cannot claim an address');
+    assert.equal(headers['x-forwarded-proto'], 'http');
+    assert.equal(headers['x-forwarded-host'], h.hostOf());
+    assert.equal(headers['proxy-authorization'], undefined);
+    assert.equal(headers.te, undefined);
+  });
+
+  it('keeps the app in its sandbox: no writes outside its folder, no host loopback', async () => {
+    const apiPort = new URL(h.api.url).port;
+    const probe = JSON.parse(await (await h.edge(`/probe?port=${apiPort}`)).text());
+    assert.notEqual(probe.outsideFolder, 'written');
+    assert.equal(probe.ownFolder, 'written');
+    assert.equal(probe.tmp, 'written', 'a private /tmp');
+    assert.notEqual(probe.hostLoopback, 'connected');
+    assert.notEqual(probe.slirpGateway, 'connected');
+    assert.ok(probe.uid >= 61_000, `runs as the environment's uid, not ${String(probe.uid)}`);
+  });
+
+  it('caches what the app allows, and the app purges it by tag through the platform services', async () => {
+    const first = await h.edge('/cached');
+    assert.equal(first.headers.get('x-cache'), 'MISS');
+    const second = await h.edge('/cached');
+    assert.equal(second.headers.get('x-cache'), 'HIT');
+    assert.equal(await second.text(), await first.text());
+    assert.ok(Number(second.headers.get('age')) >= 0);
+    const purge = JSON.parse(await (await h.edge('/purge?tag=greeting')).text());
+    assert.equal(purge.status, 200, purge.body);
+    const third = await h.edge('/cached');
+    assert.equal(third.headers.get('x-cache'), 'MISS');
+    assert.notEqual(await third.text(), await first.text());
+  });
+
+  it('keeps the app output as runtime logs', async () => {
+    const answer = await h.api.request('GET', `${h.envPath}/logs`, { auth: h.owner });
+    assert.equal(answer.status, 200);
+    assert.match(answer.headers.get('content-type') ?? '', /^text\/plain/);
+    assert.ok(
+      await eventually(
+        async () => /stdout +\w{8} fixture server version A listening on 8080/.test(await runtimeLog()),
+        10_000,
+      ),
+      await runtimeLog(),
+    );
+  });
+
+  it('proxies WebSocket upgrades both ways', async () => {
+    const socket = connect(h.api.edgePort, '127.0.0.1');
+    const received: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(
+      `GET /socket HTTP/1.1\r\nHost: ${h.hostOf()}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+    );
+    assert.ok(await eventually(() => Buffer.concat(received).toString().includes('\r\n\r\n'), 10_000));
+    assert.match(Buffer.concat(received).toString(), /^HTTP\/1\.1 101 Switching Protocols/);
+    assert.match(Buffer.concat(received).toString(), /Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK\+xOo=/);
+    received.length = 0;
+    socket.write('echo me');
+    assert.ok(await eventually(() => Buffer.concat(received).toString() === 'echo me', 10_000));
+    socket.destroy();
+  });
+
+  it('restarts a crashed app with backoff, logging why', async () => {
+    await h.edge('/crash');
+    assert.ok(
+      await eventually(
+        async () => (await h.edge('/')).status === 200 && (await runtimeLog()).includes('restarting in'),
+        60_000,
+      ),
+    );
+    const log = await runtimeLog();
+    assert.match(log, /crashing on purpose/);
+    assert.match(log, /the app exited with code 7; restarting in 1 s/);
+    assert.match(log, /the app is back on port 8080/);
+  });
+
+  it('redeploys with zero failed requests while a load loop runs, then rolls back', async () => {
+    const versionB = serverVersion('B');
+    folders.push(versionB);
+    const seen: string[] = [];
+    const failures: string[] = [];
+    let loading = true;
+    const loop = async () => {
+      while (loading) {
+        const answer = await h
+          .edge('/')
+          .catch((error: unknown) => ({ status: 0, text: () => Promise.resolve(String(error)) }));
+        const text = await answer.text();
+        if (answer.status !== 200) failures.push(`${String(answer.status)} ${text}`);
+        else if (seen[seen.length - 1] !== text) seen.push(text);
+      }
+    };
+    const loops = [loop(), loop(), loop(), loop()];
+    const slow = h.edge('/slow');
+    const { operation } = await h.upload(APP, h.envId, versionB);
+    await h.waitDone(operation);
+    loading = false;
+    await Promise.all(loops);
+    const slowAnswer = await slow;
+    assert.equal(slowAnswer.status, 200, 'a request in flight during the switch finishes');
+    assert.equal(await slowAnswer.text(), 'slow version A\n');
+    assert.deepEqual(failures, []);
+    assert.deepEqual(seen, ['version A\n', 'version B\n'], 'never a mix: A until the switch, B after');
+
+    const back = await h.api.request('POST', `${h.envPath}/builds/${firstBuild}:redeploy`, { auth: h.owner });
+    assert.equal(back.status, 200, back.text);
+    await h.waitDone(back.body.name);
+    assert.equal(await (await h.edge('/')).text(), 'version A\n');
+  });
+
+  it('deleting the environment stops its app, drops its route and frees its folders', async () => {
+    assert.ok(processesRunning('server.js').length > 0);
+    const deleted = await h.api.request('DELETE', h.envPath, { auth: h.owner });
+    assert.equal(deleted.status, 200);
+    assert.ok(await eventually(() => processesRunning(h.envId).length === 0, 30_000), 'no process left');
+    assert.equal((await h.edge('/')).status, 404);
+    assert.ok(await eventually(() => !existsSync(join(h.api.dataDir, 'deployments', h.envId)), 30_000));
+  });
+
+  async function runtimeLog(): Promise<string> {
+    await h.api.services.runtimeLogs.flush();
+    return (await h.api.request('GET', `${h.envPath}/logs`, { auth: h.owner })).text;
+  }
+});

@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { BuildHarness } from '../helpers/build-harness.js';
+
+/** A one-page site in a fresh folder: each version says which it is. */
+function siteVersion(label: string): string {
+  const root = mkdtempSync(join(tmpdir(), 'atoll-site-'));
+  writeFileSync(join(root, 'index.html'), `<!doctype html><title>${label}</title><h1>${label}</h1>\n`);
+  writeFileSync(join(root, 'style.css'), `h1 { color: ${label === 'v1' ? 'red' : 'blue'} }\n`);
+  return root;
+}
+
+describe('static deployments through the edge', () => {
+  let h: BuildHarness;
+  const folders: string[] = [];
+
+  before(async () => {
+    h = await BuildHarness.start();
+    await h.api.startHosting();
+  });
+  after(async () => {
+    await h.stop();
+    for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+  });
+
+  it('serves a successful build at the environment URL once it is live, and shows build and url', async () => {
+    const { operation, buildId } = await h.upload('01-static-site');
+    const done = await h.waitDone(operation);
+    assert.equal(done.error, undefined, JSON.stringify(done.error));
+    const build = await h.build(buildId);
+    assert.equal(build.state, 'SUCCEEDED');
+    assert.equal(build.live, true);
+    const environment = (await h.api.request('GET', h.envPath, { auth: h.owner })).body;
+    assert.equal(environment.build, `accounts/acme/apps/web/environments/${h.envId}/builds/${buildId}`);
+    assert.equal(environment.url, `http://h${h.envId}.localhost:8081`);
+
+    const page = await h.edge('/');
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+    assert.match(await page.text(), /Hello from a static site/);
+    assert.match(await h.logOf(buildId), /deployment live \(static site\)/);
+  });
+
+  it('answers an unknown host with a plain 404 page', async () => {
+    const answer = await h.edge('/', { host: 'nobody.localhost' });
+    assert.equal(answer.status, 404);
+    assert.match(await answer.text(), /No site is deployed at this address/);
+  });
+
+  it('switches to a new upload, and rolls back with :redeploy without building again', async () => {
+    const v1 = siteVersion('v1');
+    const v2 = siteVersion('v2');
+    folders.push(v1, v2);
+    const first = await h.upload('site', h.envId, v1);
+    await h.waitDone(first.operation);
+    assert.match(await (await h.edge('/')).text(), /v1/);
+    const second = await h.upload('site', h.envId, v2);
+    await h.waitDone(second.operation);
+    assert.match(await (await h.edge('/')).text(), /v2/);
+
+    const redeploy = await h.api.request('POST', `${h.envPath}/builds/${first.buildId}:redeploy`, {
+      auth: h.owner,
+    });
+    assert.equal(redeploy.status, 200, redeploy.text);
+    const redeployId = String(redeploy.body.name).split('/').pop() ?? '';
+    assert.notEqual(redeployId, first.buildId);
+    await h.waitDone(redeploy.body.name);
+    const rolledBack = await h.build(redeployId);
+    assert.equal(rolledBack.trigger, 'REDEPLOY');
+    assert.equal(rolledBack.state, 'SUCCEEDED');
+    assert.equal(rolledBack.artifactDigest, (await h.build(first.buildId)).artifactDigest);
+    assert.doesNotMatch(await h.logOf(redeployId), /npm|unpacked \d+ files/);
+    assert.match(await (await h.edge('/')).text(), /v1/);
+    assert.equal((await h.build(second.buildId)).live, false);
+  });
+
+  it('refuses to redeploy a build that did not succeed, naming why', async () => {
+    const { operation, buildId } = await h.upload('03-failing-build');
+    await h.waitDone(operation);
+    const answer = await h.api.request('POST', `${h.envPath}/builds/${buildId}:redeploy`, { auth: h.owner });
+    assert.equal(answer.status, 400);
+    assert.match(answer.body.message, /is FAILED: only a SUCCEEDED build can be redeployed/);
+    // The failed build took no traffic: the previous deployment still answers.
+    assert.equal((await h.edge('/')).status, 200);
+  });
+
+  it(':clearCache answers {} for the environment', async () => {
+    const answer = await h.api.request('POST', `${h.envPath}:clearCache`, { auth: h.owner });
+    assert.equal(answer.status, 200);
+    assert.deepEqual(answer.body, {});
+  });
+});
