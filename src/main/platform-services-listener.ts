@@ -12,10 +12,7 @@ import type { Services } from './compose-services.js';
 export async function listenPlatformServices(
   services: Pick<Services, 'platformServices' | 'platformSocket'>,
   logger: FastifyBaseLogger,
-  options: { purgesPerMinute: number; kvMaxValueBytes: number } = {
-    purgesPerMinute: 120,
-    kvMaxValueBytes: 5 * 1024 ** 2,
-  },
+  options: { readonly purgesPerMinute: number; readonly kvMaxValueBytes: number },
 ): Promise<FastifyInstance> {
   const server = await buildPlatformServer(services.platformServices, logger, options);
   mkdirSync(dirname(services.platformSocket), { recursive: true, mode: 0o755 });

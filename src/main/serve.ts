@@ -181,6 +181,14 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
       logger.error({ err: error }, 'the build worker stopped');
     });
   }
+  const retain = () => {
+    services.runRetention().catch((error: unknown) => {
+      logger.warn({ err: error }, 'retention failed');
+    });
+  };
+  const retentionTimer = setInterval(retain, 3_600_000);
+  retentionTimer.unref();
+  void restoring?.then(retain);
   if (sandboxMissing !== undefined && commandRunner !== undefined) {
     logger.warn({ problem: sandboxMissing }, 'ATOLL_UNSAFE_BUILDS=1: builds run WITHOUT a sandbox');
     process.stderr.write(
@@ -197,6 +205,7 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
   const stop = () => {
     stopping ??= (async () => {
       shuttingDown = true;
+      clearInterval(retentionTimer);
       logger.info('shutting down: no new connections, finishing requests in flight');
       // close() stops accepting, lets requests in flight finish, then resolves.
       await Promise.all([

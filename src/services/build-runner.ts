@@ -59,7 +59,7 @@ export class BuildRunner {
   readonly #running = new Set<Promise<void>>();
   readonly #controllers = new Set<AbortController>();
   #wake: (() => void) | undefined;
-  readonly #endListeners = new Set<(buildId: string) => void>();
+  readonly #endListeners = new Set<(buildId: string, environmentId: string) => void>();
 
   constructor(
     private readonly deps: {
@@ -89,7 +89,7 @@ export class BuildRunner {
   }
 
   /** Calls `listener` with the id of each build this worker ends, once its outcome is recorded; returns the unsubscribe. */
-  onEnded(listener: (buildId: string) => void): () => void {
+  onEnded(listener: (buildId: string, environmentId: string) => void): () => void {
     this.#endListeners.add(listener);
     return () => this.#endListeners.delete(listener);
   }
@@ -242,7 +242,7 @@ export class BuildRunner {
       await prepared?.discard();
       await this.#record(build, outcome);
     }
-    for (const listener of this.#endListeners) listener(build.id);
+    for (const listener of this.#endListeners) listener(build.id, build.environmentId);
   }
 
   /** The switch: the build succeeds and becomes the live deployment in one transaction, then traffic moves. */

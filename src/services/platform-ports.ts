@@ -31,6 +31,10 @@ export interface BlobStore {
   /** Moves a finished local file under the key (the file is gone afterwards). */
   adopt(key: string, localPath: string): Promise<void>;
   has(key: string): Promise<boolean>;
+  /** Deletes the blob; a missing one is no error. */
+  remove(key: string): Promise<void>;
+  /** The blobs under a prefix (`sources`, `artifacts`) with when each was written. */
+  list(prefix: string): Promise<{ key: string; modified: Date }[]>;
   /** A local path to read the blob from. */
   localPath(key: string): string;
 }

@@ -196,8 +196,10 @@ export interface BuildsRepository {
   update(record: BuildRecord): Promise<void>;
   /** Successful builds that still have their artifact, newest first. */
   listDeployable(environmentId: string): Promise<BuildRecord[]>;
-  /** Whether a build that is not archived (of any environment) uses the artifact. */
-  isArtifactInUse(artifactKey: string): Promise<boolean>;
+  /** Whether a build that is not archived (of any environment) uses the blob as its source or artifact. */
+  isBlobInUse(key: string): Promise<boolean>;
+  /** Finished builds that are not archived, newest first: what retention looks at. */
+  listRetained(environmentId: string): Promise<BuildRecord[]>;
 }
 
 export interface RuntimeLogLine {

@@ -157,15 +157,27 @@ export function createBuildsRepository(db: Kysely<Database>): BuildsRepository {
         .execute();
       return rows.map(toBuild);
     },
-    async isArtifactInUse(artifactKey) {
+    async isBlobInUse(key) {
       const row = await db
         .selectFrom('builds')
         .select('id')
-        .where('artifact_key', '=', artifactKey)
+        .where((eb) => eb.or([eb('artifact_key', '=', key), eb('source_key', '=', key)]))
         .where('archived', '=', false)
         .limit(1)
         .executeTakeFirst();
       return row !== undefined;
+    },
+    async listRetained(environmentId) {
+      const rows = await db
+        .selectFrom('builds')
+        .selectAll()
+        .where('environment_id', '=', environmentId)
+        .where('archived', '=', false)
+        .where('state', 'in', ['SUCCEEDED', 'FAILED', 'CANCELLED'])
+        .orderBy('create_time', 'desc')
+        .orderBy('id', 'desc')
+        .execute();
+      return rows.map(toBuild);
     },
     async update(record) {
       await db.updateTable('builds').set(toRow(record)).where('id', '=', record.id).execute();

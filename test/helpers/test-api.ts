@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { createAesSecretBox } from '../../src/adapters/aes-secret-box.js';
 import type { ArchiveLimits } from '../../src/domain/archive-rules.js';
-import { loadConfig } from '../../src/config/load-config.js';
+import { loadConfig, type HostingSettings } from '../../src/config/load-config.js';
 import { buildApiServer } from '../../src/http/build-api-server.js';
 import type { ApiInstance } from '../../src/http/api-instance.js';
 import { composeServices, type Services } from '../../src/main/compose-services.js';
@@ -84,12 +84,14 @@ export class TestApi {
     readonly testStore: TestStore,
     /** The data folder of this API: blobs/ and tmp/ live here. */
     readonly dataDir: string,
+    readonly hosting: HostingSettings,
   ) {}
 
   static async start(options: TestApiOptions = {}): Promise<TestApi> {
     const testStore = await openTestStore();
     const dataDir = mkdtempSync(join(tmpdir(), 'atoll-api-'));
     const uploadLimits = { ...DEFAULT_TEST_UPLOAD_LIMITS, ...options.uploadLimits };
+    const hosting = loadConfig(options.buildEnv ?? {}, dataDir).hosting;
     const logger = pino({ level: process.env.ATOLL_TEST_LOG === '1' ? 'info' : 'silent' });
     const services = composeServices({
       store: testStore.store,
@@ -104,7 +106,7 @@ export class TestApi {
         dataDir,
         uploadLimits,
         builds: loadConfig(options.buildEnv ?? {}, dataDir).builds,
-        hosting: loadConfig(options.buildEnv ?? {}, dataDir).hosting,
+        hosting,
         // Each test has its own database, worked on by this process alone.
         databaseUrl: undefined,
       },
@@ -129,7 +131,7 @@ export class TestApi {
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address();
     if (typeof address !== 'object' || address === null) throw new Error('no address');
-    state.api = new TestApi(`http://127.0.0.1:${address.port}`, app, services, testStore, dataDir);
+    state.api = new TestApi(`http://127.0.0.1:${address.port}`, app, services, testStore, dataDir, hosting);
     return state.api;
   }
 
@@ -143,7 +145,7 @@ export class TestApi {
     const address = edge.address();
     if (typeof address !== 'object' || address === null) throw new Error('no edge address');
     this.#edgePort = address.port;
-    this.#platform = await listenPlatformServices(this.services, pino({ level: 'silent' }));
+    this.#platform = await listenPlatformServices(this.services, pino({ level: 'silent' }), this.hosting);
     return address.port;
   }
 

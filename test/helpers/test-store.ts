@@ -27,6 +27,10 @@ export interface TestStore {
 }
 
 const TABLES = [
+  'usage_minutes',
+  'kv_entries',
+  'platform_tokens',
+  'runtime_log_lines',
   'build_log_lines',
   'builds',
   'operations',

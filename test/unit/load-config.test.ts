@@ -115,6 +115,8 @@ describe('loadConfig defaults', () => {
             maxOutputBytes: Infinity,
           },
           artifactsKept: 10,
+          buildRetentionDays: 90,
+          cacheRetentionDays: 30,
           runtimeLogLines: 10_000,
           purgesPerMinute: 120,
           kvMaxValueBytes: 5 * 1024 ** 2,

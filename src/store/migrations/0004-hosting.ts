@@ -22,6 +22,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .column('artifact_key')
     .where(sql.ref('artifact_key'), '<>', '')
     .execute();
+  // Retention asks whether any kept build still uses a source or an artifact before deleting it.
+  await db.schema.createIndex('builds_source_idx').on('builds').column('source_key').execute();
 
   await db.schema
     .createTable('runtime_log_lines')
@@ -73,6 +75,7 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable('kv_entries').execute();
   await db.schema.dropTable('platform_tokens').execute();
   await db.schema.dropTable('runtime_log_lines').execute();
+  await db.schema.dropIndex('builds_source_idx').execute();
   await db.schema.dropIndex('builds_artifact_idx').execute();
   for (const column of [
     'live_time',
