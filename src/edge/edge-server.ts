@@ -174,6 +174,9 @@ export class Edge implements TrafficRouter {
     const key = `${route.environmentId}/${route.buildId}`;
     this.#retiredRoutes.set(key, route);
     let cacheState: RequestRecord['cache'];
+    // A keep-alive socket carries several answers: this one's bytes are what it wrote meanwhile.
+    const socket = req.socket;
+    const written = socket.bytesWritten;
     res.once('close', () => {
       route.inFlight.leave();
       if (this.#snapshot.byEnvironment.get(route.environmentId) !== route) this.#retiredRoutes.delete(key);
@@ -181,7 +184,7 @@ export class Edge implements TrafficRouter {
         environmentId: route.environmentId,
         path,
         status: res.statusCode,
-        bytesOut: res.socket?.bytesWritten ?? 0,
+        bytesOut: socket.bytesWritten - written,
         cache: cacheState,
         durationMs: performance.now() - started,
       });

@@ -7,6 +7,7 @@ import type { AuthService } from '../services/auth-service.js';
 import type { CredentialsService } from '../services/credentials-service.js';
 import type { EnvironmentsService } from '../services/environments-service.js';
 import type { HostingService } from '../services/hosting-service.js';
+import type { UsageService } from '../services/usage-service.js';
 import type { MembersService } from '../services/members-service.js';
 import type { OperationsService } from '../services/operations-service.js';
 import type { UsersService } from '../services/users-service.js';
@@ -25,6 +26,7 @@ export interface ApiServices {
   readonly builds: BuildsService;
   readonly uploads: UploadsService;
   readonly hosting: HostingService;
+  readonly usage: UsageService;
 }
 
 /** Health of the process, for /healthz and /readyz. */

@@ -37,6 +37,8 @@ import { PlatformServices } from '../services/platform-services.js';
 import { PlatformTokens } from '../services/platform-tokens.js';
 import { Retention } from '../services/retention.js';
 import { RuntimeLogWriter } from '../services/runtime-log-writer.js';
+import { UsageService } from '../services/usage-service.js';
+import { UsageMeter } from '../edge/usage-meter.js';
 
 export type ServiceSettings = Pick<
   Config,
@@ -65,6 +67,8 @@ export interface Services extends ApiServices {
   readonly platformServices: PlatformServices;
   readonly platformTokens: PlatformTokens;
   readonly runtimeLogs: RuntimeLogWriter;
+  /** Flushed to the store every few seconds; serve stops it last. */
+  readonly usageMeter: UsageMeter;
   /** The platform services' Unix socket that app sandboxes reach. */
   readonly platformSocket: string;
   /** Prunes old builds' blobs, unused build caches and toolchains (serve runs it at start and hourly). */
@@ -111,15 +115,20 @@ export function composeServices(deps: {
     staticMemoryBytes: 32 * 1024 ** 2,
     clock,
     logger,
+    onRequest: (record) => late.usageMeter?.count(record),
   });
-  // The deployments service exists once the runtime does; deletions only look it up when they happen.
-  const late: { deployments?: DeploymentsService } = {};
-  const onEnvironmentsRemoved = () => {
+  // Made further down; the edge and deletions only look them up when they happen.
+  const late: { deployments?: DeploymentsService; usageMeter?: UsageMeter; retention?: Retention } = {};
+  const onEnvironmentsRemoved = (blobKeys: readonly string[]) => {
     sweepCaches().catch((error: unknown) => {
       logger.warn({ err: error }, 'could not remove the build caches of deleted environments');
     });
     late.deployments?.removeDeleted().catch((error: unknown) => {
       logger.warn({ err: error }, 'could not remove the deployments of deleted environments');
+    });
+    // Their sources and artifacts go now, unless a kept build of another environment shares them.
+    late.retention?.removeUnused(blobKeys).catch((error: unknown) => {
+      logger.warn({ err: error }, 'could not remove the blobs of deleted environments');
     });
   };
   const urlOf = (id: string) =>
@@ -139,6 +148,11 @@ export function composeServices(deps: {
     urlOf,
   });
   const operations = new OperationsService({ store, environments });
+  const usage = new UsageService({ store, environments, clock });
+  const usageMeter = new UsageMeter(usage, clock, (error: unknown) => {
+    logger.warn({ err: error }, 'could not store usage counters');
+  });
+  late.usageMeter = usageMeter;
   const blobs = createFilesystemBlobStore(join(settings.dataDir, 'blobs'));
   const runner = deps.commandRunner ?? bubblewrapRunner;
   const toolchains = new ToolchainProvisioner(join(settings.dataDir, 'cache', 'toolchains'));
@@ -213,6 +227,7 @@ export function composeServices(deps: {
     { store, blobs, clock, logger },
     { artifactsKept: hosting.artifactsKept, maxAgeMs: hosting.buildRetentionDays * day },
   );
+  late.retention = retention;
   buildRunner.onEnded((_buildId, environmentId) => {
     retention.pruneEnvironment(environmentId).catch((error: unknown) => {
       logger.warn({ err: error, environmentId }, 'retention failed');
@@ -277,6 +292,8 @@ export function composeServices(deps: {
     deployments,
     platformServices,
     platformTokens: tokens,
+    usage,
+    usageMeter,
     runtimeLogs,
     platformSocket,
     runRetention,

@@ -226,6 +226,7 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
       });
       await platformServer.close();
       await services.runtimeLogs.stop();
+      await services.usageMeter.stop();
       await store.close();
       logger.info('stopped');
     })();

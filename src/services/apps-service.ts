@@ -30,7 +30,7 @@ export class AppsService {
       access: AccessService;
       clock: Clock;
       /** Environments went with a deletion: what they left on disk can go. */
-      onEnvironmentsRemoved?: () => void;
+      onEnvironmentsRemoved?: (blobKeys: readonly string[]) => void;
     },
   ) {}
 
@@ -97,9 +97,10 @@ export class AppsService {
   async delete(principal: Principal, account: string, appId: string): Promise<void> {
     const grant = await this.deps.access.require(principal, account, 'app.delete');
     const app = await this.requireApp(grant.accountId, account, appId);
+    const blobKeys = await this.deps.store.builds.blobKeysOf({ appPk: app.id });
     // Environments and their operations go with the app (foreign keys cascade in one statement).
     await this.deps.store.apps.delete(app.id);
-    this.deps.onEnvironmentsRemoved?.();
+    this.deps.onEnvironmentsRemoved?.(blobKeys);
   }
 
   async requireApp(accountId: string, account: string, appId: string): Promise<AppRecord> {

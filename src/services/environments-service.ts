@@ -65,8 +65,8 @@ export class EnvironmentsService {
       apps: AppsService;
       secretBox: SecretBox;
       clock: Clock;
-      /** Environments went with a deletion (child environments too): what they left on disk can go. */
-      onEnvironmentsRemoved?: () => void;
+      /** Environments went with a deletion (child environments too): what they left on disk can go, these blobs too. */
+      onEnvironmentsRemoved?: (blobKeys: readonly string[]) => void;
       /** Where the edge serves an environment. */
       urlOf?: (environmentId: string) => string;
     },
@@ -195,8 +195,9 @@ export class EnvironmentsService {
   async delete(principal: Principal, account: string, appId: string, environmentId: string): Promise<void> {
     const scope = await this.#scope(principal, account, appId, 'environment.delete');
     const environment = await this.requireEnvironment(scope, environmentId);
+    const blobKeys = await this.deps.store.builds.blobKeysOf({ environmentId: environment.id });
     await this.deps.store.environments.delete(environment.id);
-    this.deps.onEnvironmentsRemoved?.();
+    this.deps.onEnvironmentsRemoved?.(blobKeys);
   }
 
   async requireEnvironment(

@@ -24,11 +24,11 @@ export class Retention {
 
   /**
    * Deletes sources and artifacts no kept build uses (those of deleted environments, say).
-   * Blobs younger than an hour are left alone: an upload stores its archive just before its build row.
+   * Blobs younger than `graceMs` are left alone: an upload stores its archive just before its build row.
    */
-  async sweepOrphans(): Promise<number> {
+  async sweepOrphans(graceMs = 3_600_000): Promise<number> {
     const { store, blobs, clock } = this.deps;
-    const settled = clock.now().getTime() - 3_600_000;
+    const settled = clock.now().getTime() - graceMs;
     let removed = 0;
     for (const prefix of ['sources', 'artifacts']) {
       for (const blob of await blobs.list(prefix)) {
@@ -36,6 +36,17 @@ export class Retention {
         await blobs.remove(blob.key);
         removed += 1;
       }
+    }
+    return removed;
+  }
+
+  /** Deletes those of the blobs that no kept build uses (after a deletion of environments). */
+  async removeUnused(keys: readonly string[]): Promise<number> {
+    let removed = 0;
+    for (const key of keys) {
+      if (await this.deps.store.builds.isBlobInUse(key)) continue;
+      await this.deps.blobs.remove(key);
+      removed += 1;
     }
     return removed;
   }
@@ -74,13 +85,9 @@ export class Retention {
         if (current && !current.archived) await tx.builds.update({ ...current, archived: true });
       }
     });
-    let removedBlobs = 0;
-    const keys = new Set(expired.flatMap((b) => [b.sourceKey, b.artifactKey]).filter((k) => k !== ''));
-    for (const key of keys) {
-      if (await store.builds.isBlobInUse(key)) continue;
-      await this.deps.blobs.remove(key);
-      removedBlobs += 1;
-    }
+    const removedBlobs = await this.removeUnused([
+      ...new Set(expired.flatMap((b) => [b.sourceKey, b.artifactKey]).filter((k) => k !== '')),
+    ]);
     this.deps.logger.info(
       { environmentId, archived: expired.length, removedBlobs },
       'retention: archived old builds',

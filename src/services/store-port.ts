@@ -198,6 +198,8 @@ export interface BuildsRepository {
   listDeployable(environmentId: string): Promise<BuildRecord[]>;
   /** Whether a build that is not archived (of any environment) uses the blob as its source or artifact. */
   isBlobInUse(key: string): Promise<boolean>;
+  /** The sources and artifacts of the builds of an app, or of an environment and its children. */
+  blobKeysOf(owner: { readonly appPk: string } | { readonly environmentId: string }): Promise<string[]>;
   /** Finished builds that are not archived, newest first: what retention looks at. */
   listRetained(environmentId: string): Promise<BuildRecord[]>;
 }
@@ -239,6 +241,14 @@ export interface PlatformTokensRepository {
   findByDigest(digest: string): Promise<PlatformTokenRecord | undefined>;
 }
 
+export interface UsageRepository {
+  /** The stored counters (JSON) of one edge for one environment and minute. */
+  find(environmentId: string, minute: Date, edgeId: string): Promise<string | undefined>;
+  put(environmentId: string, minute: Date, edgeId: string, counters: string): Promise<void>;
+  /** Every row of the environment with minute in [start, end), oldest first. */
+  read(environmentId: string, start: Date, end: Date): Promise<{ minute: Date; counters: string }[]>;
+}
+
 export interface KvRepository {
   get(environmentId: string, key: string): Promise<string | undefined>;
   put(environmentId: string, key: string, value: string, now: Date): Promise<void>;
@@ -273,6 +283,7 @@ export interface Repositories {
   readonly runtimeLogs: RuntimeLogsRepository;
   readonly platformTokens: PlatformTokensRepository;
   readonly kv: KvRepository;
+  readonly usage: UsageRepository;
 }
 
 export interface Store extends Repositories {

@@ -6,6 +6,7 @@ import { AtollError } from '../domain/error-catalogue.js';
 import type { Operation } from '../contract/environment-schemas.js';
 import type { Principal } from './auth-service.js';
 import { buildOperation, enqueueBuild } from './build-enqueue.js';
+import { cancelBuild } from './builds-service.js';
 import type { EnvironmentsService } from './environments-service.js';
 import type { BlobStore, Clock } from './platform-ports.js';
 import type { Store } from './store-port.js';
@@ -75,6 +76,19 @@ export class UploadsService {
         { sourceKey, sourceDigest: `sha256:${sha256}`, sourceBytes: bytes },
         this.deps.clock.now(),
       );
+      // The same bytes may have belonged to a deleted environment whose blobs were being swept
+      // between the adopt and the build row: then nothing is acknowledged, and the client retries.
+      if (!(await this.deps.blobs.has(sourceKey))) {
+        await this.deps.store.transaction((tx) =>
+          cancelBuild(
+            tx,
+            build,
+            'its source was removed while it was stored; upload again',
+            this.deps.clock.now(),
+          ),
+        );
+        throw new AtollError('UNAVAILABLE', 'the upload could not be stored; upload it again', [], 1);
+      }
       this.deps.onQueued?.();
       return buildOperation(account, appId, environment.id, build.id);
     } finally {

@@ -167,6 +167,25 @@ export function createBuildsRepository(db: Kysely<Database>): BuildsRepository {
         .executeTakeFirst();
       return row !== undefined;
     },
+    async blobKeysOf(owner) {
+      const environments = db
+        .selectFrom('environments')
+        .select('id')
+        .where((eb) =>
+          'appPk' in owner
+            ? eb('app_pk', '=', owner.appPk)
+            : eb.or([
+                eb('id', '=', owner.environmentId),
+                eb('parent_environment_id', '=', owner.environmentId),
+              ]),
+        );
+      const rows = await db
+        .selectFrom('builds')
+        .select(['source_key', 'artifact_key'])
+        .where('environment_id', 'in', environments)
+        .execute();
+      return [...new Set(rows.flatMap((r) => [r.source_key, r.artifact_key]).filter((k) => k !== ''))];
+    },
     async listRetained(environmentId) {
       const rows = await db
         .selectFrom('builds')

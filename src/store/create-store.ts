@@ -13,6 +13,7 @@ import type { OpenedDatabase } from './open-database.js';
 import { createOperationsRepository } from './operations-repository.js';
 import { createPlatformTokensRepository } from './platform-tokens-repository.js';
 import { createRuntimeLogsRepository } from './runtime-logs-repository.js';
+import { createUsageRepository } from './usage-repository.js';
 import { createUsersRepository } from './users-repository.js';
 
 function createRepositories(db: Kysely<Database>): Repositories {
@@ -29,6 +30,7 @@ function createRepositories(db: Kysely<Database>): Repositories {
     runtimeLogs: createRuntimeLogsRepository(db),
     platformTokens: createPlatformTokensRepository(db),
     kv: createKvRepository(db),
+    usage: createUsageRepository(db),
   };
 }
 

@@ -13,6 +13,8 @@ export interface RunningServer {
   readonly child: ChildProcess;
   readonly url: string;
   readonly port: number;
+  /** The edge's port (tests start it on a free one). */
+  readonly edgePort: number;
   readonly logs: () => string;
   readonly stderr: () => string;
   /** Sends SIGTERM and resolves with the exit code. */
@@ -30,7 +32,7 @@ export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 export async function startServer(env: Record<string, string>, timeoutMs = 60_000): Promise<RunningServer> {
   requireBuiltBinary();
   const child = spawn(process.execPath, [ATOLL_BIN, 'serve'], {
-    env: childEnv({ ATOLL_API_PORT: '0', ...env }),
+    env: childEnv({ ATOLL_API_PORT: '0', ATOLL_EDGE_PORT: '0', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -44,7 +46,7 @@ export async function startServer(env: Record<string, string>, timeoutMs = 60_00
   const exited = new Promise<number | null>((resolve) => {
     child.once('exit', resolve);
   });
-  const port = await new Promise<number>((resolve, reject) => {
+  const { port, edgePort } = await new Promise<{ port: number; edgePort: number }>((resolve, reject) => {
     const timer = setTimeout(() => {
       reject(new Error(`server did not start in time:\n${out}\n${err}`));
     }, timeoutMs);
@@ -52,7 +54,7 @@ export async function startServer(env: Record<string, string>, timeoutMs = 60_00
       for (const line of out.split('\n')) {
         if (!line.includes('"atoll is serving"')) continue;
         clearTimeout(timer);
-        resolve((JSON.parse(line) as { port: number }).port);
+        resolve(JSON.parse(line) as { port: number; edgePort: number });
         return;
       }
     };
@@ -66,6 +68,7 @@ export async function startServer(env: Record<string, string>, timeoutMs = 60_00
     child,
     url: `http://127.0.0.1:${port}`,
     port,
+    edgePort,
     logs: () => out,
     stderr: () => err,
     exited,

@@ -207,6 +207,7 @@ export class TestApi {
   async close(): Promise<void> {
     await this.services.runtime.stop();
     await this.services.runtimeLogs.stop();
+    await this.services.usageMeter.stop();
     if (this.#edgePort !== undefined) {
       this.services.edge.server.closeAllConnections();
       await new Promise((resolve) => this.services.edge.server.close(resolve));

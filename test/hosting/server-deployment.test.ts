@@ -184,13 +184,63 @@ describe('server app deployments through the edge', () => {
     assert.equal(await (await h.edge('/')).text(), 'version A\n');
   });
 
+  it('never sends traffic to a deployment that fails: the previous one keeps serving', async () => {
+    const broken = serverVersion('broken');
+    folders.push(broken);
+    writeFileSync(
+      join(broken, 'package.json'),
+      JSON.stringify({
+        name: 'broken',
+        private: true,
+        engines: { node: '22.x' },
+        scripts: { start: 'node -e "console.error(\'no way\'); process.exit(3)"' },
+      }),
+    );
+    const { operation, buildId } = await h.upload(APP, h.envId, broken);
+    const done = await h.waitDone(operation);
+    assert.match(
+      done.error.message,
+      /deployment failed: the app exited with code 3 before it answered on port 8080/,
+    );
+    const build = await h.build(buildId);
+    assert.equal(build.state, 'FAILED');
+    assert.equal(build.live, false);
+    assert.equal(await (await h.edge('/')).text(), 'version A\n');
+
+    // A start script the package does not have: the deployment fails, naming the variable.
+    const patched = await h.api.request('PATCH', h.envPath, {
+      auth: h.owner,
+      body: {
+        shellVariables: [
+          { key: 'GREETING', value: 'hello' },
+          { key: 'ATLAS_START_SCRIPT', value: 'missing' },
+        ],
+      },
+    });
+    assert.equal(patched.status, 200, patched.text);
+    const second = await h.upload(APP);
+    const failed = await h.waitDone(second.operation);
+    assert.match(failed.error.message, /ATLAS_START_SCRIPT names the script "missing"/);
+    assert.equal(await (await h.edge('/')).text(), 'version A\n');
+  });
+
   it('deleting the environment stops its app, drops its route and frees its folders', async () => {
     assert.ok(processesRunning('server.js').length > 0);
+    const first = await h.api.testStore.store.builds.find(h.envId, firstBuild);
+    assert.ok(first && existsSync(join(h.api.dataDir, 'blobs', first.artifactKey)));
     const deleted = await h.api.request('DELETE', h.envPath, { auth: h.owner });
     assert.equal(deleted.status, 200);
     assert.ok(await eventually(() => processesRunning(h.envId).length === 0, 30_000), 'no process left');
     assert.equal((await h.edge('/')).status, 404);
     assert.ok(await eventually(() => !existsSync(join(h.api.dataDir, 'deployments', h.envId)), 30_000));
+    for (const key of [first.sourceKey, first.artifactKey])
+      assert.ok(
+        await eventually(() => !existsSync(join(h.api.dataDir, 'blobs', key)), 30_000),
+        `${key} is deleted`,
+      );
+    assert.ok(
+      await eventually(() => !existsSync(join(h.api.dataDir, 'cache', 'environments', h.envId)), 30_000),
+    );
   });
 
   async function runtimeLog(): Promise<string> {

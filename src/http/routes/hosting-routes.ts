@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { EmptySchema } from '../../contract/common-schemas.js';
+import { UsageReportSchema } from '../../contract/usage-schemas.js';
 import type { ApiServices } from '../api-dependencies.js';
 import { ENVIRONMENT_PATH, principalOf, responses, type ApiInstance } from '../api-instance.js';
 import { sendTextStream } from '../text-stream.js';
@@ -26,6 +27,35 @@ export function registerHostingRoutes(app: ApiInstance, services: ApiServices): 
     (request) => {
       const { account, app: appId, environment } = request.params;
       return services.hosting.clearCache(principalOf(request), account, appId, environment);
+    },
+  );
+  app.get(
+    `${ENVIRONMENT_PATH}/usage`,
+    {
+      schema: {
+        tags,
+        summary:
+          "The environment's traffic per interval: requests, bytes, status classes, cache hits, latency, busiest paths",
+        params: EnvironmentParams,
+        querystring: Type.Object({
+          startTime: Type.Optional(
+            Type.String({ description: 'RFC 3339; default: 24 hours before endTime' }),
+          ),
+          endTime: Type.Optional(
+            Type.String({ description: 'RFC 3339; default: the end of the current interval' }),
+          ),
+          interval: Type.Optional(
+            Type.String({
+              description: 'Whole minutes in seconds: 60s, 3600s (default), 86400s; at most 1,500 intervals',
+            }),
+          ),
+        }),
+        response: responses({ 200: UsageReportSchema }),
+      },
+    },
+    (request) => {
+      const { account, app: appId, environment } = request.params;
+      return services.usage.report(principalOf(request), account, appId, environment, request.query);
     },
   );
   app.get(

@@ -1,0 +1,63 @@
+import { countRequest, emptyCounters, type UsageCounters } from '../domain/usage.js';
+import type { RequestRecord } from './edge-server.js';
+
+export interface UsageDelta {
+  readonly environmentId: string;
+  /** The start of the minute counted. */
+  readonly minute: Date;
+  readonly counters: UsageCounters;
+}
+
+/** Where counted usage goes (the store, through the usage service). */
+export interface UsageSink {
+  add(deltas: readonly UsageDelta[]): Promise<void>;
+}
+
+/**
+ * Counts the edge's answers per environment and minute in memory and hands what it counted
+ * to the sink every few seconds (a crash loses at most that much of the counts, never an
+ * answer). Counting is a few additions on the request path.
+ */
+export class UsageMeter {
+  #pending = new Map<string, UsageDelta>();
+  readonly #timer: NodeJS.Timeout;
+  #flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly sink: UsageSink,
+    private readonly clock: { now(): Date },
+    private readonly onError: (error: unknown) => void,
+    flushMs = 10_000,
+  ) {
+    this.#timer = setInterval(() => void this.flush(), flushMs);
+    this.#timer.unref();
+  }
+
+  count(record: RequestRecord): void {
+    const now = this.clock.now().getTime();
+    const minute = now - (now % 60_000);
+    const key = `${record.environmentId}/${String(minute)}`;
+    let delta = this.#pending.get(key);
+    if (!delta) {
+      delta = { environmentId: record.environmentId, minute: new Date(minute), counters: emptyCounters() };
+      this.#pending.set(key, delta);
+    }
+    countRequest(delta.counters, record);
+  }
+
+  /** Hands over what was counted; flushes never overlap. */
+  flush(): Promise<void> {
+    this.#flushing = this.#flushing.then(async () => {
+      const deltas = [...this.#pending.values()];
+      this.#pending = new Map();
+      if (deltas.length === 0) return;
+      await this.sink.add(deltas).catch(this.onError);
+    });
+    return this.#flushing;
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    await this.flush();
+  }
+}

@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import { invalidField } from '../domain/error-catalogue.js';
+import {
+  emptyCounters,
+  latencyPercentile,
+  mergeCounters,
+  OTHER_PATHS,
+  parseCounters,
+  type UsageCounters,
+} from '../domain/usage.js';
+import type { UsageInterval, UsageReport } from '../contract/usage-schemas.js';
+import type { Principal } from './auth-service.js';
+import type { EnvironmentsService } from './environments-service.js';
+import type { Clock } from './platform-ports.js';
+import type { Store } from './store-port.js';
+
+const INTERVALS_MAX = 1_500;
+const TOP_PATHS = 10;
+
+function parseTime(field: string, value: string | undefined, fallback: Date): Date {
+  if (value === undefined || value === '') return fallback;
+  const time = Date.parse(value);
+  if (Number.isNaN(time) || !/^\d{4}-\d{2}-\d{2}T/.test(value))
+    throw invalidField(field, 'must be an RFC 3339 date-time such as 2026-11-21T12:00:00Z');
+  return new Date(time);
+}
+
+function parseInterval(value: string | undefined): number {
+  if (value === undefined || value === '') return 3_600_000;
+  const match = /^(\d+)s$/.exec(value);
+  const seconds = Number(match?.[1]);
+  if (!match || seconds < 60 || seconds % 60 !== 0)
+    throw invalidField(
+      'interval',
+      'must be a whole number of minutes in seconds, such as 60s, 3600s or 86400s',
+    );
+  return seconds * 1000;
+}
+
+function toInterval(start: number, end: number, counters: UsageCounters): UsageInterval {
+  const [, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0] = counters.statusClasses;
+  return {
+    startTime: new Date(start).toISOString(),
+    endTime: new Date(end).toISOString(),
+    requests: counters.requests,
+    bytesOut: counters.bytesOut,
+    statusClasses: { '1xx': s1, '2xx': s2, '3xx': s3, '4xx': s4, '5xx': s5 },
+    cacheHits: counters.cacheHits,
+    cacheMisses: counters.cacheMisses,
+    latencyP50Ms: latencyPercentile(counters, 0.5),
+    latencyP95Ms: latencyPercentile(counters, 0.95),
+    topPaths: Object.entries(counters.paths)
+      .filter(([path]) => path !== OTHER_PATHS)
+      .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+      .slice(0, TOP_PATHS)
+      .map(([path, requests]) => ({ path, requests })),
+  };
+}
+
+/**
+ * Usage counters: the edge's per-minute counts added into the store (each edge process its
+ * own row, so several edges never contend), and read back per interval for the portal and
+ * the reports.
+ */
+export class UsageService {
+  /** This process's edge, as rows name it. */
+  readonly edgeId = randomUUID();
+
+  constructor(private readonly deps: { store: Store; environments: EnvironmentsService; clock: Clock }) {}
+
+  async add(
+    deltas: readonly { environmentId: string; minute: Date; counters: UsageCounters }[],
+  ): Promise<void> {
+    for (const delta of deltas) {
+      await this.deps.store
+        .transaction(async (tx) => {
+          const stored = await tx.usage.find(delta.environmentId, delta.minute, this.edgeId);
+          const merged =
+            stored === undefined ? delta.counters : mergeCounters(parseCounters(stored), delta.counters);
+          await tx.usage.put(delta.environmentId, delta.minute, this.edgeId, JSON.stringify(merged));
+        })
+        .catch((error: unknown) => {
+          // An environment deleted meanwhile has nowhere to keep its last minute: that is no fault.
+          if (!/foreign key/i.test(String(error))) throw error;
+        });
+    }
+  }
+
+  async report(
+    principal: Principal,
+    account: string,
+    appId: string,
+    environmentId: string,
+    query: { startTime?: string; endTime?: string; interval?: string },
+  ): Promise<UsageReport> {
+    const { environment } = await this.deps.environments.locate(
+      principal,
+      account,
+      appId,
+      environmentId,
+      'environment.read',
+    );
+    const interval = parseInterval(query.interval);
+    const now = this.deps.clock.now().getTime();
+    const end = parseTime('endTime', query.endTime, new Date(now - (now % interval) + interval)).getTime();
+    const start = parseTime('startTime', query.startTime, new Date(end - 24 * 3_600_000)).getTime();
+    if (start >= end) throw invalidField('startTime', 'must be before endTime');
+    const count = Math.ceil((end - start) / interval);
+    if (count > INTERVALS_MAX)
+      throw invalidField(
+        'interval',
+        `would make ${count} intervals; at most ${INTERVALS_MAX}: widen the interval`,
+      );
+    const buckets = Array.from({ length: count }, () => emptyCounters());
+    let total = emptyCounters();
+    for (const row of await this.deps.store.usage.read(environment.id, new Date(start), new Date(end))) {
+      const counters = parseCounters(row.counters);
+      const index = Math.floor((row.minute.getTime() - start) / interval);
+      const bucket = buckets[index];
+      if (bucket) buckets[index] = mergeCounters(bucket, counters);
+      total = mergeCounters(total, counters);
+    }
+    return {
+      intervals: buckets.map((c, i) =>
+        toInterval(start + i * interval, Math.min(start + (i + 1) * interval, end), c),
+      ),
+      total: toInterval(start, end, total),
+    };
+  }
+}
