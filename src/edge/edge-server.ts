@@ -87,6 +87,8 @@ const NOT_FOUND_PAGE = Buffer.from(
 export class Edge implements TrafficRouter {
   #snapshot: RouteSnapshot = EMPTY_SNAPSHOT;
   readonly #caches = new Map<string, WebCache>();
+  /** Routes replaced while requests to them were in flight, by environment/build, until drained. */
+  readonly #retiredRoutes = new Map<string, CompiledRoute>();
   readonly server: Server;
 
   constructor(private readonly settings: EdgeSettings) {
@@ -111,6 +113,11 @@ export class Edge implements TrafficRouter {
       upstreamConnections: this.settings.upstreamConnections,
       staticMemoryBytes: this.settings.staticMemoryBytes,
     });
+    // Routes that left the table keep their counters until drained: drain() finds them here.
+    for (const [key, route] of this.#retiredRoutes) if (route.inFlight.idle) this.#retiredRoutes.delete(key);
+    for (const route of this.#snapshot.byEnvironment.values())
+      if (snapshot.byEnvironment.get(route.environmentId) !== route && !route.inFlight.idle)
+        this.#retiredRoutes.set(`${route.environmentId}/${route.buildId}`, route);
     this.#snapshot = snapshot;
     for (const target of retired)
       if (target.kind === 'server') void target.pool?.close().catch(() => undefined);
@@ -118,8 +125,11 @@ export class Edge implements TrafficRouter {
   }
 
   async drain(environmentId: string, buildId: string, timeoutMs: number): Promise<void> {
-    const route = this.#routeOf(environmentId, buildId);
+    const key = `${environmentId}/${buildId}`;
+    const current = this.#snapshot.byEnvironment.get(environmentId);
+    const route = current?.buildId === buildId ? current : this.#retiredRoutes.get(key);
     await route?.inFlight.drained(timeoutMs);
+    if (this.#retiredRoutes.get(key) === route) this.#retiredRoutes.delete(key);
   }
 
   clearCache(environmentId: string): void {
@@ -134,15 +144,6 @@ export class Edge implements TrafficRouter {
   routeFor(hostname: string): CompiledRoute | undefined {
     return this.#snapshot.byHost.get(hostname.toLowerCase());
   }
-
-  #routeOf(environmentId: string, buildId: string): CompiledRoute | undefined {
-    // The retired route is no longer in the snapshot: its counter lives on in the requests that hold it.
-    const current = this.#snapshot.byEnvironment.get(environmentId);
-    if (current?.buildId === buildId) return current;
-    return this.#retiredRoutes.get(`${environmentId}/${buildId}`);
-  }
-
-  readonly #retiredRoutes = new Map<string, CompiledRoute>();
 
   #cacheOf(environmentId: string): WebCache {
     let cache = this.#caches.get(environmentId);
@@ -170,16 +171,12 @@ export class Edge implements TrafficRouter {
     }
     const path = req.url ?? '/';
     route.inFlight.enter();
-    // Remembered while it has requests, so that a drain after the switch still finds its counter.
-    const key = `${route.environmentId}/${route.buildId}`;
-    this.#retiredRoutes.set(key, route);
     let cacheState: RequestRecord['cache'];
     // A keep-alive socket carries several answers: this one's bytes are what it wrote meanwhile.
     const socket = req.socket;
     const written = socket.bytesWritten;
     res.once('close', () => {
       route.inFlight.leave();
-      if (this.#snapshot.byEnvironment.get(route.environmentId) !== route) this.#retiredRoutes.delete(key);
       this.settings.onRequest?.({
         environmentId: route.environmentId,
         path,

@@ -12,6 +12,10 @@ export class InFlight {
     this.#count += 1;
   }
 
+  get idle(): boolean {
+    return this.#count === 0;
+  }
+
   leave(): void {
     this.#count -= 1;
     if (this.#count === 0) for (const wake of this.#waiters.splice(0)) wake();

@@ -1,0 +1,143 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { request } from 'undici';
+import { Edge } from '../../src/edge/edge-server.js';
+import { findFreePort } from '../../src/builder/free-port.js';
+
+const BASE = 'edge.test';
+const warnings: object[] = [];
+
+function listen(server: Server): Promise<number> {
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+describe('the edge server', () => {
+  let edge: Edge;
+  let edgePort: number;
+  let upstream: Server;
+  let site: string;
+
+  before(async () => {
+    site = mkdtempSync(join(tmpdir(), 'atoll-edge-'));
+    writeFileSync(join(site, 'index.html'), '<h1>static</h1>');
+    upstream = createServer((req, res) => {
+      if (req.url === '/wait') {
+        setTimeout(() => res.end('waited'), 150);
+        return;
+      }
+      if (req.url === '/slow') {
+        setTimeout(() => res.end('late'), 2_000);
+        return;
+      }
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        connection: 'keep-alive',
+        'keep-alive': 'timeout=5',
+      });
+      res.end(JSON.stringify(req.headers));
+    });
+    const upstreamPort = await listen(upstream);
+    edge = new Edge({
+      baseDomain: BASE,
+      trustedProxies: new Set(['127.0.0.1']),
+      upstreamTimeoutMs: 300,
+      upstreamConnections: 4,
+      cacheBytesPerEnvironment: 1024 * 1024,
+      cacheEntryMaxBytes: 64 * 1024,
+      staticMemoryBytes: 1024 * 1024,
+      clock: { now: () => new Date() },
+      logger: { info: () => undefined, warn: (obj) => warnings.push(obj), error: () => undefined },
+    });
+    edgePort = await listen(edge.server);
+    edge.publish([
+      { environmentId: 'app', buildId: 'b1', target: { kind: 'server', port: upstreamPort } },
+      { environmentId: 'gone', buildId: 'b1', target: { kind: 'server', port: await findFreePort() } },
+      { environmentId: 'restarting', buildId: 'b1', target: { kind: 'server', port: undefined } },
+      { environmentId: 'site', buildId: 'b1', target: { kind: 'static', root: site } },
+    ]);
+  });
+  after(async () => {
+    edge.server.closeAllConnections();
+    await new Promise((resolve) => edge.server.close(resolve));
+    upstream.closeAllConnections();
+    await new Promise((resolve) => upstream.close(resolve));
+    rmSync(site, { recursive: true, force: true });
+  });
+
+  const get = (env: string, path = '/', headers: Record<string, string> = {}) =>
+    request(`http://127.0.0.1:${String(edgePort)}${path}`, {
+      headers: { host: `h${env}.${BASE}`, ...headers },
+    });
+
+  it('routes by Host (with or without port, any case) and answers an unknown host with 404', async () => {
+    assert.equal((await get('site')).statusCode, 200);
+    const upper = await request(`http://127.0.0.1:${String(edgePort)}/`, {
+      headers: { host: `HSITE.${BASE.toUpperCase()}:8081` },
+    });
+    assert.equal(upper.statusCode, 200);
+    assert.match(await upper.body.text(), /static/);
+    const unknown = await get('nobody');
+    assert.equal(unknown.statusCode, 404);
+    await unknown.body.dump();
+  });
+
+  it('believes X-Forwarded-* only from trusted addresses, appending the client', async () => {
+    const answer = await get('app', '/', {
+      'x-forwarded-for': '203.0.113.9',
+      'x-forwarded-proto': 'https',
+      'x-forwarded-host': 'www.example.com',
+    });
+    const seen = (await answer.body.json()) as Record<string, string>;
+    assert.equal(seen['x-forwarded-for'], '203.0.113.9, 127.0.0.1');
+    assert.equal(seen['x-forwarded-proto'], 'https');
+    assert.equal(seen['x-forwarded-host'], 'www.example.com');
+  });
+
+  it('strips hop-by-hop headers of the answer', async () => {
+    const answer = await get('app');
+    await answer.body.dump();
+    // The edge's own keep-alive, not the app's: that one described the app's connection to the edge.
+    assert.notEqual(answer.headers['keep-alive'], 'timeout=5');
+  });
+
+  it('answers 502 with an error id, also logged, when the app cannot be reached or is restarting', async () => {
+    for (const env of ['gone', 'restarting']) {
+      const answer = await get(env);
+      assert.equal(answer.statusCode, 502);
+      const id = String(answer.headers['x-atoll-error-id']);
+      assert.match(id, /^[0-9a-f]{12}$/);
+      assert.match(await answer.body.text(), new RegExp(`Error id: <code>${id}</code>`));
+      assert.ok(warnings.some((w) => (w as { errorId?: string }).errorId === id));
+    }
+  });
+
+  it('answers 504 with an error id when the app does not answer in time', async () => {
+    const answer = await get('app', '/slow');
+    assert.equal(answer.statusCode, 504);
+    assert.match(String(answer.headers['x-atoll-error-id']), /^[0-9a-f]{12}$/);
+    await answer.body.dump();
+  });
+
+  it('drains: a route replaced while a request is in flight resolves its drain only when the request ends', async () => {
+    const started = Date.now();
+    const inFlight = get('app', '/wait');
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const { port } = upstream.address() as AddressInfo;
+    edge.publish([{ environmentId: 'app', buildId: 'b2', target: { kind: 'server', port } }]);
+    await edge.drain('app', 'b1', 5_000);
+    // The app answers 150 ms after the request came: the drain cannot have ended before.
+    assert.ok(Date.now() - started >= 150);
+    const answer = await inFlight;
+    assert.equal(answer.statusCode, 200);
+    assert.equal(await answer.body.text(), 'waited');
+  });
+});
