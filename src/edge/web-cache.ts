@@ -476,22 +476,35 @@ export class WebCache {
 }
 
 /**
- * The headers to send with a stored answer: the stored ones, a current `Age`, the body's
+ * The headers to send with a stored answer (a fresh object; its list values are frozen and shared): the stored ones, a current `Age`, the body's
  * `Content-Length` when the upstream streamed it chunked, and `X-Cache` (HIT or STALE). They suit
  * a HEAD as they are: the caller only leaves the body out.
  */
 export function buildHitHeaders(found: CacheHit | CacheStaleHit): Record<string, string | string[]> {
-  const { response } = found;
+  return {
+    ...baseHitHeaders(found.response),
+    age: String(found.ageSeconds),
+    'x-cache': found.kind === 'hit' ? 'HIT' : 'STALE',
+  };
+}
+
+/** The part of a hit's headers that never changes, made once per stored answer (hits are the hot path). */
+const BASE_HIT_HEADERS = new WeakMap<CachedResponse, Readonly<Record<string, string | string[]>>>();
+
+function baseHitHeaders(response: CachedResponse): Readonly<Record<string, string | string[]>> {
+  let base = BASE_HIT_HEADERS.get(response);
+  if (base) return base;
   const headers: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(response.headers)) {
-    headers[name] = typeof value === 'string' ? value : [...value];
+    // Frozen: every hit of this entry shares the lists.
+    headers[name] = typeof value === 'string' ? value : (Object.freeze([...value]) as string[]);
   }
-  headers.age = String(found.ageSeconds);
   if (headers['content-length'] === undefined && response.status !== 204) {
     headers['content-length'] = String(response.body.length);
   }
-  headers['x-cache'] = found.kind === 'hit' ? 'HIT' : 'STALE';
-  return headers;
+  base = headers;
+  BASE_HIT_HEADERS.set(response, base);
+  return base;
 }
 
 /** Purged, though possibly still in the LRU until the sweep or a lookup reaches it. */
@@ -511,7 +524,8 @@ function toAgeSeconds(ageMs: number): number {
 
 /** Unambiguous whatever the path or header values hold; absent and empty headers differ. */
 function composeEntryKey(path: string, varyNames: readonly string[], requestHeaders: HeaderFields): string {
-  if (varyNames.length === 0) return JSON.stringify([path]);
+  // No Vary: the path itself, marked so that it can never equal the JSON form below (which starts with "[").
+  if (varyNames.length === 0) return `p:${path}`;
   const values = varyNames.map((name) => joinHeaderValue(requestHeaders[name]) ?? null);
   return JSON.stringify([path, varyNames, values]);
 }

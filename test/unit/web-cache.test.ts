@@ -327,13 +327,13 @@ describe('WebCache', () => {
       assert.equal(headers.age, '15');
     });
 
-    it('hands out copies, so the caller may change them', () => {
+    it('hands out a fresh object per hit, whose list values are frozen and shared (built once per entry)', () => {
       const { cache } = newCache();
       storeOk(cache, get('/copy'), ok('max-age=60', { link: ['</a>; rel=preload', '</b>; rel=preload'] }));
       const hit = cache.lookup(get('/copy'));
       assert.ok(hit.kind === 'hit');
       const headers = buildHitHeaders(hit);
-      (headers.link as string[]).push('</c>');
+      assert.throws(() => (headers.link as string[]).push('</c>'), TypeError);
       headers['x-extra'] = '1';
       const again = cache.lookup(get('/copy'));
       assert.ok(again.kind === 'hit');

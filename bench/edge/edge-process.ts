@@ -1,0 +1,56 @@
+/**
+ * The edge of bench/edge in a process of its own, as in production: `Edge` from
+ * src/edge/edge-server.ts with the product's settings, and three routes published:
+ *
+ *   h<ENV.static>.<BASE_DOMAIN>     the static site folder (StaticSite, small files from memory)
+ *   h<ENV.app>.<BASE_DOMAIN>        the upstream app (its `/` answers no-store: always proxied)
+ *   h<ENV.cacheable>.<BASE_DOMAIN>  the same upstream app (its `/cacheable` is kept by the web cache)
+ *
+ *   node --import tsx bench/edge/edge-process.ts <site folder> <upstream port>
+ */
+import { Edge } from '../../src/edge/edge-server.js';
+import { BASE_DOMAIN, ENV } from './edge-routes.js';
+import { listenOnLoopback, serveChild } from './serve-child.js';
+
+const MIB = 1024 * 1024;
+
+serveChild('edge-process.ts', async () => {
+  const [root, portText] = process.argv.slice(2);
+  const upstreamPort = Number(portText);
+  if (root === undefined || !Number.isInteger(upstreamPort) || upstreamPort <= 0) {
+    throw new Error('usage: edge-process.ts <site folder> <upstream port>');
+  }
+  const quiet = () => undefined;
+  const edge = new Edge({
+    baseDomain: BASE_DOMAIN,
+    trustedProxies: new Set(),
+    upstreamTimeoutMs: 60_000,
+    upstreamConnections: 64,
+    cacheBytesPerEnvironment: 256 * MIB,
+    cacheEntryMaxBytes: 8 * MIB,
+    staticMemoryBytes: 32 * MIB,
+    clock: { now: () => new Date() },
+    logger: { info: quiet, warn: quiet, error: quiet },
+  });
+  edge.publish([
+    { environmentId: ENV.static, buildId: 'bench-build-1', target: { kind: 'static', root } },
+    { environmentId: ENV.app, buildId: 'bench-build-1', target: { kind: 'server', port: upstreamPort } },
+    {
+      environmentId: ENV.cacheable,
+      buildId: 'bench-build-1',
+      target: { kind: 'server', port: upstreamPort },
+    },
+  ]);
+  const listening = await listenOnLoopback(edge.server);
+  // The product's own keep-alive settings, not the helper's: what visitors get.
+  edge.server.keepAliveTimeout = 65_000;
+  edge.server.headersTimeout = 66_000;
+  return {
+    port: listening.port,
+    close: async () => {
+      await listening.close();
+      // Retires the routes: their upstream pools close.
+      edge.publish([]);
+    },
+  };
+});

@@ -1,0 +1,608 @@
+/**
+ * Edge benchmark: the product's edge (src/edge: reverse proxy, static server, web cache) next to
+ * nginx and a bare Node proxy, measured with wrk in the same run, all on 127.0.0.1:
+ *
+ *   nginx static 10 KB file          vs  edge static asset (StaticSite, from memory)
+ *                                    vs  edge web-cache hit (an upstream answer with s-maxage)
+ *                                    (and bare node:http answering from memory: Node's own limit)
+ *   nginx proxy_pass → upstream app  vs  bare undici proxy → same app  vs  edge proxy (uncached)
+ *
+ * plus purge by tag over 100,000 web-cache entries, in this process. Prints req/s, p50/p99 and
+ * the CPU each server spent per request, the ratios against the targets (a TARGET MISSED line per
+ * missed target) and exits 0; exits 1 when the run is invalid (setup failure, wrong answers,
+ * socket errors or non-2xx answers in wrk's report).
+ *
+ *   npm run bench:edge -- [--duration 5] [--warmup 2] [--rounds 3] [--connections 32]
+ *
+ * See docs/benchmarks.md.
+ */
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import { median, runBenchmark, UsageError } from '../shared/bench-main.js';
+import { table } from '../shared/text-table.js';
+import { summarizeProfile } from './cpu-profile.js';
+import { ENV, hostOf } from './edge-routes.js';
+import { startNginx, type NginxServer } from './nginx.js';
+import { runPurgeBenchmark, type PurgeReport } from './purge-bench.js';
+import { childPids, processCpuMs, Spawned, startNodeServer, type NodeServer } from './spawned.js';
+import { requireTools } from './tools.js';
+import { problemsOf, runWrk, type WrkResult } from './wrk.js';
+
+const ASSET_BYTES = 10_240;
+/** The issue's targets. */
+const MIN_HIT_VS_NGINX = 0.6;
+const MIN_PROXY_VS_BARE = 0.9;
+const MIN_PROXY_VS_NGINX = 0.4;
+const MAX_PURGE_MS = 10;
+
+const ROW_KEYS = [
+  'nginx-static',
+  'node-static',
+  'edge-static',
+  'edge-cache-hit',
+  'nginx-proxy',
+  'undici-proxy',
+  'edge-proxy',
+] as const;
+type RowKey = (typeof ROW_KEYS)[number];
+
+const USAGE = `npm run bench:edge -- [options]
+  --duration <s>       measured seconds per target and round (default 5)
+  --warmup <s>         wrk run before each measured one, not counted (default 2; 0 for none)
+  --rounds <n>         rounds; each measures every target once, order rotating (default 3)
+  --connections <n>    wrk connections (default 32; wrk runs one thread)
+  --only <list>        comma-separated targets to measure: ${ROW_KEYS.join(', ')}, purge
+                       (default all); ratios whose two sides were not measured are left out
+  --purge-entries <n>  web-cache entries for the purge benchmark (default 100000)
+  --purge-runs <n>     timed purges per case (default 7)
+  --profile-edge       run the edge with --cpu-prof and print where its CPU time went
+                       (the profile is kept in a folder named at the end; profiling slows the edge)`;
+
+interface BenchOptions {
+  readonly seconds: number;
+  readonly warmupSeconds: number;
+  readonly rounds: number;
+  readonly connections: number;
+  readonly rows: readonly RowKey[];
+  readonly purge: boolean;
+  readonly purgeEntries: number;
+  readonly purgeRuns: number;
+  readonly profileEdge: boolean;
+}
+
+function readInteger(value: string | undefined, name: string, min: number, max: number): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
+    throw new UsageError(`--${name} must be a whole number from ${min} to ${max} (got "${value ?? ''}")`);
+  }
+  return parsed;
+}
+
+function parseOptions(argv: string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      duration: { type: 'string', default: '5' },
+      warmup: { type: 'string', default: '2' },
+      rounds: { type: 'string', default: '3' },
+      connections: { type: 'string', default: '32' },
+      only: { type: 'string' },
+      'purge-entries': { type: 'string', default: '100000' },
+      'purge-runs': { type: 'string', default: '7' },
+      'profile-edge': { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  const only = values.only?.split(',').map((key) => key.trim()) ?? [...ROW_KEYS, 'purge'];
+  for (const key of only) {
+    if (key !== 'purge' && !(ROW_KEYS as readonly string[]).includes(key)) {
+      throw new UsageError(`--only: unknown target "${key}"`);
+    }
+  }
+  return {
+    seconds: readInteger(values.duration, 'duration', 1, 600),
+    warmupSeconds: readInteger(values.warmup, 'warmup', 0, 60),
+    rounds: readInteger(values.rounds, 'rounds', 1, 20),
+    connections: readInteger(values.connections, 'connections', 1, 1024),
+    rows: ROW_KEYS.filter((key) => only.includes(key)),
+    purge: only.includes('purge'),
+    purgeEntries: readInteger(values['purge-entries'], 'purge-entries', 1_000, 10_000_000),
+    purgeRuns: readInteger(values['purge-runs'], 'purge-runs', 1, 100),
+    profileEdge: values['profile-edge'],
+  };
+}
+
+function log(message: string): void {
+  process.stderr.write(`${message}\n`);
+}
+
+interface Answer {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly bodyBytes: number;
+}
+
+/** One plain GET over a fresh connection, with the Host header wrk will send. */
+function getOnce(port: number, path: string, host: string | undefined): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: 'GET',
+        headers: host === undefined ? {} : { host },
+        agent: false,
+        timeout: 10_000,
+      },
+      (res) => {
+        let bodyBytes = 0;
+        res.on('data', (chunk: Buffer) => (bodyBytes += chunk.length));
+        res.once('end', () => {
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, bodyBytes });
+        });
+        res.once('error', reject);
+      },
+    );
+    req.once('timeout', () => req.destroy(new Error(`GET ${path} on port ${String(port)} timed out`)));
+    req.once('error', reject);
+    req.end();
+  });
+}
+
+interface Target {
+  readonly key: RowKey;
+  readonly label: string;
+  readonly port: number;
+  readonly path: string;
+  readonly host: string | undefined;
+  /** The serving process(es) (for nginx: its worker), and the upstream app when proxied. */
+  readonly serverPids: readonly number[];
+  readonly upstreamPids: readonly number[];
+  /** Checks a single answer before the target is measured; the message of what is wrong. */
+  readonly expect: (answer: Answer) => string | undefined;
+}
+
+interface Measurement {
+  readonly wrk: WrkResult;
+  readonly serverCpuUsPerRequest: number | undefined;
+  readonly upstreamCpuUsPerRequest: number | undefined;
+}
+
+function fullBody(answer: Answer): string | undefined {
+  if (answer.status !== 200) return `answered ${answer.status}`;
+  if (answer.bodyBytes !== ASSET_BYTES) return `answered ${answer.bodyBytes} bytes, not ${ASSET_BYTES}`;
+  return undefined;
+}
+
+function xCache(answer: Answer): string {
+  const value = answer.headers['x-cache'];
+  return Array.isArray(value) ? value.join(', ') : (value ?? '(none)');
+}
+
+function cpuOf(pids: readonly number[]): number | undefined {
+  let total = 0;
+  for (const pid of pids) {
+    const ms = processCpuMs(pid);
+    if (ms === undefined) return undefined;
+    total += ms;
+  }
+  return total;
+}
+
+async function measure(
+  wrkPath: string,
+  target: Target,
+  options: BenchOptions,
+  seconds: number,
+): Promise<Measurement> {
+  const serverBefore = cpuOf(target.serverPids);
+  const upstreamBefore = cpuOf(target.upstreamPids);
+  const wrk = await runWrk({
+    executable: wrkPath,
+    url: `http://127.0.0.1:${String(target.port)}${target.path}`,
+    host: target.host,
+    connections: options.connections,
+    seconds,
+  });
+  const serverAfter = cpuOf(target.serverPids);
+  const upstreamAfter = cpuOf(target.upstreamPids);
+  const problem = problemsOf(wrk, ASSET_BYTES);
+  if (problem) throw new Error(`INVALID RUN: ${target.label}: ${problem}\n${wrk.output}`);
+  const perRequest = (before: number | undefined, after: number | undefined, pids: readonly number[]) =>
+    before === undefined || after === undefined || pids.length === 0
+      ? undefined
+      : ((after - before) * 1000) / wrk.requests;
+  return {
+    wrk,
+    serverCpuUsPerRequest: perRequest(serverBefore, serverAfter, target.serverPids),
+    upstreamCpuUsPerRequest: perRequest(upstreamBefore, upstreamAfter, target.upstreamPids),
+  };
+}
+
+function versionOf(executable: string, args: string[]): string {
+  // nginx -v writes to stderr; wrk -v prints its version and exits 1.
+  const result = spawnSync(executable, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const text = `${result.stdout}${result.stderr}`;
+  return (
+    text
+      .split('\n')
+      .find((line) => line.trim() !== '')
+      ?.trim() ?? '?'
+  );
+}
+
+function writeSite(root: string): void {
+  mkdirSync(root);
+  // CSS-looking text, exactly ASSET_BYTES long.
+  const rule = '.bench-rule { color: #123456; margin: 0 auto; padding: 4px 8px; }\n';
+  const css = Buffer.alloc(ASSET_BYTES, rule);
+  writeFileSync(join(root, 'asset.css'), css);
+  writeFileSync(
+    join(root, 'index.html'),
+    '<!doctype html><html><head><meta charset="utf-8"><title>bench</title>' +
+      '<link rel="stylesheet" href="/asset.css"></head><body><h1>bench:edge</h1></body></html>\n',
+  );
+  // nginx's worker runs as nobody: the folders on the way and the files must be readable to it.
+  chmodSync(root, 0o755);
+  chmodSync(join(root, 'asset.css'), 0o644);
+  chmodSync(join(root, 'index.html'), 0o644);
+}
+
+const fixed = (value: number, digits: number) =>
+  Number.isFinite(value)
+    ? value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
+    : '–';
+
+async function main(): Promise<number> {
+  const options = parseOptions(process.argv.slice(2));
+  const startedAt = Date.now();
+  const cpuList = cpus();
+  const loadAtStart = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+  const needsHttp = options.rows.length > 0;
+  const tools = needsHttp ? requireTools() : undefined;
+  const root = mkdtempSync(join(tmpdir(), 'atoll-bench-edge-'));
+  chmodSync(root, 0o755);
+  const profileDir = options.profileEdge
+    ? mkdtempSync(join(tmpdir(), 'atoll-bench-edge-profile-'))
+    : undefined;
+  let interrupted = false;
+  const interrupt = (signal: NodeJS.Signals) => {
+    if (interrupted) return;
+    interrupted = true;
+    log(`${signal}: stopping the servers`);
+    const exit = () => {
+      rmSync(root, { recursive: true, force: true, maxRetries: 3 });
+      process.exit(130);
+    };
+    Spawned.stopAll(2_000).then(exit, exit);
+  };
+  process.once('SIGINT', interrupt);
+  process.once('SIGTERM', interrupt);
+  const servers: Spawned[] = [];
+  try {
+    let purge: PurgeReport | undefined;
+    if (options.purge) {
+      log(`purge: filling a web cache with ${options.purgeEntries.toLocaleString('en-US')} entries…`);
+      purge = await runPurgeBenchmark({
+        entries: options.purgeEntries,
+        runs: options.purgeRuns,
+        bodyBytes: 1024,
+      });
+      log(
+        `purge: filled in ${fixed(purge.fillMs, 0)} ms; ` +
+          purge.results.map((r) => `${r.label} ${r.medianCallMs.toFixed(3)} ms`).join(', '),
+      );
+    }
+
+    const results = new Map<RowKey, Measurement[]>();
+    const targets = new Map<RowKey, Target>();
+    let nginxVersion = '';
+    let wrkVersion = '';
+    let profileNote: string[] = [];
+    let edge: NodeServer | undefined;
+    if (tools) {
+      nginxVersion = versionOf(tools.nginx, ['-v']);
+      wrkVersion = versionOf(tools.wrk, ['-v']);
+      const site = join(root, 'site');
+      writeSite(site);
+      const nginxPrefix = join(root, 'nginx');
+      mkdirSync(nginxPrefix);
+      const upstream = await startNodeServer('upstream', './upstream-app.ts', [String(ASSET_BYTES)]);
+      servers.push(upstream.process);
+      const [edgeServer, bare, nginx] = await Promise.all([
+        startNodeServer(
+          'edge',
+          './edge-process.ts',
+          [site, String(upstream.port)],
+          profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', profileDir],
+        ),
+        startNodeServer('undici-proxy', './bare-proxy.ts', [String(upstream.port)]),
+        startNginx({
+          executable: tools.nginx,
+          prefix: nginxPrefix,
+          siteRoot: site,
+          upstreamPort: upstream.port,
+        }),
+      ]).catch(async (error: unknown) => {
+        await Spawned.stopAll(2_000);
+        throw error;
+      });
+      edge = edgeServer;
+      servers.push(edge.process, bare.process, nginx.process);
+      const nginxWorkers = childPids(nginx.process.pid);
+      log(
+        `started upstream (pid ${upstream.process.pid}, port ${upstream.port}), edge (pid ${edge.process.pid}, ` +
+          `port ${edge.port}), undici proxy (pid ${bare.process.pid}, port ${bare.port}), nginx (master pid ` +
+          `${nginx.process.pid}, worker ${nginxWorkers.join(' ') || '?'}, ports ${nginx.staticPort} static, ` +
+          `${nginx.proxyPort} proxy)`,
+      );
+      for (const target of buildTargets(edge, bare, nginx, nginxWorkers, upstream)) {
+        if (options.rows.includes(target.key)) targets.set(target.key, target);
+      }
+      await checkTargets(targets, upstream);
+
+      const rows = [...targets.values()];
+      for (let round = 0; round < options.rounds; round++) {
+        // Rotating order: no target always runs first, or right after the same neighbour.
+        const order = rows.map((_, i) => rows[(i + round) % rows.length]!);
+        for (const target of order) {
+          if (options.warmupSeconds > 0) await measure(tools.wrk, target, options, options.warmupSeconds);
+          const result = await measure(tools.wrk, target, options, options.seconds);
+          results.set(target.key, [...(results.get(target.key) ?? []), result]);
+          log(
+            `round ${round + 1}/${options.rounds} ${target.label}: ${fixed(result.wrk.requestsPerSecond, 0)} req/s, ` +
+              `p50 ${result.wrk.p50Ms.toFixed(2)} ms, p99 ${result.wrk.p99Ms.toFixed(2)} ms, ` +
+              `CPU ${fixed(result.serverCpuUsPerRequest ?? Number.NaN, 0)} us/req`,
+          );
+        }
+      }
+    }
+
+    // Stopped before printing: the profile is written when the edge exits.
+    await Promise.all(servers.map((server) => server.stop()));
+    if (profileDir !== undefined && edge !== undefined) profileNote = describeProfile(profileDir);
+
+    const lines = [
+      '',
+      `atoll edge benchmark (bench/edge), node ${process.version}, ${cpuList.length} x ${cpuList[0]?.model.trim() ?? 'cpu'}, load average at start ${loadAtStart}`,
+    ];
+    if (tools) {
+      lines.push(
+        `  ${nginxVersion}, ${wrkVersion.replace(/ Copyright.*$/, '')}; wrk -t1 -c${options.connections} ` +
+          `-d${options.seconds}s --latency after a ${options.warmupSeconds} s warm-up, ${options.rounds} round(s), ` +
+          `order rotating; req/s, p50 and p99: median of the rounds`,
+        `  all servers up at once on 127.0.0.1, each a single process (nginx: 1 worker, sendfile, no access log, ` +
+          `upstream keepalive 64); the upstream app answers ${ASSET_BYTES} bytes from memory`,
+        `  CPU us/req: the serving process's CPU time (user + system, /proc) during the measured run per answer; ` +
+          `upstream: the app's`,
+        '',
+        ...table([
+          ['target', 'req/s', 'per round', 'p50 ms', 'p99 ms', 'CPU us/req', 'upstream CPU us/req'],
+          ...[...targets.values()].map((target) => {
+            const runs = results.get(target.key) ?? [];
+            const cpu = (values: (number | undefined)[]) =>
+              values.some((v) => v === undefined) ? '–' : fixed(median(values as number[]), 0);
+            return [
+              target.label,
+              fixed(median(runs.map((r) => r.wrk.requestsPerSecond)), 0),
+              runs.map((r) => fixed(r.wrk.requestsPerSecond, 0)).join(' / '),
+              median(runs.map((r) => r.wrk.p50Ms)).toFixed(2),
+              median(runs.map((r) => r.wrk.p99Ms)).toFixed(2),
+              cpu(runs.map((r) => r.serverCpuUsPerRequest)),
+              target.upstreamPids.length === 0 ? '' : cpu(runs.map((r) => r.upstreamCpuUsPerRequest)),
+            ];
+          }),
+        ]),
+      );
+    }
+
+    const verdicts: string[] = [];
+    const missed: string[] = [];
+    const summary: string[] = [];
+    const judge = (met: boolean, what: string) => {
+      verdicts.push(`  ${met ? 'met   ' : 'MISSED'}  ${what}`);
+      if (!met) missed.push(`TARGET MISSED: ${what}`);
+    };
+    const rps = (key: RowKey) => median((results.get(key) ?? []).map((r) => r.wrk.requestsPerSecond));
+    const ratio = (over: RowKey, under: RowKey, min: number | undefined, what: string) => {
+      if (!results.has(over) || !results.has(under)) return;
+      const value = rps(over) / rps(under);
+      if (min === undefined) {
+        verdicts.push(`  info    ${what}: ${value.toFixed(2)}x`);
+        return;
+      }
+      summary.push(`${what} ${value.toFixed(2)}x`);
+      judge(value >= min, `${what}: ${value.toFixed(2)}x (target >= ${min}x)`);
+    };
+    ratio('edge-static', 'nginx-static', MIN_HIT_VS_NGINX, 'edge static asset / nginx static file');
+    ratio('edge-cache-hit', 'nginx-static', MIN_HIT_VS_NGINX, 'edge web-cache hit / nginx static file');
+    ratio('edge-static', 'node-static', undefined, 'edge static asset / bare node:http');
+    ratio('edge-cache-hit', 'node-static', undefined, 'edge web-cache hit / bare node:http');
+    ratio('node-static', 'nginx-static', undefined, 'bare node:http / nginx static file');
+    ratio('edge-proxy', 'undici-proxy', MIN_PROXY_VS_BARE, 'edge proxy / bare undici proxy');
+    ratio('edge-proxy', 'nginx-proxy', MIN_PROXY_VS_NGINX, 'edge proxy / nginx proxy');
+    ratio('undici-proxy', 'nginx-proxy', undefined, 'bare undici proxy / nginx proxy');
+    if (purge) {
+      lines.push(
+        '',
+        `purge by tag: WebCache of ${purge.entries.toLocaleString('en-US')} entries (1 KiB bodies, ` +
+          `${fixed(purge.cacheBytes / 1024 / 1024, 0)} MiB counted), filled in ${fixed(purge.fillMs, 0)} ms; ` +
+          `median of ${options.purgeRuns} runs, refilled between runs`,
+        '',
+        ...table([
+          ['purge', 'entries', 'call ms', 'per run', 'until swept ms'],
+          ...purge.results.map((r) => [
+            r.label,
+            r.entries.toLocaleString('en-US'),
+            r.medianCallMs.toFixed(3),
+            r.callMs.map((ms) => ms.toFixed(3)).join(' / '),
+            fixed(r.medianSettledMs, 1),
+          ]),
+        ]),
+      );
+      for (const r of purge.results) {
+        judge(
+          r.medianCallMs < MAX_PURGE_MS,
+          `${r.label} over ${purge.entries.toLocaleString('en-US')} entries: ${r.medianCallMs.toFixed(3)} ms (target < ${MAX_PURGE_MS} ms)`,
+        );
+      }
+      const worst = Math.max(...purge.results.map((r) => r.medianCallMs));
+      summary.push(`purge worst ${worst.toFixed(3)} ms`);
+    }
+    lines.push('', 'targets:', ...verdicts, '', ...profileNote, ...missed);
+    lines.push(
+      `summary: ${summary.join(', ') || 'no target measured'}; ${verdicts.filter((v) => v.includes('met   ')).length} of ` +
+        `${verdicts.filter((v) => !v.includes(' info ')).length} targets met`,
+    );
+    process.stdout.write(`${lines.join('\n')}\n`);
+    log(`total ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
+    return 0;
+  } finally {
+    process.off('SIGINT', interrupt);
+    process.off('SIGTERM', interrupt);
+    await Promise.all(servers.map((server) => server.stop()));
+    await Spawned.stopAll();
+    rmSync(root, { recursive: true, force: true, maxRetries: 3 });
+  }
+}
+
+function buildTargets(
+  edge: NodeServer,
+  bare: NodeServer,
+  nginx: NginxServer,
+  nginxWorkers: readonly number[],
+  upstream: NodeServer,
+): Target[] {
+  const edgePids = [edge.process.pid];
+  const upstreamPids = [upstream.process.pid];
+  return [
+    {
+      key: 'nginx-static',
+      label: 'nginx static file (sendfile)',
+      port: nginx.staticPort,
+      path: '/asset.css',
+      host: undefined,
+      serverPids: nginxWorkers,
+      upstreamPids: [],
+      expect: fullBody,
+    },
+    {
+      key: 'node-static',
+      label: 'bare node:http, body in memory',
+      port: upstream.port,
+      path: '/',
+      host: undefined,
+      serverPids: upstreamPids,
+      upstreamPids: [],
+      expect: fullBody,
+    },
+    {
+      key: 'edge-static',
+      label: 'edge static asset (StaticSite memory)',
+      port: edge.port,
+      path: '/asset.css',
+      host: hostOf(ENV.static),
+      serverPids: edgePids,
+      upstreamPids: [],
+      expect: fullBody,
+    },
+    {
+      key: 'edge-cache-hit',
+      label: 'edge web-cache hit (s-maxage)',
+      port: edge.port,
+      path: '/cacheable',
+      host: hostOf(ENV.cacheable),
+      serverPids: edgePids,
+      upstreamPids,
+      expect: (answer) =>
+        fullBody(answer) ??
+        (xCache(answer) === 'HIT' ? undefined : `X-Cache is ${xCache(answer)}, not HIT after priming`),
+    },
+    {
+      key: 'nginx-proxy',
+      label: 'nginx proxy_pass → upstream',
+      port: nginx.proxyPort,
+      path: '/',
+      host: undefined,
+      serverPids: nginxWorkers,
+      upstreamPids,
+      expect: fullBody,
+    },
+    {
+      key: 'undici-proxy',
+      label: 'bare undici proxy → upstream',
+      port: bare.port,
+      path: '/',
+      host: undefined,
+      serverPids: [bare.process.pid],
+      upstreamPids,
+      expect: fullBody,
+    },
+    {
+      key: 'edge-proxy',
+      label: 'edge proxy → upstream (uncached)',
+      port: edge.port,
+      path: '/',
+      host: hostOf(ENV.app),
+      serverPids: edgePids,
+      upstreamPids,
+      // Asked twice by checkTargets: a MISS both times shows the no-store answer is never kept.
+      expect: (answer) =>
+        fullBody(answer) ??
+        (xCache(answer) === 'MISS'
+          ? undefined
+          : `X-Cache is ${xCache(answer)}, not MISS (it must not be cached)`),
+    },
+  ];
+}
+
+/** Each target answers 200 with the whole body, the cached one from the cache, before any load. */
+async function checkTargets(targets: ReadonlyMap<RowKey, Target>, upstream: NodeServer): Promise<void> {
+  const direct = await getOnce(upstream.port, '/', undefined);
+  const problem = fullBody(direct);
+  if (problem) throw new Error(`INVALID RUN: the upstream app ${problem}`);
+  for (const target of targets.values()) {
+    // The priming request of the web cache (a MISS that stores), or a first lookup elsewhere.
+    await getOnce(target.port, target.path, target.host);
+    const answer = await getOnce(target.port, target.path, target.host);
+    const wrong = target.expect(answer);
+    if (wrong) throw new Error(`INVALID RUN: ${target.label} (GET ${target.path}): ${wrong}`);
+  }
+}
+
+function describeProfile(profileDir: string): string[] {
+  const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
+  if (file === undefined) return [`edge CPU profile: none was written to ${profileDir}`, ''];
+  const path = join(profileDir, file);
+  const summary = summarizeProfile(path, 15);
+  const busy = summary.totalMs - summary.idleMs;
+  return [
+    `edge CPU profile (${path}): ${fixed(summary.totalMs / 1000, 1)} s sampled, ${fixed(busy / 1000, 1)} s busy ` +
+      `(${((busy / summary.totalMs) * 100).toFixed(0)} %); shares of the busy time`,
+    '',
+    ...table([
+      ['area (self time)', 'ms', 'share'],
+      ...summary.areas.map((a) => [a.area, fixed(a.ms, 0), `${(a.share * 100).toFixed(1)} %`]),
+    ]),
+    '',
+    ...table([
+      ['function (self time)', 'where', 'ms', 'share'],
+      ...summary.functions.map((f) => [f.name, f.where, fixed(f.ms, 0), `${(f.share * 100).toFixed(1)} %`]),
+    ]),
+    '',
+  ];
+}
+
+runBenchmark('bench:edge', USAGE, main);

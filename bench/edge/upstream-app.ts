@@ -1,0 +1,27 @@
+/**
+ * The "server app" behind every proxy of bench/edge: plain node:http answering a 10,240-byte
+ * body held in memory. `/cacheable` says `Cache-Control: public, s-maxage=3600` (the edge's web
+ * cache may keep it); every other path says `no-store`, so it is never cached anywhere.
+ *
+ *   node --import tsx bench/edge/upstream-app.ts <body bytes>
+ */
+import { createServer } from 'node:http';
+import { listenOnLoopback, serveChild } from './serve-child.js';
+
+serveChild('upstream-app.ts', async () => {
+  const size = Number(process.argv[2] ?? '10240');
+  if (!Number.isSafeInteger(size) || size <= 0) throw new Error('usage: upstream-app.ts <body bytes>');
+  // Text, so a body is recognisable in a capture; the same bytes for every answer.
+  const body = Buffer.alloc(size, 'upstream body 0123456789 abcdefghijklmnopqrstuvwxyz\n');
+  const length = String(body.length);
+  const server = createServer((req, res) => {
+    const cacheable = req.url === '/cacheable';
+    res.writeHead(200, {
+      'content-type': 'text/plain; charset=utf-8',
+      'content-length': length,
+      'cache-control': cacheable ? 'public, s-maxage=3600' : 'no-store',
+    });
+    res.end(req.method === 'HEAD' ? undefined : body);
+  });
+  return listenOnLoopback(server);
+});
