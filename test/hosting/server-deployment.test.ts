@@ -22,7 +22,11 @@ describe('server app deployments through the edge', () => {
   const folders: string[] = [];
 
   before(async () => {
-    h = await BuildHarness.start({ shellVariables: [{ key: 'GREETING', value: 'hello' }] });
+    h = await BuildHarness.start({
+      shellVariables: [{ key: 'GREETING', value: 'hello' }],
+      // Long enough for the fixture (about a second), short enough to see an app that never answers fail.
+      buildEnv: { ATOLL_APP_START_TIMEOUT_MS: '15000' },
+    });
     await h.api.startHosting();
   });
   after(async () => {
@@ -205,6 +209,28 @@ describe('server app deployments through the edge', () => {
     const build = await h.build(buildId);
     assert.equal(build.state, 'FAILED');
     assert.equal(build.live, false);
+    assert.equal(await (await h.edge('/')).text(), 'version A\n');
+
+    // An app that never listens: the deployment fails at the start timeout, naming it.
+    writeFileSync(
+      join(broken, 'package.json'),
+      JSON.stringify({
+        name: 'silent',
+        private: true,
+        engines: { node: '22.x' },
+        scripts: { start: 'node -e "setInterval(() => {}, 1000)"' },
+      }),
+    );
+    const silent = await h.upload(APP, h.envId, broken);
+    const timedOut = await h.waitDone(silent.operation);
+    assert.match(
+      timedOut.error.message,
+      /did not answer HTTP on port 8080 within 15 s \(ATOLL_APP_START_TIMEOUT_MS\); it must listen on 0\.0\.0\.0:\$PORT/,
+    );
+    assert.ok(
+      await eventually(() => processesRunning('setInterval').length === 0, 30_000),
+      'the silent app is stopped',
+    );
     assert.equal(await (await h.edge('/')).text(), 'version A\n');
 
     // A start script the package does not have: the deployment fails, naming the variable.
