@@ -15,6 +15,10 @@ export interface OpenedDatabase {
 /** A PostgreSQL server: the production store, shared by every process of the platform. */
 export function openServerDatabase(url: string, poolMax: number): OpenedDatabase {
   const pool = new pg.Pool({ connectionString: url, max: poolMax });
+  // An idle connection the server ended (a restart, an administrator, a dropped database) is an
+  // 'error' on the pool: the pool has already dropped it and opens another when one is needed.
+  // Without a listener that event would end the process.
+  pool.on('error', () => undefined);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, kind: 'server', close: () => db.destroy() };
 }

@@ -97,6 +97,15 @@ export async function createServerDatabase(
     drop: async () => {
       const client = new pg.Client({ connectionString: serverUrl });
       await client.connect();
+      // A closed pool's connections end a moment after close() resolves: let them go before forcing the rest.
+      for (let attempt = 0; attempt < 50; attempt += 1) {
+        const open = await client.query(
+          'select count(*)::int as n from pg_stat_activity where datname = $1',
+          [name],
+        );
+        if ((open.rows[0] as { n: number }).n === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
       await client.query(`drop database if exists ${name} with (force)`);
       await client.end();
     },
