@@ -13,6 +13,7 @@ import type { EnvironmentRoute, TrafficRouter } from '../services/hosting-ports.
 import type { Logger } from '../services/platform-ports.js';
 import { compileSnapshot, EMPTY_SNAPSHOT, type CompiledRoute, type RouteSnapshot } from './route-table.js';
 import { isStorable } from '../domain/cache-policy.js';
+import { hopByHopFields } from '../domain/hop-by-hop.js';
 import { buildHitHeaders, WebCache, type CacheRequest } from './web-cache.js';
 
 export interface EdgeSettings {
@@ -40,30 +41,10 @@ export interface RequestRecord {
   readonly durationMs: number;
 }
 
-/** RFC 9110 §7.6.1: these describe one connection and are not forwarded. */
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'http2-settings',
-]);
-
-function hopByHop(headers: IncomingHttpHeaders | Record<string, unknown>): ReadonlySet<string> {
-  const connection = headers.connection;
-  if (connection === undefined) return HOP_BY_HOP;
-  const values = Array.isArray(connection) ? connection : [connection];
-  const named = values
-    .flatMap((value) => String(value).split(','))
-    .map((token) => token.trim().toLowerCase())
-    .filter((token) => token !== '' && token !== 'close' && !HOP_BY_HOP.has(token));
-  // The usual "keep-alive" or "close" names nothing new: the shared set serves, no copy per request.
-  return named.length === 0 ? HOP_BY_HOP : new Set([...HOP_BY_HOP, ...named]);
+function hopByHop(
+  headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>,
+): ReadonlySet<string> {
+  return hopByHopFields(headers.connection);
 }
 
 function hostOf(req: IncomingMessage): string {

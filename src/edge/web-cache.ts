@@ -9,6 +9,7 @@ import {
   type Freshness,
   type HeaderFields,
 } from '../domain/cache-policy.js';
+import { hopByHopFields } from '../domain/hop-by-hop.js';
 
 /** A response as the cache holds it. Treat it as read-only: hits share it. */
 export interface CachedResponse {
@@ -99,19 +100,6 @@ interface VaryGroup {
   /** A count, not a set of keys: one Set per path would double the index's memory for no use. */
   entries: number;
 }
-
-/** RFC 9110 §7.6.1: meaningful for one connection only, never stored or replayed. */
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-]);
 
 /** Maps, sets and the entry object itself, roughly; counted so that many tiny entries still weigh. */
 const ENTRY_OVERHEAD_BYTES = 256;
@@ -538,10 +526,7 @@ function copyStorableHeaders(source: HeaderFields): Readonly<Record<string, stri
     const previous = byName.get(name);
     byName.set(name, previous === undefined ? value : [...toArray(previous), ...toArray(value)]);
   }
-  const dropped = new Set(HOP_BY_HOP);
-  for (const token of (joinHeaderValue(byName.get('connection')) ?? '').split(',')) {
-    dropped.add(token.trim().toLowerCase());
-  }
+  const dropped = hopByHopFields(byName.get('connection'));
   return Object.fromEntries([...byName].filter(([name]) => !dropped.has(name)));
 }
 
