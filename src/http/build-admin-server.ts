@@ -1,11 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import Fastify, {
-  LogController,
-  type FastifyBaseLogger,
-  type FastifyReply,
-  type FastifyRequest,
-} from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import { AtollError } from '../domain/error-catalogue.js';
 import {
   AdminAddMemberBodySchema,
@@ -16,7 +11,9 @@ import {
 } from '../contract/admin-schemas.js';
 import type { OperatorService } from '../services/operator-service.js';
 import { requestValidatorCompiler } from './request-validator.js';
-import { toStatusResponse } from './status-response.js';
+import { statusHandlers } from './status-response.js';
+
+const STATUS_HANDLERS = statusHandlers({ logMessage: 'admin request failed', requestIdHeader: false });
 
 /**
  * Operator endpoints, served only on a Unix socket inside the data folder (mode 0600): the
@@ -24,26 +21,15 @@ import { toStatusResponse } from './status-response.js';
  * that the running server owns.
  */
 export function buildAdminServer(operator: OperatorService, logger: FastifyBaseLogger) {
-  const sendStatus = (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const response = toStatusResponse(error);
-    if (response.internal) request.log.error({ err: error }, 'admin request failed');
-    return reply.code(response.httpStatus).headers(response.headers).send(response.body);
-  };
   const app = Fastify({
     loggerInstance: logger,
     // One log line per request comes from our onResponse hook, with the fields ops need.
     logController: new LogController({ disableRequestLogging: true }),
-    frameworkErrors: (error, request, reply) => {
-      void sendStatus(
-        new AtollError('MALFORMED_REQUEST', `the request URL is not valid: ${error.message}`),
-        request,
-        reply,
-      );
-    },
+    frameworkErrors: STATUS_HANDLERS.frameworkErrors,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(requestValidatorCompiler);
 
-  app.setErrorHandler(sendStatus);
+  app.setErrorHandler(STATUS_HANDLERS.errorHandler);
   app.setNotFoundHandler((request) => {
     throw new AtollError('ROUTE_NOT_FOUND', `no admin route ${request.method} ${request.url}`);
   });

@@ -2,12 +2,7 @@ import { randomUUID } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, {
-  LogController,
-  type FastifyBaseLogger,
-  type FastifyReply,
-  type FastifyRequest,
-} from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import { AtollError } from '../domain/error-catalogue.js';
 import { unauthenticated } from '../services/auth-service.js';
 import type { ApiOptions, ApiServices, Readiness } from './api-dependencies.js';
@@ -20,11 +15,12 @@ import { registerEnvironmentRoutes } from './routes/environment-routes.js';
 import { registerHealthRoutes } from './routes/health-routes.js';
 import { registerHostingRoutes } from './routes/hosting-routes.js';
 import { requestValidatorCompiler } from './request-validator.js';
-import { toStatusResponse } from './status-response.js';
+import { statusHandlers } from './status-response.js';
 import { swaggerOptions } from './swagger-document.js';
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._-]{1,128}$/;
 const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
+const STATUS_HANDLERS = statusHandlers({ logMessage: 'internal error', requestIdHeader: true });
 
 export interface ApiServerDeps {
   readonly services: ApiServices;
@@ -43,14 +39,7 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<ApiInstance> 
     bodyLimit: options.bodyLimitBytes,
     trustProxy: options.trustProxy.length > 0 ? [...options.trustProxy] : false,
     requestIdHeader: false,
-    // A URL Fastify cannot decode (`%zz`) is answered before routing: still as a Status.
-    frameworkErrors: (error, request, reply) => {
-      void sendStatus(
-        new AtollError('MALFORMED_REQUEST', `the request URL is not valid: ${error.message}`),
-        request,
-        reply,
-      );
-    },
+    frameworkErrors: STATUS_HANDLERS.frameworkErrors,
     genReqId: (request) => {
       const incoming = request.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID_RE.test(incoming) ? incoming : randomUUID();
@@ -75,14 +64,8 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<ApiInstance> 
     }
     done();
   });
-  app.setErrorHandler((error, request, reply) => sendStatus(error, request, reply));
-  app.setNotFoundHandler((request, reply) =>
-    sendStatus(
-      new AtollError('ROUTE_NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0] ?? ''}`),
-      request,
-      reply,
-    ),
-  );
+  app.setErrorHandler(STATUS_HANDLERS.errorHandler);
+  app.setNotFoundHandler(STATUS_HANDLERS.notFoundHandler);
   app.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
     done();
@@ -141,17 +124,6 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<ApiInstance> 
     await registerUploadRoute(api, services, options.uploadLimits.maxArchiveBytes);
   });
   return app;
-}
-
-function sendStatus(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const response = toStatusResponse(error);
-  if (response.internal) request.log.error({ err: error, reqId: request.id }, 'internal error');
-  return reply
-    .header('x-request-id', request.id)
-    .code(response.httpStatus)
-    .headers(response.headers)
-    .type('application/json; charset=utf-8')
-    .send(response.body);
 }
 
 /**

@@ -1,20 +1,19 @@
 import rateLimit from '@fastify/rate-limit';
-import Fastify, {
-  LogController,
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyRequest,
-} from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { AtollError } from '../domain/error-catalogue.js';
 import type { PlatformServices } from '../services/platform-services.js';
-import { toStatusResponse } from './status-response.js';
+import { statusHandlers } from './status-response.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     platformEnvironment?: string;
   }
 }
+
+const STATUS_HANDLERS = statusHandlers({
+  logMessage: 'platform services: internal error',
+  requestIdHeader: false,
+});
 
 export interface PlatformServerOptions {
   readonly purgesPerMinute: number;
@@ -36,27 +35,15 @@ export async function buildPlatformServer(
     logController: new LogController({ disableRequestLogging: true }),
     // A JSON string of the largest value, escaped: room for the quoting on top of the value limit.
     bodyLimit: options.kvMaxValueBytes + 64 * 1024,
-    frameworkErrors: (error, request, reply) => {
-      void sendStatus(
-        new AtollError('MALFORMED_REQUEST', `the request URL is not valid: ${error.message}`),
-        request,
-        reply,
-      );
-    },
+    frameworkErrors: STATUS_HANDLERS.frameworkErrors,
   });
   app.removeAllContentTypeParsers();
   // Bodies are kept as sent (a KV value is stored as its JSON text) and parsed where they are read.
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
     done(null, body);
   });
-  app.setErrorHandler((error, request, reply) => sendStatus(error, request, reply));
-  app.setNotFoundHandler((request, reply) =>
-    sendStatus(
-      new AtollError('ROUTE_NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0] ?? ''}`),
-      request,
-      reply,
-    ),
-  );
+  app.setErrorHandler(STATUS_HANDLERS.errorHandler);
+  app.setNotFoundHandler(STATUS_HANDLERS.notFoundHandler);
 
   await app.register(async (purge) => {
     purge.addHook('onRequest', async (request) => {
@@ -109,14 +96,4 @@ export async function buildPlatformServer(
     done();
   });
   return app;
-}
-
-function sendStatus(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const response = toStatusResponse(error);
-  if (response.internal) request.log.error({ err: error }, 'platform services: internal error');
-  return reply
-    .code(response.httpStatus)
-    .headers(response.headers)
-    .type('application/json; charset=utf-8')
-    .send(response.body);
 }

@@ -1,4 +1,4 @@
-import type { FastifyError } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import {
   AtollError,
   invalidFields,
@@ -182,5 +182,58 @@ export function toStatusResponse(error: unknown): StatusResponse {
       ),
     ),
     internal: true,
+  };
+}
+
+export interface SendStatusOptions {
+  /** The message of the log line written for an internal error, naming the server. */
+  readonly logMessage: string;
+  /** Echo the request id in `x-request-id` (the hosting API's clients quote it in reports). */
+  readonly requestIdHeader: boolean;
+}
+
+/**
+ * Answers with the Status of any failure; an internal one is logged with its stack (the
+ * request's logger already names the request id).
+ */
+export function sendStatus(
+  error: unknown,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  options: SendStatusOptions,
+): FastifyReply {
+  const response = toStatusResponse(error);
+  if (response.internal) request.log.error({ err: error }, options.logMessage);
+  if (options.requestIdHeader) void reply.header('x-request-id', request.id);
+  return reply
+    .code(response.httpStatus)
+    .headers(response.headers)
+    .type('application/json; charset=utf-8')
+    .send(response.body);
+}
+
+/**
+ * The handlers that make every failure of a server leave as a Status: Fastify's own before
+ * routing (a URL it cannot decode, `%zz`), those of routes and hooks, and unknown routes.
+ */
+export function statusHandlers(options: SendStatusOptions) {
+  return {
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+      void sendStatus(
+        new AtollError('MALFORMED_REQUEST', `the request URL is not valid: ${error.message}`),
+        request,
+        reply,
+        options,
+      );
+    },
+    errorHandler: (error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply =>
+      sendStatus(error, request, reply, options),
+    notFoundHandler: (request: FastifyRequest, reply: FastifyReply): FastifyReply =>
+      sendStatus(
+        new AtollError('ROUTE_NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0] ?? ''}`),
+        request,
+        reply,
+        options,
+      ),
   };
 }
