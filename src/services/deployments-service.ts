@@ -1,3 +1,4 @@
+import { runConcurrently } from './bounded-concurrency.js';
 import type { BuildInputsSource } from './build-inputs.js';
 import {
   DeploymentFailure,
@@ -8,6 +9,13 @@ import {
 import type { Clock, Logger } from './platform-ports.js';
 import type { PlatformTokens } from './platform-tokens.js';
 import type { BuildRecord, Repositories, Store } from './store-port.js';
+
+/**
+ * Live deployments restored at once at start: each mostly waits (artifact unpacked in the
+ * sandbox, app started, health check), so a few together shorten a restart without
+ * starting every app of the machine in the same moment.
+ */
+const RESTORE_CONCURRENCY = 4;
 
 /** What the switch to a prepared deployment did. */
 export type SwitchOutcome = 'live' | 'superseded' | 'gone';
@@ -87,11 +95,11 @@ export class DeploymentsService {
   /** At start: every live deployment comes back up from its artifact, without a rebuild. */
   async restoreLive(): Promise<void> {
     const { store, logger } = this.deps;
-    for (const environment of await store.environments.listLive()) {
+    await runConcurrently(await store.environments.listLive(), RESTORE_CONCURRENCY, async (environment) => {
       const build = environment.liveBuildId
         ? await store.builds.find(environment.id, environment.liveBuildId)
         : undefined;
-      if (!build) continue;
+      if (!build) return;
       try {
         const prepared = await this.prepare(build, { log: () => undefined }, new AbortController().signal);
         await prepared.activate();
@@ -106,7 +114,7 @@ export class DeploymentsService {
           `could not restore the live deployment: ${reason}`,
         );
       }
-    }
+    });
   }
 
   /** Stops and deletes what runs for environments that no longer exist. */
