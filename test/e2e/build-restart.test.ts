@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { sandboxProblem } from '../../src/builder/sandbox-runner.js';
-import { runCli, startServer } from '../helpers/atoll-process.js';
-import { eventually, processesRunning, zipFolder } from '../helpers/build-harness.js';
+import { apiCaller, createAccount, startServer, uploadFixture } from '../helpers/atoll-process.js';
+import { eventually, processesRunning } from '../helpers/build-harness.js';
 
 /** Crash safety through the real binary: `atoll serve` killed mid-build, then started again. */
 describe('a server killed during a build', { skip: sandboxProblem() }, () => {
@@ -15,21 +15,8 @@ describe('a server killed during a build', { skip: sandboxProblem() }, () => {
     const env = { ATOLL_DATA_DIR: dataDir };
     try {
       const first = await startServer(env);
-      const account = runCli(['admin', 'accounts', 'create', 'crash', '--owner-email', 'c@example.com'], env);
-      assert.equal(account.status, 0, account.stderr);
-      const credentials = JSON.parse(
-        runCli(['admin', 'credentials', 'generate', '--account', 'crash', '--json'], env).stdout,
-      );
-      const auth = `Basic ${Buffer.from(`${credentials.userId}:${credentials.password}`).toString('base64')}`;
-      const call = async (base: string, path: string, init: { method?: string; body?: unknown } = {}) => {
-        const response = await fetch(`${base}${path}`, {
-          method: init.method ?? 'GET',
-          headers: { authorization: auth, 'content-type': 'application/json' },
-          body: init.body === undefined ? undefined : JSON.stringify(init.body),
-        });
-        const text = await response.text();
-        return { status: response.status, text, body: text.startsWith('{') ? JSON.parse(text) : undefined };
-      };
+      const authorization = createAccount('crash', 'c@example.com', env);
+      const call = apiCaller(authorization);
       await call(first.url, '/v1/accounts/crash/apps?appId=web', {
         method: 'POST',
         body: { region: 'UK', uploadable: {} },
@@ -40,15 +27,9 @@ describe('a server killed during a build', { skip: sandboxProblem() }, () => {
       });
       const envPath = /^(.*)\/operations\//.exec(created.body.name)?.[1] ?? '';
 
-      const form = new FormData();
-      form.append('repository', new Blob([await zipFolder('04-slow-build')]), 'slow.zip');
-      const uploaded = await fetch(`${first.url}/fu/v1/${envPath}:upload`, {
-        method: 'POST',
-        headers: { authorization: auth },
-        body: form,
-      });
+      const uploaded = await uploadFixture(first.url, envPath, authorization, '04-slow-build');
       assert.equal(uploaded.status, 200);
-      const operation = ((await uploaded.json()) as { name: string }).name;
+      const { operation } = uploaded;
       const buildPath = `/v1/${envPath}/builds/${operation.split('/').pop() ?? ''}`;
       let log = '';
       const reached = await eventually(async () => {

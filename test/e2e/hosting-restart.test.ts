@@ -5,8 +5,14 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { request } from 'undici';
 import { sandboxProblem } from '../../src/builder/sandbox-runner.js';
-import { runCli, startServer, type RunningServer } from '../helpers/atoll-process.js';
-import { eventually, processesRunning, zipFolder } from '../helpers/build-harness.js';
+import {
+  apiCaller,
+  createAccount,
+  startServer,
+  uploadFixture,
+  type RunningServer,
+} from '../helpers/atoll-process.js';
+import { eventually, processesRunning } from '../helpers/build-harness.js';
 
 /** Live deployments through the real binary: `atoll serve` stopped or killed, then started again. */
 describe('live deployments across restarts of atoll serve', { skip: sandboxProblem() }, () => {
@@ -16,45 +22,31 @@ describe('live deployments across restarts of atoll serve', { skip: sandboxProbl
     let server: RunningServer | undefined;
     try {
       server = await startServer(env);
-      assert.equal(
-        runCli(['admin', 'accounts', 'create', 'live', '--owner-email', 'l@example.com'], env).status,
-        0,
-      );
-      const credentials = JSON.parse(
-        runCli(['admin', 'credentials', 'generate', '--account', 'live', '--json'], env).stdout,
-      );
-      const auth = `Basic ${Buffer.from(`${credentials.userId}:${credentials.password}`).toString('base64')}`;
-      const api = async (base: string, path: string, method = 'GET', body?: unknown) => {
-        const response = await fetch(`${base}${path}`, {
-          method,
-          headers: { authorization: auth, 'content-type': 'application/json' },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        });
-        const text = await response.text();
-        return text === '' ? {} : JSON.parse(text);
-      };
-      await api(server.url, '/v1/accounts/live/apps?appId=web', 'POST', { region: 'UK', uploadable: {} });
+      const authorization = createAccount('live', 'l@example.com', env);
+      const api = apiCaller(authorization);
+      await api(server.url, '/v1/accounts/live/apps?appId=web', {
+        method: 'POST',
+        body: { region: 'UK', uploadable: {} },
+      });
       const deployed: { id: string; fixture: string; expect: RegExp }[] = [];
       for (const [fixture, expect] of [
         ['01-static-site', /Hello from a static site/],
         ['08-node-server', /^version A$/m],
       ] as const) {
-        const created = await api(server.url, '/v1/accounts/live/apps/web/environments', 'POST', {
-          displayName: fixture,
-          branch: 'uploadable',
-        });
-        const id = /environments\/([^/]+)\//.exec(created.name)?.[1] ?? '';
-        const form = new FormData();
-        form.append('repository', new Blob([await zipFolder(fixture)]), `${fixture}.zip`);
-        const uploaded = await fetch(`${server.url}/fu/v1/accounts/live/apps/web/environments/${id}:upload`, {
+        const created = await api(server.url, '/v1/accounts/live/apps/web/environments', {
           method: 'POST',
-          headers: { authorization: auth },
-          body: form,
+          body: { displayName: fixture, branch: 'uploadable' },
         });
-        const operation = ((await uploaded.json()) as { name: string }).name;
+        const id = /environments\/([^/]+)\//.exec(created.body.name)?.[1] ?? '';
         const base = server.url;
+        const { operation } = await uploadFixture(
+          base,
+          `accounts/live/apps/web/environments/${id}`,
+          authorization,
+          fixture,
+        );
         assert.ok(
-          await eventually(async () => (await api(base, `/v1/${operation}`)).done === true, 240_000),
+          await eventually(async () => (await api(base, `/v1/${operation}`)).body?.done === true, 240_000),
           `${fixture} deployed`,
         );
         deployed.push({ id, fixture, expect });
@@ -72,7 +64,7 @@ describe('live deployments across restarts of atoll serve', { skip: sandboxProbl
       assert.ok(await serves(server));
       const buildsBefore = (
         await api(server.url, `/v1/accounts/live/apps/web/environments/${deployed[1]!.id}/builds`)
-      ).builds.length;
+      ).body.builds.length;
 
       for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
         server.child.kill(signal);
@@ -91,7 +83,7 @@ describe('live deployments across restarts of atoll serve', { skip: sandboxProbl
           server.url,
           `/v1/accounts/live/apps/web/environments/${deployed[1]!.id}/builds`,
         );
-        assert.equal(builds.builds.length, buildsBefore, 'nothing was built again');
+        assert.equal(builds.body.builds.length, buildsBefore, 'nothing was built again');
       }
     } finally {
       await server?.stop();

@@ -1,6 +1,8 @@
+import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { zipFolder } from './build-harness.js';
 
 /** The built `atoll` binary, as `npm start` runs it (npm test builds before the suites run). */
 export const ATOLL_BIN = fileURLToPath(new URL('../../dist/main/atoll.js', import.meta.url));
@@ -94,4 +96,59 @@ export function runCli(args: string[], env: Record<string, string>): CliResult {
     timeout: 60_000,
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** Creates the account with `atoll admin` and generates a credential of it: its Basic authorization. */
+export function createAccount(account: string, ownerEmail: string, env: Record<string, string>): string {
+  const created = runCli(['admin', 'accounts', 'create', account, '--owner-email', ownerEmail], env);
+  assert.equal(created.status, 0, created.stderr);
+  const generated = runCli(['admin', 'credentials', 'generate', '--account', account, '--json'], env);
+  assert.equal(generated.status, 0, generated.stderr);
+  const credentials = JSON.parse(generated.stdout) as { userId: string; password: string };
+  return `Basic ${Buffer.from(`${credentials.userId}:${credentials.password}`).toString('base64')}`;
+}
+
+export interface ApiAnswer {
+  readonly status: number;
+  readonly text: string;
+  /** The parsed body when it is a JSON object. */
+  readonly body: any;
+}
+
+/**
+ * Calls the API as one credential: JSON in and out. The server's URL is given per call, since
+ * a restarted server listens on another port.
+ */
+export function apiCaller(authorization: string) {
+  return async (
+    base: string,
+    path: string,
+    init: { method?: string; body?: unknown } = {},
+  ): Promise<ApiAnswer> => {
+    const response = await fetch(`${base}${path}`, {
+      method: init.method ?? 'GET',
+      headers: { authorization, 'content-type': 'application/json' },
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    });
+    const text = await response.text();
+    return { status: response.status, text, body: text.startsWith('{') ? JSON.parse(text) : undefined };
+  };
+}
+
+/** Uploads a fixture app to an environment (`accounts/…/environments/…`): the status and the operation's name. */
+export async function uploadFixture(
+  base: string,
+  environmentPath: string,
+  authorization: string,
+  fixture: string,
+): Promise<{ status: number; operation: string }> {
+  const form = new FormData();
+  form.append('repository', new Blob([await zipFolder(fixture)]), `${fixture}.zip`);
+  const uploaded = await fetch(`${base}/fu/v1/${environmentPath}:upload`, {
+    method: 'POST',
+    headers: { authorization },
+    body: form,
+  });
+  const body = (await uploaded.json()) as { name?: string };
+  return { status: uploaded.status, operation: body.name ?? '' };
 }

@@ -5,6 +5,7 @@ import { BuildQueue, INTERRUPTED_MESSAGE } from '../../src/services/build-queue.
 import type { BuildRecord, Store } from '../../src/services/store-port.js';
 import { createStore } from '../../src/store/create-store.js';
 import { openServerDatabase } from '../../src/store/open-database.js';
+import { seedEnvironments } from '../helpers/seed-environments.js';
 import { TestClock } from '../helpers/test-api.js';
 import { openTestStore, type TestStore } from '../helpers/test-store.js';
 
@@ -24,32 +25,8 @@ describe(`build queue (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embed
     await t.reset();
     clock = new TestClock();
     queue = new BuildQueue({ store: t.store, clock }, 60_000);
-    const now = clock.now();
-    const accountId = randomUUID();
-    await t.store.accounts.insert({ id: accountId, name: 'acme', createTime: now });
-    const appPk = randomUUID();
-    await t.store.apps.insert({
-      id: appPk,
-      accountId,
-      appId: 'web',
-      region: 'UK',
-      createTime: now,
-      updateTime: now,
-    });
     environmentId = randomUUID();
-    await t.store.environments.insert({
-      id: environmentId,
-      appPk,
-      displayName: 'P',
-      branch: 'uploadable',
-      wpEnvironment: '',
-      shellVariablesSealed: 's',
-      rootDirectory: '',
-      liveBuildId: null,
-      reconciling: false,
-      createTime: now,
-      updateTime: now,
-    });
+    await seedEnvironments(t.store, clock.now(), [environmentId]);
   });
 
   async function enqueue(store: Store = t.store): Promise<string> {

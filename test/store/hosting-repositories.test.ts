@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { BuildRecord } from '../../src/services/store-port.js';
+import { seedEnvironments } from '../helpers/seed-environments.js';
 import { openTestStore, type TestStore } from '../helpers/test-store.js';
 
 /** The repositories hosting added (runtime logs, tokens, key-value store, usage, retention queries), on both stores. */
@@ -20,32 +21,8 @@ describe(`hosting repositories (${process.env.DATABASE_URL ? 'PostgreSQL server'
   });
   beforeEach(async () => {
     await t.reset();
-    const accountId = randomUUID();
-    await t.store.accounts.insert({ id: accountId, name: 'acme', createTime: now });
-    appPk = randomUUID();
-    await t.store.apps.insert({
-      id: appPk,
-      accountId,
-      appId: 'web',
-      region: 'UK',
-      createTime: now,
-      updateTime: now,
-    });
     [envA, envB] = [randomUUID(), randomUUID()];
-    for (const id of [envA, envB])
-      await t.store.environments.insert({
-        id,
-        appPk,
-        displayName: 'P',
-        branch: 'uploadable',
-        wpEnvironment: '',
-        shellVariablesSealed: 's',
-        rootDirectory: '',
-        liveBuildId: null,
-        reconciling: false,
-        createTime: now,
-        updateTime: now,
-      });
+    appPk = await seedEnvironments(t.store, now, [envA, envB]);
   });
 
   async function build(environmentId: string, fields: Partial<BuildRecord>): Promise<BuildRecord> {

@@ -1,0 +1,39 @@
+import { randomUUID } from 'node:crypto';
+import type { Store } from '../../src/services/store-port.js';
+
+/**
+ * What store tests start from: the account `acme` with its app `web` (UK) and one uploadable
+ * environment per id, all created at `now`; answers the app's primary key.
+ */
+export async function seedEnvironments(
+  store: Store,
+  now: Date,
+  environmentIds: readonly string[],
+): Promise<string> {
+  const accountId = randomUUID();
+  await store.accounts.insert({ id: accountId, name: 'acme', createTime: now });
+  const appPk = randomUUID();
+  await store.apps.insert({
+    id: appPk,
+    accountId,
+    appId: 'web',
+    region: 'UK',
+    createTime: now,
+    updateTime: now,
+  });
+  for (const id of environmentIds)
+    await store.environments.insert({
+      id,
+      appPk,
+      displayName: 'P',
+      branch: 'uploadable',
+      wpEnvironment: '',
+      shellVariablesSealed: 's',
+      rootDirectory: '',
+      liveBuildId: null,
+      reconciling: false,
+      createTime: now,
+      updateTime: now,
+    });
+  return appPk;
+}
