@@ -13,17 +13,22 @@
  * DATABASE_URL set: a fresh database on that PostgreSQL server (dropped afterwards) instead of
  * the embedded PGlite. See docs/benchmarks.md.
  */
-import { cpus, loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import type { Config } from '../../src/config/load-config.js';
 import { startBenchPlatform, type BenchPlatform } from './bench-platform.js';
 import { formatReport } from './format-report.js';
 import { LoadGeneratorProcess } from './load-generator-process.js';
 import { MeasurementAccumulator, type TargetKey } from './measurement.js';
 import { installSqlStatementCounter } from './sql-statement-counter.js';
-import { runBenchmark, UsageError } from '../shared/bench-main.js';
+import {
+  cleanUpOnSignal,
+  describeMachine,
+  log,
+  parseBenchArgs,
+  runBenchmark,
+  UsageError,
+} from '../shared/bench-main.js';
 
 interface BenchOptions {
   readonly durationSeconds: number;
@@ -63,23 +68,14 @@ function readNumber(value: string | undefined, name: string, min: number, max: n
 }
 
 function parseOptions(argv: string[]): BenchOptions {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      duration: { type: 'string', default: '8' },
-      warmup: { type: 'string', default: '1' },
-      rounds: { type: 'string', default: '2' },
-      connections: { type: 'string', default: '64' },
-      apps: { type: 'string', default: '1000' },
-      'log-level': { type: 'string', default: 'info' },
-      help: { type: 'boolean', default: false },
-    },
-    strict: true,
+  const values = parseBenchArgs(argv, USAGE, {
+    duration: { type: 'string', default: '8' },
+    warmup: { type: 'string', default: '1' },
+    rounds: { type: 'string', default: '2' },
+    connections: { type: 'string', default: '64' },
+    apps: { type: 'string', default: '1000' },
+    'log-level': { type: 'string', default: 'info' },
   });
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    process.exit(0);
-  }
   const logLevel = LOG_LEVELS.find((level) => level === values['log-level']);
   if (!logLevel) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
   return {
@@ -183,18 +179,11 @@ function cpuMicrosSince(start: NodeJS.CpuUsage): number {
   return used.user + used.system;
 }
 
-function log(message: string): void {
-  process.stderr.write(`${message}\n`);
-}
-
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
   const counter = installSqlStatementCounter();
   const startedAt = Date.now();
-  const cpuList = cpus();
-  const loadAtStart = loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ');
+  const machine = describeMachine();
   const platform = await startBenchPlatform({
     apps: options.apps,
     logLevel: options.logLevel,
@@ -202,15 +191,7 @@ async function main(): Promise<number> {
   });
   let load: LoadGeneratorProcess | undefined;
   // Ctrl-C still drops the server database and removes the temp folder (the child follows us).
-  const interrupt = (signal: NodeJS.Signals) => {
-    log(`${signal}: cleaning up`);
-    platform.close().then(
-      () => process.exit(130),
-      () => process.exit(130),
-    );
-  };
-  process.once('SIGINT', interrupt);
-  process.once('SIGTERM', interrupt);
+  const endSignalCleanUp = cleanUpOnSignal('cleaning up', () => platform.close());
   try {
     const pageSize = await readDefaultPageSize(platform);
     const targets = targetsOf(platform, pageSize);
@@ -273,7 +254,7 @@ async function main(): Promise<number> {
         : 'PostgreSQL server (DATABASE_URL)';
     const lines = [
       '',
-      `atoll API benchmark (bench/api), node ${process.version}, ${cpuList.length} x ${cpuList[0]?.model.trim() ?? 'cpu'}, load average at start ${loadAtStart}`,
+      `atoll API benchmark (bench/api), ${machine}`,
       `  store: ${storeLabel}, ${options.apps} apps in the account, list page ${pageSize}`,
       `  API as served: log level ${settings.logLevel} (to /dev/null), rate limit ${settings.rateLimitPerMinute}/min, ` +
         `auth cache ${settings.authCacheTtlMs} ms, access cache ${settings.accessCacheTtlMs} ms`,
@@ -293,8 +274,7 @@ async function main(): Promise<number> {
     log(`total ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
     return invalid.length > 0 ? 1 : 0;
   } finally {
-    process.off('SIGINT', interrupt);
-    process.off('SIGTERM', interrupt);
+    endSignalCleanUp();
     await load?.close();
     await platform.close();
   }

@@ -15,8 +15,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { median, runBenchmark, UsageError } from '../shared/bench-main.js';
+import { median, parseBenchArgs, readInteger, runBenchmark, UsageError } from '../shared/bench-main.js';
 import { sandboxProblem } from '../../src/builder/sandbox-runner.js';
 import { ToolchainProvisioner } from '../../src/builder/toolchain-provisioner.js';
 import { FIXTURE_APPS, zipFolder } from '../../test/helpers/build-harness.js';
@@ -44,21 +43,11 @@ interface BenchOptions {
 }
 
 function parseOptions(argv: string[]): BenchOptions {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      rounds: { type: 'string', default: '3' },
-      app: { type: 'string', default: '05-static-generator' },
-      help: { type: 'boolean', default: false },
-    },
+  const values = parseBenchArgs(argv, USAGE, {
+    rounds: { type: 'string', default: '3' },
+    app: { type: 'string', default: '05-static-generator' },
   });
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    process.exit(0);
-  }
-  const rounds = Number(values.rounds);
-  if (!Number.isInteger(rounds) || rounds < 1 || rounds > 20)
-    throw new UsageError(`--rounds must be a whole number from 1 to 20 (got "${values.rounds}")`);
+  const rounds = readInteger(values.rounds, 'rounds', 1, 20);
   if (!existsSync(join(FIXTURE_APPS, values.app, 'package.json')))
     throw new UsageError(
       `--app must name a folder of test/fixtures/apps with a package.json (got "${values.app}")`,

@@ -18,11 +18,19 @@
  */
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { parseArgs } from 'node:util';
-import { median, runBenchmark, UsageError } from '../shared/bench-main.js';
+import {
+  cleanUpOnSignal,
+  describeMachine,
+  log,
+  median,
+  parseBenchArgs,
+  readInteger,
+  runBenchmark,
+  UsageError,
+} from '../shared/bench-main.js';
 import { table } from '../shared/text-table.js';
 import { summarizeProfile } from './cpu-profile.js';
 import { ENV, hostOf } from './edge-routes.js';
@@ -74,34 +82,17 @@ interface BenchOptions {
   readonly profileEdge: boolean;
 }
 
-function readInteger(value: string | undefined, name: string, min: number, max: number): number {
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
-    throw new UsageError(`--${name} must be a whole number from ${min} to ${max} (got "${value ?? ''}")`);
-  }
-  return parsed;
-}
-
 function parseOptions(argv: string[]): BenchOptions {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      duration: { type: 'string', default: '5' },
-      warmup: { type: 'string', default: '2' },
-      rounds: { type: 'string', default: '3' },
-      connections: { type: 'string', default: '32' },
-      only: { type: 'string' },
-      'purge-entries': { type: 'string', default: '100000' },
-      'purge-runs': { type: 'string', default: '7' },
-      'profile-edge': { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
-    },
-    strict: true,
+  const values = parseBenchArgs(argv, USAGE, {
+    duration: { type: 'string', default: '5' },
+    warmup: { type: 'string', default: '2' },
+    rounds: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '32' },
+    only: { type: 'string' },
+    'purge-entries': { type: 'string', default: '100000' },
+    'purge-runs': { type: 'string', default: '7' },
+    'profile-edge': { type: 'boolean', default: false },
   });
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    process.exit(0);
-  }
   const only = values.only?.split(',').map((key) => key.trim()) ?? [...ROW_KEYS, 'purge'];
   for (const key of only) {
     if (key !== 'purge' && !(ROW_KEYS as readonly string[]).includes(key)) {
@@ -119,10 +110,6 @@ function parseOptions(argv: string[]): BenchOptions {
     purgeRuns: readInteger(values['purge-runs'], 'purge-runs', 1, 100),
     profileEdge: values['profile-edge'],
   };
-}
-
-function log(message: string): void {
-  process.stderr.write(`${message}\n`);
 }
 
 interface Answer {
@@ -266,10 +253,7 @@ const fixed = (value: number, digits: number) =>
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
   const startedAt = Date.now();
-  const cpuList = cpus();
-  const loadAtStart = loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ');
+  const machine = describeMachine();
   const needsHttp = options.rows.length > 0;
   const tools = needsHttp ? requireTools() : undefined;
   const root = mkdtempSync(join(tmpdir(), 'atoll-bench-edge-'));
@@ -277,19 +261,11 @@ async function main(): Promise<number> {
   const profileDir = options.profileEdge
     ? mkdtempSync(join(tmpdir(), 'atoll-bench-edge-profile-'))
     : undefined;
-  let interrupted = false;
-  const interrupt = (signal: NodeJS.Signals) => {
-    if (interrupted) return;
-    interrupted = true;
-    log(`${signal}: stopping the servers`);
-    const exit = () => {
+  const endSignalCleanUp = cleanUpOnSignal('stopping the servers', () =>
+    Spawned.stopAll(2_000).finally(() => {
       rmSync(root, { recursive: true, force: true, maxRetries: 3 });
-      process.exit(130);
-    };
-    Spawned.stopAll(2_000).then(exit, exit);
-  };
-  process.once('SIGINT', interrupt);
-  process.once('SIGTERM', interrupt);
+    }),
+  );
   const servers: Spawned[] = [];
   try {
     let purge: PurgeReport | undefined;
@@ -374,10 +350,7 @@ async function main(): Promise<number> {
     await Promise.all(servers.map((server) => server.stop()));
     if (profileDir !== undefined && edge !== undefined) profileNote = describeProfile(profileDir);
 
-    const lines = [
-      '',
-      `atoll edge benchmark (bench/edge), node ${process.version}, ${cpuList.length} x ${cpuList[0]?.model.trim() ?? 'cpu'}, load average at start ${loadAtStart}`,
-    ];
+    const lines = ['', `atoll edge benchmark (bench/edge), ${machine}`];
     if (tools) {
       lines.push(
         `  ${nginxVersion}, ${wrkVersion.replace(/ Copyright.*$/, '')}; wrk -t1 -c${options.connections} ` +
@@ -470,8 +443,7 @@ async function main(): Promise<number> {
     log(`total ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
     return 0;
   } finally {
-    process.off('SIGINT', interrupt);
-    process.off('SIGTERM', interrupt);
+    endSignalCleanUp();
     await Promise.all(servers.map((server) => server.stop()));
     await Spawned.stopAll();
     rmSync(root, { recursive: true, force: true, maxRetries: 3 });

@@ -12,16 +12,23 @@
  * See docs/benchmarks.md.
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { parseArgs } from 'node:util';
 import type { ProbeReport } from './child-protocol.js';
 import { SAMPLE_INTERVAL_MS } from './server-probe.js';
 import { postMultipartArchive, type UploadResult } from './multipart-upload.js';
 import { ServerProcess } from './server-process.js';
 import { writeUploadArchive, type UploadArchive } from './upload-archive.js';
-import { median, runBenchmark, UsageError } from '../shared/bench-main.js';
+import {
+  cleanUpOnSignal,
+  describeMachine,
+  log,
+  median,
+  parseBenchArgs,
+  readInteger,
+  runBenchmark,
+} from '../shared/bench-main.js';
 import { table } from '../shared/text-table.js';
 
 /** The issue's targets: API at least half the bare sink's MiB/s; at most 64 MiB of RSS growth. */
@@ -42,29 +49,12 @@ interface BenchOptions {
   readonly rounds: number;
 }
 
-function readInteger(value: string | undefined, name: string, min: number, max: number): number {
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
-    throw new UsageError(`--${name} must be a whole number from ${min} to ${max} (got "${value ?? ''}")`);
-  }
-  return parsed;
-}
-
 function parseOptions(argv: string[]): BenchOptions {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      'size-mb': { type: 'string', default: '200' },
-      files: { type: 'string', default: '256' },
-      rounds: { type: 'string', default: '5' },
-      help: { type: 'boolean', default: false },
-    },
-    strict: true,
+  const values = parseBenchArgs(argv, USAGE, {
+    'size-mb': { type: 'string', default: '200' },
+    files: { type: 'string', default: '256' },
+    rounds: { type: 'string', default: '5' },
   });
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    process.exit(0);
-  }
   return {
     sizeMiB: readInteger(values['size-mb'], 'size-mb', 1, 4096),
     files: readInteger(values.files, 'files', 1, 10_000),
@@ -77,10 +67,6 @@ type TargetKey = 'sink' | 'api';
 interface RoundResult {
   readonly upload: UploadResult;
   readonly probe: ProbeReport;
-}
-
-function log(message: string): void {
-  process.stderr.write(`${message}\n`);
 }
 
 const mibPerSecond = (r: RoundResult) => r.upload.bodyBytes / MIB / (r.upload.totalMs / 1000);
@@ -144,26 +130,18 @@ async function checkApiAnswer(
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
   const startedAt = Date.now();
-  const cpuList = cpus();
-  const loadAtStart = loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ');
+  const machine = describeMachine();
   const root = mkdtempSync(join(tmpdir(), 'atoll-bench-upload-'));
   const dataDir = join(root, 'api');
   const sinkDir = join(root, 'sink');
   mkdirSync(sinkDir);
   const servers: ServerProcess[] = [];
   // Ctrl-C still stops the servers (those still starting too) and removes the temp folder.
-  const interrupt = (signal: NodeJS.Signals) => {
-    log(`${signal}: cleaning up`);
-    const exit = () => {
+  const endSignalCleanUp = cleanUpOnSignal('cleaning up', () =>
+    ServerProcess.killAll().finally(() => {
       rmSync(root, { recursive: true, force: true, maxRetries: 3 });
-      process.exit(130);
-    };
-    ServerProcess.killAll().then(exit, exit);
-  };
-  process.once('SIGINT', interrupt);
-  process.once('SIGTERM', interrupt);
+    }),
+  );
   try {
     let phaseStart = Date.now();
     const phase = (what: string) => {
@@ -276,7 +254,7 @@ async function main(): Promise<number> {
 
     const lines = [
       '',
-      `atoll upload benchmark (bench/upload), node ${process.version}, ${cpuList.length} x ${cpuList[0]?.model.trim() ?? 'cpu'}, load average at start ${loadAtStart}`,
+      `atoll upload benchmark (bench/upload), ${machine}`,
       `  archive: ${archive.bytes} bytes (${mib(archive.bytes)} MiB), ${archive.entries} entries stored (random data), ` +
         `multipart body ${results.api[0]?.upload.bodyBytes ?? '?'} bytes, streamed from the file by node:http with Content-Length`,
       `  servers: each in its own forked process on 127.0.0.1; API as served (embedded PGlite in a temp folder, ` +
@@ -305,8 +283,7 @@ async function main(): Promise<number> {
     log(`total ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
     return invalid.length > 0 ? 1 : 0;
   } finally {
-    process.off('SIGINT', interrupt);
-    process.off('SIGTERM', interrupt);
+    endSignalCleanUp();
     await Promise.all(servers.map((server) => server.close()));
     rmSync(root, { recursive: true, force: true, maxRetries: 3 });
   }
