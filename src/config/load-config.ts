@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import type { ArchiveLimits } from '../domain/archive-rules.js';
 import type { SandboxLimits } from '../builder/command-runner.js';
@@ -32,6 +33,31 @@ export interface Config {
   readonly uploadLimits: ArchiveLimits;
   readonly builds: BuildSettings;
   readonly hosting: HostingSettings;
+  readonly domains: DomainSettings;
+}
+
+export interface DomainSettings {
+  /** Resolvers asked about TXT, CNAME and A/AAAA records, as ip or ip:port ([v6]:port); empty: the system's. */
+  readonly dnsServers: readonly string[];
+  readonly dnsTimeoutMs: number;
+  /** What a custom domain must point at: a CNAME to this name, or A/AAAA records among the addresses. */
+  readonly edgeCnameTarget: string | undefined;
+  readonly edgeAddresses: readonly string[];
+  readonly perEnvironment: number;
+  /** Unset: no certificates; custom domains are served over HTTP only. */
+  readonly acme:
+    | {
+        readonly directoryUrl: string;
+        readonly email: string;
+        /** PEM file of extra roots trusted for the ACME server's own HTTPS (a private CA such as Pebble). */
+        readonly caFile: string | undefined;
+      }
+    | undefined;
+  /** The edge's HTTPS port (SNI); undefined when no ACME directory is configured. */
+  readonly tlsPort: number | undefined;
+  /** Certificates are renewed this many days before they expire. */
+  readonly renewDaysBefore: number;
+  readonly certificateCheckIntervalMs: number;
 }
 
 export interface HostingSettings {
@@ -190,6 +216,63 @@ function readHosting(env: Env, host: string, problems: string[]): HostingSetting
   });
 }
 
+/** `ip` or `ip:port` (`[v6]:port` for IPv6 with a port), as Node's resolver takes them. */
+function readDnsServers(env: Env, problems: string[]): readonly string[] {
+  const servers = readList(env, 'ATOLL_DNS_SERVERS');
+  for (const server of servers) {
+    const match = /^\[([^\]]+)\]:(\d+)$/.exec(server) ?? /^([^:]+):(\d+)$/.exec(server);
+    const address = match ? (match[1] ?? '') : server;
+    const port = match ? Number(match[2]) : 53;
+    if (isIP(address) === 0 || port < 1 || port > 65_535)
+      problems.push(`ATOLL_DNS_SERVERS must be a comma-separated list of ip[:port] (got "${server}")`);
+  }
+  return servers;
+}
+
+function readDomains(env: Env, problems: string[]): DomainSettings {
+  const directoryUrl = readString(env, 'ATOLL_ACME_DIRECTORY');
+  const email = readString(env, 'ATOLL_ACME_EMAIL');
+  if (directoryUrl !== undefined) {
+    if (!/^https?:\/\//.test(directoryUrl)) problems.push('ATOLL_ACME_DIRECTORY must be an http(s) URL');
+    if (email === undefined || !/^[^@\s]+@[^@\s]+$/.test(email))
+      problems.push(
+        'ATOLL_ACME_EMAIL must be the e-mail address of the ACME account when ATOLL_ACME_DIRECTORY is set',
+      );
+  }
+  const edgeAddresses = readList(env, 'ATOLL_EDGE_ADDRESSES');
+  for (const address of edgeAddresses)
+    if (isIP(address) === 0) problems.push(`ATOLL_EDGE_ADDRESSES must be IP addresses (got "${address}")`);
+  const cnameTarget = readString(env, 'ATOLL_EDGE_CNAME_TARGET')?.toLowerCase().replace(/\.$/, '');
+  return Object.freeze({
+    dnsServers: readDnsServers(env, problems),
+    dnsTimeoutMs: readInteger(env, 'ATOLL_DNS_TIMEOUT_MS', 3_000, 100, 60_000, problems),
+    edgeCnameTarget: cnameTarget,
+    edgeAddresses,
+    perEnvironment: readInteger(env, 'ATOLL_DOMAINS_PER_ENVIRONMENT', 50, 1, 10_000, problems),
+    acme:
+      directoryUrl === undefined
+        ? undefined
+        : Object.freeze({
+            directoryUrl,
+            email: email ?? '',
+            caFile: readString(env, 'ATOLL_ACME_CA_FILE'),
+          }),
+    tlsPort:
+      directoryUrl === undefined
+        ? undefined
+        : readInteger(env, 'ATOLL_EDGE_TLS_PORT', 8443, 0, 65_535, problems),
+    renewDaysBefore: 30,
+    certificateCheckIntervalMs: readInteger(
+      env,
+      'ATOLL_CERTIFICATE_CHECK_INTERVAL_MS',
+      60_000,
+      1_000,
+      86_400_000,
+      problems,
+    ),
+  });
+}
+
 export function loadConfig(env: Env, cwd: string): Config {
   const problems: string[] = [];
   const dataDir = resolve(cwd, readString(env, 'ATOLL_DATA_DIR') ?? './data');
@@ -315,6 +398,7 @@ export function loadConfig(env: Env, cwd: string): Config {
       }),
     }),
     hosting: readHosting(env, host, problems),
+    domains: readDomains(env, problems),
   };
   if (Buffer.byteLength(config.adminSocketPath) > 100) {
     problems.push(

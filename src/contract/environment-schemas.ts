@@ -121,11 +121,18 @@ export type ListEnvironmentsResponse = Static<typeof ListEnvironmentsResponseSch
 
 export const OperationMetadataSchema = Type.Object(
   {
-    '@type': Type.String(),
-    build: Type.String({ description: 'Build resource name, or …/builds/no_build' }),
-    deployment: Type.String(),
+    '@type': Type.String({
+      description: 'UpdateEnvironmentMetadata (builds, environments) or ReplaceDomainMappingsMetadata',
+    }),
+    build: Type.Optional(
+      Type.String({ description: 'UpdateEnvironmentMetadata: build resource name, or …/builds/no_build' }),
+    ),
+    deployment: Type.Optional(Type.String({ description: 'UpdateEnvironmentMetadata' })),
+    environment: Type.Optional(
+      Type.String({ description: 'ReplaceDomainMappingsMetadata: the environment whose set is replaced' }),
+    ),
   },
-  { title: 'UpdateEnvironmentMetadata' },
+  { title: 'OperationMetadata' },
 );
 
 export const OperationSchema = Type.Object(
@@ -137,7 +144,14 @@ export const OperationSchema = Type.Object(
     done: Type.Boolean(),
     error: Type.Optional(StatusSchema),
     response: Type.Optional(
-      Type.Object({}, { additionalProperties: true, description: 'The Environment, with @type, once done' }),
+      Type.Object(
+        {},
+        {
+          additionalProperties: true,
+          description:
+            "Once done: the Environment, or for :replace the environment's domain mappings (ReplaceDomainMappingsResponse), with @type",
+        },
+      ),
     ),
   },
   { title: 'Operation' },

@@ -97,6 +97,23 @@ export const ERROR_CATALOGUE = {
     http: 404,
     summary: 'The environment has no operation with this id.',
   },
+  DOMAIN_MAPPING_NOT_FOUND: {
+    grpc: 'NOT_FOUND',
+    http: 404,
+    summary: 'The environment has no domain mapping for this domain.',
+  },
+  DOMAIN_CLAIMED: {
+    grpc: 'ALREADY_EXISTS',
+    http: 409,
+    summary:
+      'Another account has verified this domain (its TXT record was found first), so it cannot be mapped or verified here.',
+  },
+  DOMAIN_IN_USE: {
+    grpc: 'ALREADY_EXISTS',
+    http: 409,
+    summary:
+      'Another environment of the account maps this domain; remove it there first (a domain serves one environment).',
+  },
   ACCOUNT_ALREADY_EXISTS: { grpc: 'ALREADY_EXISTS', http: 409, summary: 'An account with this name exists.' },
   USER_ALREADY_EXISTS: {
     grpc: 'ALREADY_EXISTS',

@@ -13,9 +13,14 @@ export interface EdgeAddress {
   readonly port: number;
 }
 
-/** The URL visitors open; the port is left out where it is the scheme's own. */
-export function environmentUrl(environmentId: string, edge: EdgeAddress): string {
+/** The URL of a host on the edge; the port is left out where it is the scheme's own. */
+export function hostUrl(hostname: string, edge: Pick<EdgeAddress, 'scheme' | 'port'>): string {
   const defaultPort = edge.scheme === 'https' ? 443 : 80;
   const port = edge.port === defaultPort ? '' : `:${String(edge.port)}`;
-  return `${edge.scheme}://${defaultHostname(environmentId, edge.baseDomain)}${port}`;
+  return `${edge.scheme}://${hostname}${port}`;
+}
+
+/** The URL visitors open: the environment's default address. */
+export function environmentUrl(environmentId: string, edge: EdgeAddress): string {
+  return hostUrl(defaultHostname(environmentId, edge.baseDomain), edge);
 }

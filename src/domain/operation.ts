@@ -11,4 +11,4 @@ export interface StatusBody {
 }
 
 /** What a finished operation answers as `response`, computed when it is read. */
-export type OperationResultKind = 'environment';
+export type OperationResultKind = 'environment' | 'domainMappings';

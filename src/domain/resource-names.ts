@@ -30,3 +30,12 @@ export function buildName(account: string, app: string, environmentId: string, b
 export function credentialName(credentialId: string): string {
   return `users/me/credentials/${credentialId}`;
 }
+
+export function domainMappingName(
+  account: string,
+  app: string,
+  environmentId: string,
+  domain: string,
+): string {
+  return `${environmentName(account, app, environmentId)}/domainMappings/${domain}`;
+}

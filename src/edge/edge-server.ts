@@ -6,9 +6,12 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
+import { createServer as createTlsServer, type Server as TlsServer } from 'node:https';
 import { connect, type Socket } from 'node:net';
+import { createSecureContext, type SecureContext, type TLSSocket } from 'node:tls';
 import type { Duplex } from 'node:stream';
 import { errors as undiciErrors, type Dispatcher } from 'undici';
+import type { DomainRoute, DomainRouter } from '../services/domain-ports.js';
 import type { EnvironmentRoute, TrafficRouter } from '../services/hosting-ports.js';
 import type { Logger } from '../services/platform-ports.js';
 import { compileSnapshot, EMPTY_SNAPSHOT, type CompiledRoute, type RouteSnapshot } from './route-table.js';
@@ -30,6 +33,8 @@ export interface EdgeSettings {
   readonly logger: Logger;
   /** Told about every answered request (usage counters). */
   readonly onRequest?: (record: RequestRecord) => void;
+  /** The HTTPS port visitors use (redirects to HTTPS name it unless it is 443); undefined: no HTTPS. */
+  readonly httpsPublicPort?: number | undefined;
 }
 
 export interface RequestRecord {
@@ -54,6 +59,22 @@ function hostOf(req: IncomingMessage): string {
   return name.replace(/\.$/, '').toLowerCase();
 }
 
+function portOf(req: IncomingMessage): string {
+  const host = req.headers.host ?? '';
+  const end = host.startsWith('[') ? host.indexOf(']') + 1 : 0;
+  const colon = host.indexOf(':', end);
+  return colon === -1 ? '' : host.slice(colon);
+}
+
+function isEncrypted(req: Pick<IncomingMessage, 'socket'>): boolean {
+  return (req.socket as Partial<TLSSocket>).encrypted === true;
+}
+
+const ACME_CHALLENGE_PREFIX = '/.well-known/acme-challenge/';
+
+/** Where a request goes: a deployment, a redirect, or nowhere. */
+type Resolved = { readonly route: CompiledRoute } | { readonly redirect: string } | undefined;
+
 function newErrorId(): string {
   return randomBytes(6).toString('hex');
 }
@@ -68,27 +89,70 @@ const NOT_FOUND_PAGE = Buffer.from(
  * allows, and is the TrafficRouter the runtime publishes routes to. Each request resolves its
  * route once from the current snapshot, so a switch never mixes two deployments in one answer.
  */
-export class Edge implements TrafficRouter {
+export class Edge implements TrafficRouter, DomainRouter {
   #snapshot: RouteSnapshot = EMPTY_SNAPSHOT;
+  /** Custom domains (verified, ACTIVE mappings only), swapped in whole like the route snapshot. */
+  #domains: ReadonlyMap<string, DomainRoute> = new Map();
+  readonly #challenges = new Map<string, string>();
+  readonly #certificates = new Map<string, SecureContext>();
   readonly #caches = new Map<string, WebCache>();
   /** Routes replaced while requests to them were in flight, by environment/build, until drained. */
   readonly #retiredRoutes = new Map<string, CompiledRoute>();
   readonly server: Server;
+  /** The HTTPS listener: certificates chosen by SNI among the custom domains' (serve listens when ACME is on). */
+  readonly tlsServer: TlsServer;
 
   constructor(private readonly settings: EdgeSettings) {
     this.server = createServer((req, res) => {
       this.#handle(req, res);
     });
-    this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      this.#upgrade(req, socket, head);
-    });
-    this.server.on('clientError', (_error, socket) => {
-      if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
-      else socket.destroy();
-    });
-    // Keep-alive connections outlive a visitor's pause, not a load balancer's (which is usually 60 s).
-    this.server.keepAliveTimeout = 65_000;
-    this.server.headersTimeout = 66_000;
+    this.tlsServer = createTlsServer(
+      {
+        SNICallback: (servername, done) => {
+          done(null, this.#certificates.get(servername.toLowerCase()));
+        },
+      },
+      (req, res) => {
+        this.#handle(req, res);
+      },
+    );
+    for (const server of [this.server, this.tlsServer]) {
+      server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+        this.#upgrade(req, socket, head);
+      });
+      server.on('clientError', (_error, socket: Duplex) => {
+        if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+        else socket.destroy();
+      });
+      // Keep-alive connections outlive a visitor's pause, not a load balancer's (which is usually 60 s).
+      server.keepAliveTimeout = 65_000;
+      server.headersTimeout = 66_000;
+    }
+  }
+
+  publishDomains(routes: readonly DomainRoute[]): void {
+    this.#domains = new Map(routes.map((route) => [route.hostname, route]));
+  }
+
+  installCertificate(hostname: string, chainPem: string, keyPem: string): void {
+    this.#certificates.set(hostname, createSecureContext({ cert: chainPem, key: keyPem }));
+  }
+
+  removeCertificate(hostname: string): void {
+    this.#certificates.delete(hostname);
+  }
+
+  setChallenge(token: string, keyAuthorization: string): void {
+    this.#challenges.set(token, keyAuthorization);
+  }
+
+  removeChallenge(token: string): void {
+    this.#challenges.delete(token);
+  }
+
+  /** Whether the edge holds a certificate for the hostname (tests, and redirects). */
+  hasCertificate(hostname: string): boolean {
+    return this.#certificates.has(hostname);
   }
 
   publish(routes: readonly EnvironmentRoute[]): void {
@@ -126,7 +190,46 @@ export class Edge implements TrafficRouter {
 
   /** The route serving a hostname now (tests and the usage of domains). */
   routeFor(hostname: string): CompiledRoute | undefined {
-    return this.#snapshot.byHost.get(hostname.toLowerCase());
+    const name = hostname.toLowerCase();
+    const direct = this.#snapshot.byHost.get(name);
+    if (direct) return direct;
+    const domain = this.#domains.get(name);
+    return domain && domain.redirectTo === null
+      ? this.#snapshot.byEnvironment.get(domain.environmentId)
+      : undefined;
+  }
+
+  /**
+   * Default hostnames first, then custom domains: a redirecting domain answers 301 to its
+   * destination (same path and query); a domain with a certificate whose environment asks for
+   * HTTPS answers plain-HTTP requests with 301 to HTTPS.
+   */
+  #resolve(req: IncomingMessage): Resolved {
+    const hostname = hostOf(req);
+    const direct = this.#snapshot.byHost.get(hostname);
+    if (direct) return { route: direct };
+    const domain = this.#domains.get(hostname);
+    if (!domain) return undefined;
+    const secure = isEncrypted(req);
+    const path = req.url ?? '/';
+    if (domain.redirectTo !== null) {
+      const target = this.#domains.get(domain.redirectTo);
+      const upgrade = !secure && target?.httpsRedirect === true && this.#certificates.has(domain.redirectTo);
+      return {
+        redirect: `${this.#origin(domain.redirectTo, secure || upgrade, upgrade ? '' : portOf(req))}${path}`,
+      };
+    }
+    if (!secure && domain.httpsRedirect && this.#certificates.has(hostname))
+      return { redirect: `${this.#origin(hostname, true, '')}${path}` };
+    const route = this.#snapshot.byEnvironment.get(domain.environmentId);
+    return route && { route };
+  }
+
+  /** scheme://host[:port]: a switch to HTTPS uses the edge's HTTPS port, otherwise the request's own port. */
+  #origin(hostname: string, https: boolean, requestPort: string): string {
+    if (!https || requestPort !== '') return `${https ? 'https' : 'http'}://${hostname}${requestPort}`;
+    const port = this.settings.httpsPublicPort;
+    return `https://${hostname}${port === undefined || port === 443 ? '' : `:${String(port)}`}`;
   }
 
   #cacheOf(environmentId: string): WebCache {
@@ -144,7 +247,25 @@ export class Edge implements TrafficRouter {
 
   #handle(req: IncomingMessage, res: ServerResponse): void {
     const started = performance.now();
-    const route = this.#snapshot.byHost.get(hostOf(req));
+    if (req.url?.startsWith(ACME_CHALLENGE_PREFIX) === true && !isEncrypted(req)) {
+      const answer = this.#challenges.get(req.url.slice(ACME_CHALLENGE_PREFIX.length));
+      if (answer !== undefined) {
+        res.writeHead(200, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(answer) });
+        res.end(answer);
+        return;
+      }
+    }
+    const resolved = this.#resolve(req);
+    if (resolved && 'redirect' in resolved) {
+      res.writeHead(301, {
+        location: resolved.redirect,
+        'content-length': 0,
+        'cache-control': 'max-age=300',
+      });
+      res.end();
+      return;
+    }
+    const route = resolved?.route;
     if (!route) {
       res.writeHead(404, {
         'content-type': 'text/html; charset=utf-8',
@@ -317,7 +438,9 @@ export class Edge implements TrafficRouter {
       out['x-forwarded-proto'] =
         trusted && typeof req.headers['x-forwarded-proto'] === 'string'
           ? req.headers['x-forwarded-proto']
-          : 'http';
+          : isEncrypted({ socket: req.socket })
+            ? 'https'
+            : 'http';
       out['x-forwarded-host'] =
         trusted && typeof req.headers['x-forwarded-host'] === 'string'
           ? req.headers['x-forwarded-host']
@@ -359,7 +482,14 @@ export class Edge implements TrafficRouter {
 
   /** WebSocket (and any other) upgrades: the handshake goes to the app, then bytes flow both ways. */
   #upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
-    const route = this.#snapshot.byHost.get(hostOf(req));
+    const resolved = this.#resolve(req);
+    if (resolved && 'redirect' in resolved) {
+      socket.end(
+        `HTTP/1.1 301 Moved Permanently\r\nLocation: ${resolved.redirect}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`,
+      );
+      return;
+    }
+    const route = resolved?.route;
     const target = route?.target;
     if (!route || target?.kind !== 'server' || target.port === undefined) {
       socket.end(

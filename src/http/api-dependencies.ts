@@ -5,6 +5,7 @@ import type { BuildsService } from '../services/builds-service.js';
 import type { UploadsService } from '../services/uploads-service.js';
 import type { AuthService } from '../services/auth-service.js';
 import type { CredentialsService } from '../services/credentials-service.js';
+import type { DomainMappingsService } from '../services/domain-mappings-service.js';
 import type { EnvironmentsService } from '../services/environments-service.js';
 import type { HostingService } from '../services/hosting-service.js';
 import type { UsageService } from '../services/usage-service.js';
@@ -27,6 +28,7 @@ export interface ApiServices {
   readonly uploads: UploadsService;
   readonly hosting: HostingService;
   readonly usage: UsageService;
+  readonly domainMappings: DomainMappingsService;
 }
 
 /** Health of the process, for /healthz and /readyz. */

@@ -14,6 +14,7 @@ import { registerBuildRoutes, registerUploadRoute } from './routes/build-routes.
 import { registerEnvironmentRoutes } from './routes/environment-routes.js';
 import { registerHealthRoutes } from './routes/health-routes.js';
 import { registerHostingRoutes } from './routes/hosting-routes.js';
+import { registerDomainMappingRoutes } from './routes/domain-mapping-routes.js';
 import { requestValidatorCompiler } from './request-validator.js';
 import { statusHandlers } from './status-response.js';
 import { swaggerOptions } from './swagger-document.js';
@@ -121,6 +122,7 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<ApiInstance> 
     registerAccountRoutes(api, services);
     registerBuildRoutes(api, services);
     registerHostingRoutes(api, services);
+    registerDomainMappingRoutes(api, services);
     await registerUploadRoute(api, services, options.uploadLimits.maxArchiveBytes);
   });
   return app;

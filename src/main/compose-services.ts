@@ -26,9 +26,13 @@ import { MembersService } from '../services/members-service.js';
 import { OperationsService } from '../services/operations-service.js';
 import { OperatorService } from '../services/operator-service.js';
 import type { Clock, Logger } from '../services/platform-ports.js';
-import type { Store } from '../services/store-port.js';
+import type { EnvironmentRecord, Store } from '../services/store-port.js';
 import { UsersService } from '../services/users-service.js';
-import { environmentUrl } from '../domain/hostnames.js';
+import { environmentUrl, hostUrl } from '../domain/hostnames.js';
+import { DnsResolver } from '../adapters/dns-resolver.js';
+import { DomainEdgeSync } from '../services/domain-edge-sync.js';
+import { DomainMappingsService } from '../services/domain-mappings-service.js';
+import { DomainReconciler } from '../services/domain-reconciler.js';
 import { Edge } from '../edge/edge-server.js';
 import { HostingRuntime } from '../runtime/hosting-runtime.js';
 import { DeploymentsService } from '../services/deployments-service.js';
@@ -50,6 +54,7 @@ export type ServiceSettings = Pick<
   | 'uploadLimits'
   | 'builds'
   | 'hosting'
+  | 'domains'
   | 'databaseUrl'
 >;
 
@@ -73,6 +78,8 @@ export interface Services extends ApiServices {
   readonly platformSocket: string;
   /** Prunes old builds' blobs, unused build caches and toolchains (serve runs it at start and hourly). */
   readonly runRetention: () => Promise<void>;
+  /** Finishes domain mapping work acknowledged before a stop, and shows the edge its custom domains. */
+  readonly domainReconciler: DomainReconciler;
 }
 
 /** Wires every service over one store; the only place that knows which implementation backs which port. */
@@ -116,9 +123,15 @@ export function composeServices(deps: {
     clock,
     logger,
     onRequest: (record) => late.usageMeter?.count(record),
+    httpsPublicPort: settings.domains.tlsPort,
   });
   // Made further down; the edge and deletions only look them up when they happen.
-  const late: { deployments?: DeploymentsService; usageMeter?: UsageMeter; retention?: Retention } = {};
+  const late: {
+    deployments?: DeploymentsService;
+    usageMeter?: UsageMeter;
+    retention?: Retention;
+    domainEdgeSync?: DomainEdgeSync;
+  } = {};
   const onEnvironmentsRemoved = (blobKeys: readonly string[]) => {
     sweepCaches().catch((error: unknown) => {
       logger.warn({ err: error }, 'could not remove the build caches of deleted environments');
@@ -126,17 +139,27 @@ export function composeServices(deps: {
     late.deployments?.removeDeleted().catch((error: unknown) => {
       logger.warn({ err: error }, 'could not remove the deployments of deleted environments');
     });
+    // Their domain mappings went with them: the edge stops routing those domains.
+    late.domainEdgeSync?.sync().catch(() => undefined);
     // Their sources and artifacts go now, unless a kept build of another environment shares them.
     late.retention?.removeUnused(blobKeys).catch((error: unknown) => {
       logger.warn({ err: error }, 'could not remove the blobs of deleted environments');
     });
   };
-  const urlOf = (id: string) =>
-    environmentUrl(id, {
-      baseDomain: hosting.baseDomain,
-      scheme: hosting.edgePublicScheme,
-      port: hosting.edgePublicPort,
-    });
+  const domainSettings = settings.domains;
+  // An environment's url: its primary domain once ACTIVE (https once it has a certificate), else its default address.
+  const urlOf = (environment: EnvironmentRecord) => {
+    const custom = environment.urlDomain;
+    if (!custom)
+      return environmentUrl(environment.id, {
+        baseDomain: hosting.baseDomain,
+        scheme: hosting.edgePublicScheme,
+        port: hosting.edgePublicPort,
+      });
+    if (custom.https && domainSettings.tlsPort !== undefined)
+      return hostUrl(custom.domain, { scheme: 'https', port: domainSettings.tlsPort });
+    return hostUrl(custom.domain, { scheme: hosting.edgePublicScheme, port: hosting.edgePublicPort });
+  };
   const apps = new AppsService({ store, access, clock, onEnvironmentsRemoved });
   const environments = new EnvironmentsService({
     store,
@@ -147,7 +170,26 @@ export function composeServices(deps: {
     onEnvironmentsRemoved,
     urlOf,
   });
-  const operations = new OperationsService({ store, environments });
+  const domainEdgeSync = new DomainEdgeSync({ store, router: edge, secretBox, logger });
+  late.domainEdgeSync = domainEdgeSync;
+  const domainReconciler = new DomainReconciler({
+    store,
+    dns: new DnsResolver({ servers: domainSettings.dnsServers, timeoutMs: domainSettings.dnsTimeoutMs }),
+    edgeTarget: { cnameTarget: domainSettings.edgeCnameTarget, addresses: domainSettings.edgeAddresses },
+    edgeSync: domainEdgeSync,
+    clock,
+    logger,
+    certificatesEnabled: domainSettings.acme !== undefined,
+  });
+  const domainMappings = new DomainMappingsService({
+    store,
+    environments,
+    reconciler: domainReconciler,
+    clock,
+    baseDomain: hosting.baseDomain,
+    perEnvironment: domainSettings.perEnvironment,
+  });
+  const operations = new OperationsService({ store, environments, domainMappings });
   const usage = new UsageService({ store, environments, clock });
   const usageMeter = new UsageMeter(usage, clock, (error: unknown) => {
     logger.warn({ err: error }, 'could not store usage counters');
@@ -297,6 +339,8 @@ export function composeServices(deps: {
     runtimeLogs,
     platformSocket,
     runRetention,
+    domainReconciler,
+    domainMappings,
     hosting: new HostingService({ store, environments, router: edge }),
     auth,
     access,

@@ -158,6 +158,10 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
     );
   }
 
+  // Domain mapping work acknowledged before a stop is finished; the edge learns its custom domains.
+  void services.domainReconciler.resume().catch((error: unknown) => {
+    logger.error({ err: error }, 'could not resume the domain mappings');
+  });
   // Caches a build wrote back after its environment was deleted (or before a crash) go now.
   void services.sweepBuildCaches().then(
     (removed) => {

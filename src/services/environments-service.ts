@@ -68,7 +68,7 @@ export class EnvironmentsService {
       /** Environments went with a deletion (child environments too): what they left on disk can go, these blobs too. */
       onEnvironmentsRemoved?: (blobKeys: readonly string[]) => void;
       /** Where the edge serves an environment. */
-      urlOf?: (environmentId: string) => string;
+      urlOf?: (environment: EnvironmentRecord) => string;
     },
   ) {}
 
@@ -110,6 +110,8 @@ export class EnvironmentsService {
       reconciling: false,
       createTime: this.deps.clock.now(),
       updateTime: this.deps.clock.now(),
+      domains: [],
+      urlDomain: null,
     };
     assertNoViolations(this.#check(record, variables, ''));
     const sealed: EnvironmentRecord = { ...record, shellVariablesSealed: this.#seal(variables) };
@@ -245,9 +247,9 @@ export class EnvironmentsService {
       shellVariables: toWireVariables(variables),
       rootDirectory: record.rootDirectory,
       parentEnvironment: '',
-      domains: [],
+      domains: [...record.domains],
       build: record.liveBuildId ? buildName(account, app.appId, record.id, record.liveBuildId) : '',
-      url: this.deps.urlOf?.(record.id) ?? '',
+      url: this.deps.urlOf?.(record) ?? '',
       reconciling: record.reconciling,
       createTime: record.createTime.toISOString(),
       updateTime: record.updateTime.toISOString(),

@@ -3,6 +3,7 @@ import { UPDATE_ENVIRONMENT_METADATA_TYPE } from '../domain/operation.js';
 import { buildName, operationName } from '../domain/resource-names.js';
 import type { Operation } from '../contract/environment-schemas.js';
 import type { Principal } from './auth-service.js';
+import type { DomainMappingsService } from './domain-mappings-service.js';
 import type { EnvironmentsService } from './environments-service.js';
 import type { Store } from './store-port.js';
 
@@ -10,7 +11,13 @@ const ENVIRONMENT_TYPE = 'type.googleapis.com/wpengine.js.apps.v1.Environment';
 
 /** Long-running operations (AIP-151): stored, polled with GET until done. */
 export class OperationsService {
-  constructor(private readonly deps: { store: Store; environments: EnvironmentsService }) {}
+  constructor(
+    private readonly deps: {
+      store: Store;
+      environments: EnvironmentsService;
+      domainMappings?: Pick<DomainMappingsService, 'operationOf' | 'responseOf'>;
+    },
+  ) {}
 
   async get(
     principal: Principal,
@@ -29,6 +36,14 @@ export class OperationsService {
     const operation = await this.deps.store.operations.find(environment.id, operationId);
     const name = operationName(account, appId, environmentId, operationId);
     if (!operation) throw new AtollError('OPERATION_NOT_FOUND', `${name} does not exist`);
+    const domainMappings = this.deps.domainMappings;
+    if (operation.resultKind === 'domainMappings' && domainMappings) {
+      const answer = domainMappings.operationOf(account, appId, environmentId, operationId, operation.done);
+      if (!operation.done) return answer;
+      if (operation.error)
+        return { ...answer, error: { ...operation.error, details: [...operation.error.details] } };
+      return { ...answer, response: await domainMappings.responseOf(scope, environment.id) };
+    }
     const answer: Operation = {
       name,
       metadata: {

@@ -1,5 +1,6 @@
 import type { RegionId } from '../domain/region.js';
 import type { Role } from '../domain/role.js';
+import type { CertificateState, DnsCheckResult, DomainMappingState } from '../domain/domain-mapping.js';
 import type { OperationResultKind, StatusBody } from '../domain/operation.js';
 import type { Page, PageRequest } from '../domain/page-token.js';
 import type { BuildPhase, BuildState, BuildTrigger } from '../domain/build.js';
@@ -62,6 +63,9 @@ export interface EnvironmentRecord {
   readonly reconciling: boolean;
   readonly createTime: Date;
   readonly updateTime: Date;
+  /** What the environment shows of its domain mappings; written only by the domain mappings service. */
+  readonly domains: readonly string[];
+  readonly urlDomain: { readonly domain: string; readonly https: boolean } | null;
 }
 
 export interface OperationRecord {
@@ -163,7 +167,8 @@ export interface EnvironmentFilter {
 }
 
 export interface EnvironmentsRepository {
-  insert(record: EnvironmentRecord): Promise<void>;
+  /** A new environment has no domain mappings yet. */
+  insert(record: Omit<EnvironmentRecord, 'domains' | 'urlDomain'>): Promise<void>;
   /** forUpdate locks the row until the transaction ends (read-modify-write). */
   find(appPk: string, id: string, forUpdate?: boolean): Promise<EnvironmentRecord | undefined>;
   list(appPk: string, filter: EnvironmentFilter, page: PageRequest): Promise<Page<EnvironmentRecord>>;
@@ -174,12 +179,89 @@ export interface EnvironmentsRepository {
   assignBuildUid(id: string, first: number, last: number): Promise<number | undefined>;
   /** Every environment with a live deployment. */
   listLive(): Promise<EnvironmentRecord[]>;
+  setDomains(
+    id: string,
+    domains: readonly string[],
+    urlDomain: { readonly domain: string; readonly https: boolean } | null,
+  ): Promise<void>;
+}
+
+export interface DomainMappingRecord {
+  readonly id: string;
+  readonly environmentId: string;
+  readonly accountId: string;
+  readonly domain: string;
+  readonly primary: boolean;
+  readonly destination: string | null;
+  readonly state: DomainMappingState;
+  readonly stateReason: string;
+  readonly txtName: string;
+  readonly txtValue: string;
+  readonly verifyTime: Date | null;
+  readonly txtCheckTime: Date | null;
+  readonly txtFound: string;
+  readonly dnsCheck: DnsCheckResult;
+  readonly dnsCheckDetail: string;
+  readonly dnsCheckTime: Date | null;
+  readonly certificateState: CertificateState;
+  readonly certificateDetail: string;
+  readonly certificateExpireTime: Date | null;
+  readonly certificateAttempts: number;
+  readonly certificateNextAttemptTime: Date | null;
+  readonly certificateCheckTime: Date | null;
+  readonly createTime: Date;
+  readonly updateTime: Date;
+}
+
+export interface DomainClaim {
+  readonly domain: string;
+  readonly accountId: string;
+  readonly verifyTime: Date;
+}
+
+export interface StoredCertificate {
+  readonly mappingId: string;
+  readonly domain: string;
+  readonly chainPem: string;
+  /** The private key, sealed with the platform key. */
+  readonly keySealed: string;
+  readonly notAfter: Date;
+  readonly issueTime: Date;
+}
+
+export interface DomainMappingsRepository {
+  insert(record: DomainMappingRecord): Promise<void>;
+  update(record: DomainMappingRecord): Promise<void>;
+  delete(id: string): Promise<void>;
+  find(environmentId: string, domain: string): Promise<DomainMappingRecord | undefined>;
+  /** forUpdate locks the row until the transaction ends. */
+  findById(id: string, forUpdate?: boolean): Promise<DomainMappingRecord | undefined>;
+  /** Every mapping of the environment, oldest first. */
+  listAll(environmentId: string): Promise<DomainMappingRecord[]>;
+  list(environmentId: string, page: PageRequest): Promise<Page<DomainMappingRecord>>;
+  /** The account's mappings of the domain in any of its environments, but those being deleted. */
+  findInAccount(accountId: string, domain: string): Promise<DomainMappingRecord[]>;
+  /** Every mapping in one of these states, oldest first. */
+  listInStates(states: readonly DomainMappingState[]): Promise<DomainMappingRecord[]>;
+  /** ACTIVE mappings whose certificate is due: never issued, failed and due for a retry, or expiring before renewBefore. */
+  listCertificatesDue(now: Date, renewBefore: Date): Promise<DomainMappingRecord[]>;
+  findClaim(domain: string): Promise<DomainClaim | undefined>;
+  /** Claims the domain for the account unless another holds it; answers who holds it afterwards. */
+  claim(domain: string, accountId: string, time: Date): Promise<DomainClaim>;
+  /** Gives the domain up when no mapping of the account holds it any more. */
+  releaseClaimIfUnused(domain: string, accountId: string): Promise<void>;
+  saveCertificate(certificate: Omit<StoredCertificate, 'domain'>): Promise<void>;
+  deleteCertificate(mappingId: string): Promise<void>;
+  /** The certificates of ACTIVE mappings (what the edge serves), or of one mapping. */
+  listServedCertificates(mappingId?: string): Promise<StoredCertificate[]>;
 }
 
 export interface OperationsRepository {
   insert(record: OperationRecord): Promise<void>;
   find(environmentId: string, operationId: string): Promise<OperationRecord | undefined>;
   update(record: OperationRecord): Promise<void>;
+  /** Operations of this kind not done yet; of one environment, or of all. */
+  listUndone(resultKind: OperationResultKind, environmentId?: string): Promise<OperationRecord[]>;
 }
 
 export interface BuildsRepository {
@@ -284,6 +366,7 @@ export interface Repositories {
   readonly platformTokens: PlatformTokensRepository;
   readonly kv: KvRepository;
   readonly usage: UsageRepository;
+  readonly domainMappings: DomainMappingsRepository;
 }
 
 export interface Store extends Repositories {

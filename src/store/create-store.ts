@@ -14,6 +14,7 @@ import { createOperationsRepository } from './operations-repository.js';
 import { createPlatformTokensRepository } from './platform-tokens-repository.js';
 import { createRuntimeLogsRepository } from './runtime-logs-repository.js';
 import { createUsageRepository } from './usage-repository.js';
+import { createDomainMappingsRepository } from './domain-mappings-repository.js';
 import { createUsersRepository } from './users-repository.js';
 
 function createRepositories(db: Kysely<Database>): Repositories {
@@ -31,6 +32,7 @@ function createRepositories(db: Kysely<Database>): Repositories {
     platformTokens: createPlatformTokensRepository(db),
     kv: createKvRepository(db),
     usage: createUsageRepository(db),
+    domainMappings: createDomainMappingsRepository(db),
   };
 }
 

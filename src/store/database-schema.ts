@@ -57,6 +57,9 @@ export interface EnvironmentsTable {
   build_uid: ColumnType<number | null, number | null | undefined, number | null>;
   create_time: Timestamp;
   update_time: Timestamp;
+  domains: ColumnType<unknown, string | undefined, string>;
+  url_domain: ColumnType<string | null, string | null | undefined, string | null>;
+  url_https: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export interface OperationsTable {
@@ -135,6 +138,47 @@ export interface UsageMinutesTable {
   counters: string;
 }
 
+export interface DomainMappingsTable {
+  id: string;
+  environment_id: string;
+  account_id: string;
+  domain: string;
+  is_primary: boolean;
+  destination_domain: string | null;
+  state: string;
+  state_reason: string;
+  txt_name: string;
+  txt_value: string;
+  verify_time: Date | null;
+  txt_check_time: Date | null;
+  txt_found: string;
+  dns_check: string;
+  dns_check_detail: string;
+  dns_check_time: Date | null;
+  certificate_state: string;
+  certificate_detail: string;
+  certificate_expire_time: Date | null;
+  certificate_attempts: number;
+  certificate_next_attempt_time: Date | null;
+  certificate_check_time: Date | null;
+  create_time: Timestamp;
+  update_time: Timestamp;
+}
+
+export interface DomainClaimsTable {
+  domain: string;
+  account_id: string;
+  verify_time: Timestamp;
+}
+
+export interface DomainCertificatesTable {
+  mapping_id: string;
+  chain_pem: string;
+  key_sealed: string;
+  not_after: Timestamp;
+  issue_time: Timestamp;
+}
+
 export interface Database {
   accounts: AccountsTable;
   users: UsersTable;
@@ -149,4 +193,7 @@ export interface Database {
   platform_tokens: PlatformTokensTable;
   kv_entries: KvEntriesTable;
   usage_minutes: UsageMinutesTable;
+  domain_mappings: DomainMappingsTable;
+  domain_claims: DomainClaimsTable;
+  domain_certificates: DomainCertificatesTable;
 }

@@ -17,10 +17,12 @@ function toEnvironment(row: Selectable<EnvironmentsTable>): EnvironmentRecord {
     reconciling: row.reconciling,
     createTime: row.create_time,
     updateTime: row.update_time,
+    domains: row.domains as string[],
+    urlDomain: row.url_domain === null ? null : { domain: row.url_domain, https: row.url_https },
   };
 }
 
-function toRow(record: EnvironmentRecord) {
+function toRow(record: Omit<EnvironmentRecord, 'domains' | 'urlDomain'>) {
   return {
     display_name: record.displayName,
     branch: record.branch,
@@ -79,6 +81,17 @@ export function createEnvironmentsRepository(db: Kysely<Database>): Environments
         .orderBy('id')
         .execute();
       return rows.map(toEnvironment);
+    },
+    async setDomains(id, domains, urlDomain) {
+      await db
+        .updateTable('environments')
+        .set({
+          domains: JSON.stringify(domains),
+          url_domain: urlDomain?.domain ?? null,
+          url_https: urlDomain?.https ?? false,
+        })
+        .where('id', '=', id)
+        .execute();
     },
     async findById(id) {
       if (!isUuid(id)) return undefined;

@@ -3,6 +3,7 @@ import * as controlPlane from './migrations/0001-control-plane.js';
 import * as builds from './migrations/0002-builds.js';
 import * as buildLogs from './migrations/0003-build-logs.js';
 import * as hosting from './migrations/0004-hosting.js';
+import * as domains from './migrations/0005-domains.js';
 
 /** Every migration, in order. Names never change once released. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -10,6 +11,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0002-builds': builds,
   '0003-build-logs': buildLogs,
   '0004-hosting': hosting,
+  '0005-domains': domains,
 };
 
 /** Names of every migration, in the order they apply. */

@@ -48,6 +48,16 @@ export function createOperationsRepository(db: Kysely<Database>): OperationsRepo
         .executeTakeFirst();
       return row && toOperation(row);
     },
+    async listUndone(resultKind, environmentId) {
+      let query = db
+        .selectFrom('operations')
+        .selectAll()
+        .where('done', '=', false)
+        .where('result_kind', '=', resultKind);
+      if (environmentId !== undefined) query = query.where('environment_id', '=', environmentId);
+      const rows = await query.orderBy('create_time').execute();
+      return rows.map(toOperation);
+    },
     async update(record) {
       await db
         .updateTable('operations')

@@ -60,6 +60,7 @@ describe('authentication, accounts, members and API credentials', () => {
         environment: '00000000-0000-4000-8000-000000000000',
         operation: 'no_build',
         build: '00000000-0000-4000-8000-000000000001',
+        domain: 'www.example.com',
         email: 'owner@acme.test',
         credential: owner.userId,
       };
@@ -129,6 +130,7 @@ describe('authentication, accounts, members and API credentials', () => {
         environment: '00000000-0000-4000-8000-000000000000',
         operation: 'no_build',
         build: '00000000-0000-4000-8000-000000000001',
+        domain: 'www.example.com',
         email: 'owner@acme.test',
       };
       const scoped = listRoutes(api).filter((r) => /^\/(fu\/)?v1\/accounts\/:account/.test(r.url));

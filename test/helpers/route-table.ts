@@ -44,10 +44,14 @@ export function toSwaggerPath(url: string): string {
   return mapParams(url, (name) => `{${name}}`);
 }
 
-/** Replaces each `:name(regex)` parameter; `::` is Fastify's escape for a literal colon (a custom verb). */
+/**
+ * Replaces each `:name(regex)` parameter, which always starts a path segment; `::` is Fastify's
+ * escape for a literal colon (a custom verb), and the route tree prints a verb after a static
+ * segment (`domainMappings:replace`) with a single colon.
+ */
 function mapParams(url: string, replace: (name: string) => string): string {
   return url
     .split('::')
-    .map((part) => part.replace(/:(\w+)(\([^)]*\))?/g, (_m, name: string) => replace(name)))
+    .map((part) => part.replace(/(?<=\/):(\w+)(\([^)]*\))?/g, (_m, name: string) => replace(name)))
     .join(':');
 }

@@ -107,6 +107,7 @@ export class TestApi {
         uploadLimits,
         builds: loadConfig(options.buildEnv ?? {}, dataDir).builds,
         hosting,
+        domains: loadConfig(options.buildEnv ?? {}, dataDir).domains,
         // Each test has its own database, worked on by this process alone.
         databaseUrl: undefined,
       },
@@ -205,6 +206,7 @@ export class TestApi {
   }
 
   async close(): Promise<void> {
+    await this.services.domainReconciler.settled();
     await this.services.runtime.stop();
     await this.services.runtimeLogs.stop();
     await this.services.usageMeter.stop();

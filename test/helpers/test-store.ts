@@ -27,6 +27,9 @@ export interface TestStore {
 }
 
 const TABLES = [
+  'domain_certificates',
+  'domain_claims',
+  'domain_mappings',
   'usage_minutes',
   'kv_entries',
   'platform_tokens',

@@ -122,8 +122,54 @@ describe('loadConfig defaults', () => {
           kvMaxValueBytes: 5 * 1024 ** 2,
           kvMaxBytesPerEnvironment: 1024 ** 3,
         },
+        domains: {
+          dnsServers: [],
+          dnsTimeoutMs: 3_000,
+          edgeCnameTarget: undefined,
+          edgeAddresses: [],
+          perEnvironment: 50,
+          acme: undefined,
+          tlsPort: undefined,
+          renewDaysBefore: 30,
+          certificateCheckIntervalMs: 60_000,
+        },
       },
     );
+  });
+
+  it('reads the custom-domain settings and refuses malformed resolvers, addresses and ACME settings by name', () => {
+    const domains = loadConfig(
+      {
+        ATOLL_DNS_SERVERS: '127.0.0.1:5353, ::1, [::1]:53',
+        ATOLL_EDGE_ADDRESSES: '203.0.113.7,2001:db8::7',
+        ATOLL_EDGE_CNAME_TARGET: 'Edge.Example.NET.',
+        ATOLL_ACME_DIRECTORY: 'https://127.0.0.1:14000/dir',
+        ATOLL_ACME_EMAIL: 'ops@example.net',
+      },
+      CWD,
+    ).domains;
+    assert.deepEqual(domains.dnsServers, ['127.0.0.1:5353', '::1', '[::1]:53']);
+    assert.equal(domains.edgeCnameTarget, 'edge.example.net');
+    assert.deepEqual(domains.acme, {
+      directoryUrl: 'https://127.0.0.1:14000/dir',
+      email: 'ops@example.net',
+      caFile: undefined,
+    });
+    assert.equal(domains.tlsPort, 8443);
+    for (const [env, message] of [
+      [
+        { ATOLL_DNS_SERVERS: 'dns.example.net' },
+        /ATOLL_DNS_SERVERS must be a comma-separated list of ip\[:port\]/,
+      ],
+      [{ ATOLL_DNS_SERVERS: '127.0.0.1:99999' }, /ATOLL_DNS_SERVERS/],
+      [{ ATOLL_EDGE_ADDRESSES: 'edge.example.net' }, /ATOLL_EDGE_ADDRESSES must be IP addresses/],
+      [{ ATOLL_ACME_DIRECTORY: 'https://acme.test/dir' }, /ATOLL_ACME_EMAIL must be/],
+      [
+        { ATOLL_ACME_DIRECTORY: 'ftp://acme.test', ATOLL_ACME_EMAIL: 'a@b.c' },
+        /ATOLL_ACME_DIRECTORY must be/,
+      ],
+    ] as const)
+      assert.throws(() => loadConfig(env, CWD), message);
   });
 
   it('treats empty and blank values as unset', () => {

@@ -1,0 +1,107 @@
+import { Type } from '@sinclair/typebox';
+import {
+  DomainMappingAnswerSchema,
+  DomainMappingSchema,
+  ListDomainMappingsQuerySchema,
+  ListDomainMappingsResponseSchema,
+  ReplaceDomainMappingsBodySchema,
+} from '../../contract/domain-mapping-schemas.js';
+import { OperationSchema } from '../../contract/environment-schemas.js';
+import type { ApiServices } from '../api-dependencies.js';
+import { ENVIRONMENT_PATH, ID, principalOf, responses, type ApiInstance } from '../api-instance.js';
+
+const EnvironmentParams = Type.Object({
+  account: Type.String(),
+  app: Type.String(),
+  environment: Type.String(),
+});
+const MappingParams = Type.Object({
+  account: Type.String(),
+  app: Type.String(),
+  environment: Type.String(),
+  domain: Type.String({
+    description: 'The mapped domain, as the mapping shows it (or in any case / as an IDN)',
+  }),
+});
+const tags = ['Domain mappings'];
+
+/** Custom domains of an environment (docs/api.md: Domain mappings). */
+export function registerDomainMappingRoutes(app: ApiInstance, services: ApiServices): void {
+  const mappings = `${ENVIRONMENT_PATH}/domainMappings`;
+  const one = `${mappings}/:domain${ID}`;
+  app.get(
+    mappings,
+    {
+      schema: {
+        tags,
+        summary: 'List the domain mappings of the environment, including those being created or deleted',
+        params: EnvironmentParams,
+        querystring: ListDomainMappingsQuerySchema,
+        response: responses({ 200: ListDomainMappingsResponseSchema }),
+      },
+    },
+    (request) => {
+      const { account, app: appId, environment } = request.params;
+      return services.domainMappings.list(principalOf(request), account, appId, environment, request.query);
+    },
+  );
+  app.get(
+    one,
+    {
+      schema: {
+        tags,
+        summary: 'Read one domain mapping',
+        params: MappingParams,
+        response: responses({ 200: DomainMappingSchema }),
+      },
+    },
+    (request) => {
+      const { account, app: appId, environment, domain } = request.params;
+      return services.domainMappings.get(principalOf(request), account, appId, environment, domain);
+    },
+  );
+  app.post(
+    `${mappings}::replace`,
+    {
+      schema: {
+        tags,
+        summary: "Make the listed mappings the environment's whole set",
+        description:
+          'New domains are created, missing ones deleted (DELETING until gone), unchanged ones untouched. Every rule is checked before anything changes. Answers a long-running operation; validateOnly answers a finished one describing the change, without making it.',
+        params: EnvironmentParams,
+        body: ReplaceDomainMappingsBodySchema,
+        response: responses({ 200: OperationSchema }),
+      },
+    },
+    (request) => {
+      const { account, app: appId, environment } = request.params;
+      return services.domainMappings.replace(principalOf(request), account, appId, environment, request.body);
+    },
+  );
+  const verbs = [
+    ['verifyTxtRecord', 'Look up the TXT record the mapping shows; the answer says what was found'],
+    ['revalidate', 'Check again that the domain points at the edge, and retry certificate issuance'],
+    ['markPrimary', "Make this the environment's primary domain"],
+  ] as const;
+  for (const [verb, summary] of verbs)
+    app.post(
+      `${one}::${verb}`,
+      {
+        schema: {
+          tags,
+          summary,
+          params: MappingParams,
+          response: responses({ 200: DomainMappingAnswerSchema }),
+        },
+        // No body is needed (curl -X POST with none); one sent is ignored.
+        preValidation: (request, _reply, done) => {
+          if (request.body === undefined) request.body = {};
+          done();
+        },
+      },
+      (request) => {
+        const { account, app: appId, environment, domain } = request.params;
+        return services.domainMappings[verb](principalOf(request), account, appId, environment, domain);
+      },
+    );
+}
