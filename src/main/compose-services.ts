@@ -29,7 +29,9 @@ import type { Clock, Logger } from '../services/platform-ports.js';
 import type { EnvironmentRecord, Store } from '../services/store-port.js';
 import { UsersService } from '../services/users-service.js';
 import { environmentUrl, hostUrl } from '../domain/hostnames.js';
+import { AcmeCertificateAuthority } from '../adapters/acme-certificate-authority.js';
 import { DnsResolver } from '../adapters/dns-resolver.js';
+import { CertificateManager } from '../services/certificate-manager.js';
 import { DomainEdgeSync } from '../services/domain-edge-sync.js';
 import { DomainMappingsService } from '../services/domain-mappings-service.js';
 import { DomainReconciler } from '../services/domain-reconciler.js';
@@ -80,6 +82,8 @@ export interface Services extends ApiServices {
   readonly runRetention: () => Promise<void>;
   /** Finishes domain mapping work acknowledged before a stop, and shows the edge its custom domains. */
   readonly domainReconciler: DomainReconciler;
+  /** Issues and renews custom domains' certificates; undefined without ATOLL_ACME_DIRECTORY. */
+  readonly certificates: CertificateManager | undefined;
 }
 
 /** Wires every service over one store; the only place that knows which implementation backs which port. */
@@ -131,6 +135,7 @@ export function composeServices(deps: {
     usageMeter?: UsageMeter;
     retention?: Retention;
     domainEdgeSync?: DomainEdgeSync;
+    certificates?: CertificateManager;
   } = {};
   const onEnvironmentsRemoved = (blobKeys: readonly string[]) => {
     sweepCaches().catch((error: unknown) => {
@@ -180,7 +185,32 @@ export function composeServices(deps: {
     clock,
     logger,
     certificatesEnabled: domainSettings.acme !== undefined,
+    onActive: () => {
+      late.certificates?.tick().catch((error: unknown) => {
+        logger.error({ err: error }, 'certificates: the check failed');
+      });
+    },
   });
+  const acme = domainSettings.acme;
+  const certificates =
+    acme === undefined
+      ? undefined
+      : new CertificateManager({
+          store,
+          ca: new AcmeCertificateAuthority({
+            ...acme,
+            accountKeyFile: join(settings.dataDir, 'acme', 'account-key.sealed'),
+            secretBox,
+          }),
+          challenges: edge,
+          secretBox,
+          reconciler: domainReconciler,
+          edgeSync: domainEdgeSync,
+          clock,
+          logger,
+          renewDaysBefore: domainSettings.renewDaysBefore,
+        });
+  late.certificates = certificates;
   const domainMappings = new DomainMappingsService({
     store,
     environments,
@@ -188,6 +218,7 @@ export function composeServices(deps: {
     clock,
     baseDomain: hosting.baseDomain,
     perEnvironment: domainSettings.perEnvironment,
+    retryCertificate: () => late.certificates?.tick(),
   });
   const operations = new OperationsService({ store, environments, domainMappings });
   const usage = new UsageService({ store, environments, clock });
@@ -340,6 +371,7 @@ export function composeServices(deps: {
     platformSocket,
     runRetention,
     domainReconciler,
+    certificates,
     domainMappings,
     hosting: new HostingService({ store, environments, router: edge }),
     auth,

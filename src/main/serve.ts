@@ -87,6 +87,7 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
   let adminServing = false;
   let platformServer: FastifyInstance | undefined;
   const edge = services.edge.server;
+  const tlsEdge = services.edge.tlsServer;
   try {
     bootstrap = await services.operator.bootstrap(config.bootstrap);
     await api.listen({ host: config.host, port: config.apiPort });
@@ -97,6 +98,15 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
         resolve();
       });
     });
+    const tlsPort = config.domains.tlsPort;
+    if (tlsPort !== undefined)
+      await new Promise<void>((resolve, reject) => {
+        tlsEdge.once('error', reject);
+        tlsEdge.listen(tlsPort, config.hosting.edgeHost, () => {
+          tlsEdge.off('error', reject);
+          resolve();
+        });
+      });
     platformServer = await listenPlatformServices(services, logger.child({ role: 'platform-services' }), {
       purgesPerMinute: config.hosting.purgesPerMinute,
       kvMaxValueBytes: config.hosting.kvMaxValueBytes,
@@ -119,6 +129,7 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
       admin.close(),
       platformServer?.close(),
       new Promise((resolve) => edge.close(resolve)),
+      new Promise((resolve) => tlsEdge.close(resolve)),
     ]);
     await store.close();
     throw error;
@@ -133,6 +144,7 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
       url: config.publicUrl,
       port,
       edgePort,
+      edgeTlsPort: tlsEdge.listening ? (tlsEdge.address() as { port: number } | null)?.port : undefined,
       baseDomain: config.hosting.baseDomain,
       adminSocket: adminServing ? config.adminSocketPath : undefined,
     },
@@ -158,10 +170,14 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
     );
   }
 
-  // Domain mapping work acknowledged before a stop is finished; the edge learns its custom domains.
-  void services.domainReconciler.resume().catch((error: unknown) => {
-    logger.error({ err: error }, 'could not resume the domain mappings');
-  });
+  // Domain mapping work acknowledged before a stop is finished; the edge learns its custom domains
+  // and their certificates, then certificates due are issued or renewed.
+  void services.domainReconciler
+    .resume()
+    .then(() => services.certificates?.start(config.domains.certificateCheckIntervalMs))
+    .catch((error: unknown) => {
+      logger.error({ err: error }, 'could not resume the domain mappings');
+    });
   // Caches a build wrote back after its environment was deleted (or before a crash) go now.
   void services.sweepBuildCaches().then(
     (removed) => {
@@ -221,13 +237,24 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
       ]);
       // Apps stop (gracefully) before the edge and the platform services they use go.
       await services.runtime.stop();
-      await new Promise((resolve) => {
-        edge.close(resolve);
-        edge.closeIdleConnections();
-        setTimeout(() => {
-          edge.closeAllConnections();
-        }, config.shutdownTimeoutMs).unref();
-      });
+      await services.certificates?.stop();
+      await Promise.all(
+        [edge, tlsEdge].map(
+          (server) =>
+            new Promise((resolve) => {
+              if (!server.listening) {
+                resolve(undefined);
+                return;
+              }
+              server.close(resolve);
+              server.closeIdleConnections();
+              setTimeout(() => {
+                server.closeAllConnections();
+              }, config.shutdownTimeoutMs).unref();
+            }),
+        ),
+      );
+      await services.domainReconciler.settled();
       await platformServer.close();
       await services.runtimeLogs.stop();
       await services.usageMeter.stop();

@@ -41,8 +41,8 @@ export class DomainMappingsService {
       readonly clock: Clock;
       readonly baseDomain: string;
       readonly perEnvironment: number;
-      /** Told that a mapping wants its certificate tried again now. */
-      readonly retryCertificate?: (mappingId: string) => void;
+      /** Told that a mapping wants its certificate tried again now; resolves when it was tried. */
+      readonly retryCertificate?: () => Promise<void> | undefined;
     },
   ) {}
 
@@ -205,11 +205,26 @@ export class DomainMappingsService {
       checked = await this.deps.store.transaction(async (tx) => {
         const current = await tx.domainMappings.findById(checked.id, true);
         if (!current) return checked;
-        const next = { ...current, certificateNextAttemptTime: null, updateTime: this.deps.clock.now() };
+        const next = {
+          ...current,
+          certificateNextAttemptTime: null,
+          certificateDetail:
+            current.certificateState === 'ISSUED'
+              ? current.certificateDetail
+              : 'issuance is being retried now',
+          updateTime: this.deps.clock.now(),
+        };
         await tx.domainMappings.update(next);
         return next;
       });
-      this.deps.retryCertificate?.(checked.id);
+      // The answer shows the outcome when the CA answers within a few seconds (an order usually
+      // takes one); otherwise it shows the retry under way and the issuance carries on.
+      const retry = this.deps.retryCertificate?.()?.catch(() => undefined);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([retry, new Promise((resolve) => (timer = setTimeout(resolve, 10_000)))]);
+      clearTimeout(timer);
+      const after = await this.deps.store.domainMappings.findById(checked.id);
+      if (after) checked = after;
     }
     const all = await this.deps.store.domainMappings.listAll(checked.environmentId);
     return { domainMapping: this.toWire(scope, checked, all) };

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { createAesSecretBox } from '../../src/adapters/aes-secret-box.js';
 import type { ArchiveLimits } from '../../src/domain/archive-rules.js';
-import { loadConfig, type HostingSettings } from '../../src/config/load-config.js';
+import { loadConfig, type DomainSettings, type HostingSettings } from '../../src/config/load-config.js';
 import { buildApiServer } from '../../src/http/build-api-server.js';
 import type { ApiInstance } from '../../src/http/api-instance.js';
 import { composeServices, type Services } from '../../src/main/compose-services.js';
@@ -85,6 +85,7 @@ export class TestApi {
     /** The data folder of this API: blobs/ and tmp/ live here. */
     readonly dataDir: string,
     readonly hosting: HostingSettings,
+    readonly domains: DomainSettings,
   ) {}
 
   static async start(options: TestApiOptions = {}): Promise<TestApi> {
@@ -92,6 +93,7 @@ export class TestApi {
     const dataDir = mkdtempSync(join(tmpdir(), 'atoll-api-'));
     const uploadLimits = { ...DEFAULT_TEST_UPLOAD_LIMITS, ...options.uploadLimits };
     const hosting = loadConfig(options.buildEnv ?? {}, dataDir).hosting;
+    const domains = loadConfig(options.buildEnv ?? {}, dataDir).domains;
     const logger = pino({ level: process.env.ATOLL_TEST_LOG === '1' ? 'info' : 'silent' });
     const services = composeServices({
       store: testStore.store,
@@ -107,7 +109,7 @@ export class TestApi {
         uploadLimits,
         builds: loadConfig(options.buildEnv ?? {}, dataDir).builds,
         hosting,
-        domains: loadConfig(options.buildEnv ?? {}, dataDir).domains,
+        domains,
         // Each test has its own database, worked on by this process alone.
         databaseUrl: undefined,
       },
@@ -132,11 +134,20 @@ export class TestApi {
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address();
     if (typeof address !== 'object' || address === null) throw new Error('no address');
-    state.api = new TestApi(`http://127.0.0.1:${address.port}`, app, services, testStore, dataDir, hosting);
+    state.api = new TestApi(
+      `http://127.0.0.1:${address.port}`,
+      app,
+      services,
+      testStore,
+      dataDir,
+      hosting,
+      domains,
+    );
     return state.api;
   }
 
   #edgePort: number | undefined;
+  #edgeTlsPort: number | undefined;
   #platform: FastifyInstance | undefined;
 
   /** Starts the edge on a loopback port and the platform services on their socket, as serve does. */
@@ -146,8 +157,21 @@ export class TestApi {
     const address = edge.address();
     if (typeof address !== 'object' || address === null) throw new Error('no edge address');
     this.#edgePort = address.port;
+    if (this.domains.tlsPort !== undefined) {
+      const tls = this.services.edge.tlsServer;
+      // A free port, as for the HTTP edge; the settings keep the configured one for URLs.
+      await new Promise<void>((resolve) => tls.listen(0, '127.0.0.1', resolve));
+      const tlsAddress = tls.address();
+      if (typeof tlsAddress === 'object' && tlsAddress !== null) this.#edgeTlsPort = tlsAddress.port;
+    }
     this.#platform = await listenPlatformServices(this.services, pino({ level: 'silent' }), this.hosting);
     return address.port;
+  }
+
+  /** The edge's HTTPS port (startHosting first, with ATOLL_ACME_DIRECTORY set). */
+  get edgeTlsPort(): number {
+    if (this.#edgeTlsPort === undefined) throw new Error('no HTTPS edge: set ATOLL_ACME_DIRECTORY');
+    return this.#edgeTlsPort;
   }
 
   /** The edge port (startHosting first). */
@@ -206,6 +230,7 @@ export class TestApi {
   }
 
   async close(): Promise<void> {
+    await this.services.certificates?.stop();
     await this.services.domainReconciler.settled();
     await this.services.runtime.stop();
     await this.services.runtimeLogs.stop();
@@ -213,6 +238,10 @@ export class TestApi {
     if (this.#edgePort !== undefined) {
       this.services.edge.server.closeAllConnections();
       await new Promise((resolve) => this.services.edge.server.close(resolve));
+    }
+    if (this.#edgeTlsPort !== undefined) {
+      this.services.edge.tlsServer.closeAllConnections();
+      await new Promise((resolve) => this.services.edge.tlsServer.close(resolve));
     }
     await this.#platform?.close();
     await this.app.close();
