@@ -180,8 +180,7 @@ export class DomainMappingsService {
       txt: true,
       dns: mapping.dnsCheck !== 'PASSED',
     });
-    const all = await this.deps.store.domainMappings.listAll(checked.environmentId);
-    return { domainMapping: this.toWire(scope, checked, all) };
+    return this.#answer(scope, checked);
   }
 
   async revalidate(
@@ -226,8 +225,7 @@ export class DomainMappingsService {
       const after = await this.deps.store.domainMappings.findById(checked.id);
       if (after) checked = after;
     }
-    const all = await this.deps.store.domainMappings.listAll(checked.environmentId);
-    return { domainMapping: this.toWire(scope, checked, all) };
+    return this.#answer(scope, checked);
   }
 
   async markPrimary(
@@ -271,6 +269,12 @@ export class DomainMappingsService {
       };
     });
     return { domainMapping: this.toWire(scope, result.target, result.all) };
+  }
+
+  /** `{domainMapping}` as the verbs answer it (its destination's state read now). */
+  async #answer(scope: EnvironmentScope, record: DomainMappingRecord): Promise<DomainMappingAnswer> {
+    const all = await this.deps.store.domainMappings.listAll(record.environmentId);
+    return { domainMapping: this.toWire(scope, record, all) };
   }
 
   /** The operation of a :replace, as GET …/operations/{id} answers it. */
