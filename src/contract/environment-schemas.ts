@@ -21,6 +21,9 @@ export const EnvironmentSchema = Type.Object(
     wpEnvironment: Type.String(),
     shellVariables: Type.Array(ShellVariableSchema),
     rootDirectory: Type.String(),
+    httpsRedirect: Type.Boolean({
+      description: 'Plain-HTTP requests to its custom domains that have a certificate get 301 to HTTPS',
+    }),
     parentEnvironment: Type.String({
       description: 'Name of the parent of a preview environment; empty otherwise',
     }),
@@ -46,6 +49,10 @@ const environmentFields = {
   }),
   shellVariables: Type.Array(ShellVariableSchema, { description: 'At most 100 variables, 64 KiB in all' }),
   rootDirectory: Type.String({ description: 'Folder of the app inside the uploaded code' }),
+  httpsRedirect: Type.Boolean({
+    description:
+      'Answer plain-HTTP requests to its custom domains with 301 to HTTPS once they have a certificate (false)',
+  }),
 };
 
 export const CreateEnvironmentBodySchema = Type.Object(
@@ -55,6 +62,7 @@ export const CreateEnvironmentBodySchema = Type.Object(
     wpEnvironment: Type.Optional(environmentFields.wpEnvironment),
     shellVariables: Type.Optional(environmentFields.shellVariables),
     rootDirectory: Type.Optional(environmentFields.rootDirectory),
+    httpsRedirect: Type.Optional(environmentFields.httpsRedirect),
   },
   { additionalProperties: false, title: 'CreateEnvironmentBody' },
 );
@@ -70,6 +78,7 @@ export const UpdateEnvironmentBodySchema = Type.Object(
     wpEnvironment: Type.Optional(environmentFields.wpEnvironment),
     shellVariables: Type.Optional(environmentFields.shellVariables),
     rootDirectory: Type.Optional(environmentFields.rootDirectory),
+    httpsRedirect: Type.Optional(environmentFields.httpsRedirect),
     // Output-only fields of a GET answer are accepted and ignored (AIP-203), so that a client
     // can send back what it read with a few fields changed.
     parentEnvironment: Type.Optional(Type.String({ description: 'Output only; ignored' })),
@@ -90,6 +99,7 @@ export const UPDATABLE_ENVIRONMENT_FIELDS = [
   'wpEnvironment',
   'shellVariables',
   'rootDirectory',
+  'httpsRedirect',
 ] as const;
 
 export const UpdateEnvironmentQuerySchema = Type.Object({

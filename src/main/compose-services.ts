@@ -174,6 +174,9 @@ export function composeServices(deps: {
     clock,
     onEnvironmentsRemoved,
     urlOf,
+    onHttpsRedirectChanged: async () => {
+      await late.domainEdgeSync?.sync().catch(() => undefined);
+    },
   });
   const domainEdgeSync = new DomainEdgeSync({ store, router: edge, secretBox, logger });
   late.domainEdgeSync = domainEdgeSync;

@@ -32,7 +32,7 @@ export class DomainEdgeSync {
 
   async #sync(): Promise<void> {
     const { store, router, secretBox } = this.deps;
-    const active = await store.domainMappings.listInStates(['ACTIVE']);
+    const active = await store.domainMappings.listActiveRoutes();
     const certificates = await store.domainMappings.listServedCertificates();
     const served = new Set<string>();
     for (const certificate of certificates) {
@@ -54,7 +54,7 @@ export class DomainEdgeSync {
       hostname: mapping.domain,
       environmentId: mapping.environmentId,
       redirectTo: mapping.destination,
-      httpsRedirect: false,
+      httpsRedirect: mapping.httpsRedirect,
     }));
     router.publishDomains(routes);
   }

@@ -69,6 +69,8 @@ export class EnvironmentsService {
       onEnvironmentsRemoved?: (blobKeys: readonly string[]) => void;
       /** Where the edge serves an environment. */
       urlOf?: (environment: EnvironmentRecord) => string;
+      /** Told when an environment's httpsRedirect changed (the edge's custom-domain table carries it). */
+      onHttpsRedirectChanged?: () => Promise<void>;
     },
   ) {}
 
@@ -106,6 +108,7 @@ export class EnvironmentsService {
       branch: body.branch,
       wpEnvironment: body.wpEnvironment ?? '',
       rootDirectory: normaliseRootDirectory(body.rootDirectory ?? ''),
+      httpsRedirect: body.httpsRedirect ?? false,
       liveBuildId: null,
       reconciling: false,
       createTime: this.deps.clock.now(),
@@ -167,7 +170,7 @@ export class EnvironmentsService {
         `must be left out or be ${environmentName(account, appId, environmentId)}; an environment cannot be renamed`,
       );
     }
-    const apply = async (tx: Repositories): Promise<Environment> => {
+    const apply = async (tx: Repositories): Promise<{ answer: Environment; redirectChanged: boolean }> => {
       const current = await this.requireEnvironment(scope, environmentId, tx, true);
       const storedVariables = this.shellVariablesOf(current);
       const variables = fields.has('shellVariables')
@@ -181,6 +184,7 @@ export class EnvironmentsService {
         rootDirectory: fields.has('rootDirectory')
           ? normaliseRootDirectory(body.rootDirectory ?? '')
           : current.rootDirectory,
+        httpsRedirect: fields.has('httpsRedirect') ? body.httpsRedirect === true : current.httpsRedirect,
         shellVariablesSealed: fields.has('shellVariables')
           ? this.#seal(variables)
           : current.shellVariablesSealed,
@@ -188,10 +192,17 @@ export class EnvironmentsService {
       };
       assertNoViolations(this.#check(next, variables, ''));
       if (query.validateOnly !== true) await tx.environments.update(next);
-      return this.toEnvironment(scope, next, variables);
+      return {
+        answer: this.toEnvironment(scope, next, variables),
+        redirectChanged: next.httpsRedirect !== current.httpsRedirect,
+      };
     };
     // Read and write in one transaction so that concurrent patches of different fields merge.
-    return query.validateOnly === true ? apply(this.deps.store) : this.deps.store.transaction(apply);
+    if (query.validateOnly === true) return (await apply(this.deps.store)).answer;
+    const { answer, redirectChanged } = await this.deps.store.transaction(apply);
+    // The edge has the new setting when the answer leaves.
+    if (redirectChanged) await this.deps.onHttpsRedirectChanged?.();
+    return answer;
   }
 
   async delete(principal: Principal, account: string, appId: string, environmentId: string): Promise<void> {
@@ -246,6 +257,7 @@ export class EnvironmentsService {
       wpEnvironment: record.wpEnvironment,
       shellVariables: toWireVariables(variables),
       rootDirectory: record.rootDirectory,
+      httpsRedirect: record.httpsRedirect,
       parentEnvironment: '',
       domains: [...record.domains],
       build: record.liveBuildId ? buildName(account, app.appId, record.id, record.liveBuildId) : '',

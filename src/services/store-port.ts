@@ -59,6 +59,8 @@ export interface EnvironmentRecord {
   /** Sealed JSON array of ShellVariable, opened only by the service. */
   readonly shellVariablesSealed: string;
   readonly rootDirectory: string;
+  /** Plain-HTTP requests to its domains that have a certificate are answered with 301 to HTTPS. */
+  readonly httpsRedirect: boolean;
   readonly liveBuildId: string | null;
   readonly reconciling: boolean;
   readonly createTime: Date;
@@ -241,6 +243,10 @@ export interface DomainMappingsRepository {
   list(environmentId: string, page: PageRequest): Promise<Page<DomainMappingRecord>>;
   /** The account's mappings of the domain in any of its environments, but those being deleted. */
   findInAccount(accountId: string, domain: string): Promise<DomainMappingRecord[]>;
+  /** What the edge routes: every ACTIVE mapping, with its environment's httpsRedirect. */
+  listActiveRoutes(): Promise<
+    { domain: string; environmentId: string; destination: string | null; httpsRedirect: boolean }[]
+  >;
   /** Every mapping in one of these states, oldest first. */
   listInStates(states: readonly DomainMappingState[]): Promise<DomainMappingRecord[]>;
   /** ACTIVE mappings whose certificate is due: never issued, failed and due for a retry, or expiring before renewBefore. */

@@ -60,6 +60,7 @@ export interface EnvironmentsTable {
   domains: ColumnType<unknown, string | undefined, string>;
   url_domain: ColumnType<string | null, string | null | undefined, string | null>;
   url_https: ColumnType<boolean, boolean | undefined, boolean>;
+  https_redirect: ColumnType<boolean, boolean | undefined, boolean>;
 }
 
 export interface OperationsTable {

@@ -124,6 +124,26 @@ export function createDomainMappingsRepository(db: Kysely<Database>): DomainMapp
         .execute();
       return rows.map(toMapping);
     },
+    async listActiveRoutes() {
+      const rows = await db
+        .selectFrom('domain_mappings')
+        .innerJoin('environments', 'environments.id', 'domain_mappings.environment_id')
+        .select([
+          'domain_mappings.domain',
+          'domain_mappings.environment_id',
+          'domain_mappings.destination_domain',
+          'environments.https_redirect',
+        ])
+        .where('domain_mappings.state', '=', 'ACTIVE')
+        .orderBy('domain_mappings.domain')
+        .execute();
+      return rows.map((row) => ({
+        domain: row.domain,
+        environmentId: row.environment_id,
+        destination: row.destination_domain,
+        httpsRedirect: row.https_redirect,
+      }));
+    },
     async listInStates(states) {
       if (states.length === 0) return [];
       const rows = await db

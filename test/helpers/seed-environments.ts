@@ -30,6 +30,7 @@ export async function seedEnvironments(
       wpEnvironment: '',
       shellVariablesSealed: 's',
       rootDirectory: '',
+      httpsRedirect: false,
       liveBuildId: null,
       reconciling: false,
       createTime: now,

@@ -174,6 +174,34 @@ describe('custom domains: certificates from an ACME CA (Pebble), served by SNI',
     assert.equal((await handshake(h.api.edgeTlsPort, 'late.example.com', root)).authorized, true);
   });
 
+  it('answers plain HTTP with 301 to HTTPS once the environment asks for it, for domains with a certificate', async () => {
+    assert.equal((await h.edge('/', { host: 'secure.example.com' })).status, 200);
+    const patched = await h.api.request('PATCH', `${h.envPath}?updateMask=httpsRedirect`, {
+      auth: h.owner,
+      body: { httpsRedirect: true },
+    });
+    assert.equal(patched.status, 200, patched.text);
+    assert.equal(patched.body.httpsRedirect, true);
+    const redirected = await h.edge('/docs?page=2', { host: 'secure.example.com' });
+    assert.equal(redirected.status, 301);
+    assert.equal(redirected.headers.get('location'), 'https://secure.example.com:8443/docs?page=2');
+    // The default address has no certificate: it keeps answering over HTTP.
+    assert.equal((await h.edge('/')).status, 200);
+    // ACME challenges are still answered over HTTP (renewals need them).
+    h.api.services.edge.setChallenge('token-1', 'token-1.thumbprint');
+    const challenge = await h.edge('/.well-known/acme-challenge/token-1', { host: 'secure.example.com' });
+    assert.equal(challenge.status, 200);
+    assert.equal(await challenge.text(), 'token-1.thumbprint');
+    h.api.services.edge.removeChallenge('token-1');
+    const gone = await h.edge('/.well-known/acme-challenge/token-1', { host: 'secure.example.com' });
+    assert.equal(gone.status, 301);
+    await h.api.request('PATCH', `${h.envPath}?updateMask=httpsRedirect`, {
+      auth: h.owner,
+      body: { httpsRedirect: false },
+    });
+    assert.equal((await h.edge('/', { host: 'secure.example.com' })).status, 200);
+  });
+
   it('serves no certificate for a name without one', async () => {
     await assert.rejects(handshake(h.api.edgeTlsPort, 'unknown.example.com', root));
   });

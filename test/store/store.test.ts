@@ -52,6 +52,7 @@ describe(`store (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embedded PG
       wpEnvironment: '',
       shellVariablesSealed: 'sealed',
       rootDirectory: '',
+      httpsRedirect: false,
       liveBuildId: null,
       reconciling: false,
       createTime: now,

@@ -74,5 +74,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('domains', 'jsonb', (c) => c.notNull().defaultTo(sql`'[]'::jsonb`))
     .addColumn('url_domain', 'text')
     .addColumn('url_https', 'boolean', (c) => c.notNull().defaultTo(false))
+    // Whether plain-HTTP requests to its domains that have a certificate are answered with 301 to HTTPS.
+    .addColumn('https_redirect', 'boolean', (c) => c.notNull().defaultTo(false))
     .execute();
 }
