@@ -44,6 +44,8 @@ export interface DomainSettings {
   readonly edgeCnameTarget: string | undefined;
   readonly edgeAddresses: readonly string[];
   readonly perEnvironment: number;
+  /** How often mappings waiting for their TXT or DNS records are looked up again (for a week). */
+  readonly recheckIntervalMs: number;
   /** Unset: no certificates; custom domains are served over HTTP only. */
   readonly acme:
     | {
@@ -249,6 +251,14 @@ function readDomains(env: Env, problems: string[]): DomainSettings {
     edgeCnameTarget: cnameTarget,
     edgeAddresses,
     perEnvironment: readInteger(env, 'ATOLL_DOMAINS_PER_ENVIRONMENT', 50, 1, 10_000, problems),
+    recheckIntervalMs: readInteger(
+      env,
+      'ATOLL_DOMAIN_RECHECK_INTERVAL_MS',
+      300_000,
+      10_000,
+      86_400_000,
+      problems,
+    ),
     acme:
       directoryUrl === undefined
         ? undefined

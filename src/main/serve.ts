@@ -208,6 +208,13 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
   };
   const retentionTimer = setInterval(retain, 3_600_000);
   retentionTimer.unref();
+  const recheckEvery = config.domains.recheckIntervalMs;
+  const recheckTimer = setInterval(() => {
+    services.domainReconciler.recheckPending(recheckEvery).catch((error: unknown) => {
+      logger.warn({ err: error }, 'domains: re-checking pending mappings failed');
+    });
+  }, recheckEvery);
+  recheckTimer.unref();
   void restoring?.then(retain);
   if (sandboxMissing !== undefined && commandRunner !== undefined) {
     logger.warn({ problem: sandboxMissing }, 'ATOLL_UNSAFE_BUILDS=1: builds run WITHOUT a sandbox');
@@ -226,6 +233,7 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
     stopping ??= (async () => {
       shuttingDown = true;
       clearInterval(retentionTimer);
+      clearInterval(recheckTimer);
       logger.info('shutting down: no new connections, finishing requests in flight');
       // close() stops accepting, lets requests in flight finish, then resolves.
       await Promise.all([

@@ -113,6 +113,22 @@ export class DomainReconciler {
     await Promise.all([...environments].map((id) => this.kick(id)));
   }
 
+  /**
+   * Checks again the mappings still waiting for their records (PENDING_VERIFICATION), as a user
+   * who has just published them expects, without their calling :verifyTxtRecord: each at most
+   * once per interval, for a week after it was created. ACTIVE mappings are not re-checked on a
+   * timer, so that a resolver's hiccup never takes a live domain off the edge (:revalidate does).
+   */
+  async recheckPending(intervalMs: number, maxAgeMs = 7 * 86_400_000): Promise<number> {
+    const now = this.deps.clock.now().getTime();
+    const due = (await this.deps.store.domainMappings.listInStates(['PENDING_VERIFICATION'])).filter((m) => {
+      const last = Math.max(m.txtCheckTime?.getTime() ?? 0, m.dnsCheckTime?.getTime() ?? 0);
+      return now - m.createTime.getTime() <= maxAgeMs && now - last >= intervalMs;
+    });
+    for (const mapping of due) await this.check(mapping, { txt: true, dns: true });
+    return due.length;
+  }
+
   /** Waits for every environment's queued work (tests, and stopping). */
   async settled(): Promise<void> {
     while (this.#queues.size > 0) await Promise.all([...this.#queues.values()]);

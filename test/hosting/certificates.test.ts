@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
-import { X509Certificate } from 'node:crypto';
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { connect } from 'node:tls';
 import { BuildHarness, eventually } from '../helpers/build-harness.js';
 import { TestDnsServer } from '../helpers/dns-server.js';
 import { TestPebble, type PreparedPebble } from '../helpers/pebble.js';
+import { secretBoxForTests } from '../helpers/test-api.js';
+import { DomainEdgeSync } from '../../src/services/domain-edge-sync.js';
+import type { DomainRoute, DomainRouter } from '../../src/services/domain-ports.js';
 
 /** Real time moved forward on demand: the renewal window comes without waiting years. */
 class ShiftedClock {
@@ -200,6 +203,42 @@ describe('custom domains: certificates from an ACME CA (Pebble), served by SNI',
       body: { httpsRedirect: false },
     });
     assert.equal((await h.edge('/', { host: 'secure.example.com' })).status, 200);
+  });
+
+  it('gives a restarted edge its domains and certificates from the store, keys opened from their seal', async () => {
+    const installed = new Map<string, { chain: string; key: string }>();
+    let routes: readonly DomainRoute[] = [];
+    const router: DomainRouter = {
+      publishDomains: (published) => {
+        routes = published;
+      },
+      installCertificate: (hostname, chainPem, keyPem) => {
+        installed.set(hostname, { chain: chainPem, key: keyPem });
+      },
+      removeCertificate: (hostname) => {
+        installed.delete(hostname);
+      },
+      setChallenge: () => undefined,
+      removeChallenge: () => undefined,
+    };
+    const sync = new DomainEdgeSync({
+      store: h.api.testStore.store,
+      router,
+      secretBox: secretBoxForTests(),
+      logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+    });
+    await sync.sync();
+    assert.deepEqual([...installed.keys()].sort(), ['late.example.com', 'secure.example.com']);
+    const secure = installed.get('secure.example.com');
+    assert.match(secure?.key ?? '', /BEGIN PRIVATE KEY/);
+    assert.equal(
+      new X509Certificate(secure?.chain ?? '').checkPrivateKey(createPrivateKey(secure?.key ?? '')),
+      true,
+    );
+    assert.deepEqual(
+      routes.map((r) => r.hostname),
+      ['late.example.com', 'secure.example.com'],
+    );
   });
 
   it('serves no certificate for a name without one', async () => {

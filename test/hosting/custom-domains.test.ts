@@ -343,6 +343,74 @@ describe('custom domains: TXT verification, DNS checks, routing and redirects', 
     assert.match(missing.text, /DOMAIN_MAPPING_NOT_FOUND/);
   });
 
+  it('looks pending mappings up again on its own, at most once per interval', async () => {
+    await replaceAndWait({ domainMappings: [{ domain: 'auto.example.com' }] });
+    const pending = await mapping('auto.example.com');
+    assert.equal(pending.state, 'PENDING_VERIFICATION');
+    dns.set(pending.txtRecord.name, 'TXT', [pending.txtRecord.value]);
+    dns.set('auto.example.com', 'A', [EDGE_ADDRESS]);
+    const reconciler = h.api.services.domainReconciler;
+    assert.equal(await reconciler.recheckPending(60_000), 0, 'it was checked a moment ago');
+    assert.equal(await reconciler.recheckPending(0), 1);
+    assert.equal((await mapping('auto.example.com')).state, 'ACTIVE');
+    assert.equal(await reconciler.recheckPending(0), 0, 'ACTIVE mappings are not re-checked on a timer');
+  });
+
+  it('finishes acknowledged work after a restart: checks, deletions, operations and the edge table', async () => {
+    const store = h.api.testStore.store;
+    const reconciler = h.api.services.domainReconciler;
+    const accountId = (await store.accounts.findByName('acme'))?.id ?? '';
+    // As a crash would leave them: a mapping not checked yet, one half deleted, an operation not done.
+    const now = new Date();
+    const fresh = reconciler.newRecord(
+      {
+        environmentId: h.envId,
+        accountId,
+        domain: 'after-crash.example.com',
+        primary: false,
+        destination: null,
+        platformAssigned: false,
+      },
+      now,
+    );
+    await store.domainMappings.insert(fresh);
+    dns.set(fresh.txtName, 'TXT', [fresh.txtValue]);
+    dns.set('after-crash.example.com', 'A', [EDGE_ADDRESS]);
+    const active = await store.domainMappings.find(h.envId, 'auto.example.com');
+    assert.ok(active);
+    await store.domainMappings.update({ ...active, state: 'DELETING' });
+    await store.operations.insert({
+      environmentId: h.envId,
+      operationId: '7c2f3a8e-4d1b-4c55-9a0e-3b1f6f0c2d11',
+      buildId: '',
+      done: false,
+      error: null,
+      resultKind: 'domainMappings',
+      createTime: now,
+      updateTime: now,
+    });
+    // The edge of a new process knows no custom domain until the store tells it.
+    h.api.services.edge.publishDomains([]);
+    await reconciler.resume();
+    assert.equal((await mapping('after-crash.example.com')).state, 'ACTIVE');
+    assert.match(
+      await (await h.edge('/', { host: 'after-crash.example.com' })).text(),
+      /Hello from a static site/,
+    );
+    assert.equal(await store.domainMappings.find(h.envId, 'auto.example.com'), undefined);
+    const operation = await h.api.request(
+      'GET',
+      `${h.envPath}/operations/7c2f3a8e-4d1b-4c55-9a0e-3b1f6f0c2d11`,
+      { auth: h.owner },
+    );
+    assert.equal(operation.body.done, true);
+    assert.deepEqual(
+      operation.body.response.domainMappings.map((m: any) => m.domain),
+      ['after-crash.example.com'],
+    );
+    assert.equal((await h.edge('/', { host: 'auto.example.com' })).status, 404);
+  });
+
   it('stops routing the domains of a deleted environment', async () => {
     await replaceAndWait({ domainMappings: [] });
     assert.equal((await h.edge('/', { host: 'example.com' })).status, 404);

@@ -128,6 +128,7 @@ describe('loadConfig defaults', () => {
           edgeCnameTarget: undefined,
           edgeAddresses: [],
           perEnvironment: 50,
+          recheckIntervalMs: 300_000,
           acme: undefined,
           tlsPort: undefined,
           renewDaysBefore: 30,
