@@ -24,6 +24,7 @@ export interface Config {
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   readonly bodyLimitBytes: number;
   readonly rateLimitPerMinute: number;
+  readonly webhookTriggersPerMinute: number;
   readonly authFailuresPerMinute: number;
   readonly authCacheTtlMs: number;
   readonly accessCacheTtlMs: number;
@@ -334,6 +335,7 @@ export function loadConfig(env: Env, cwd: string): Config {
     logLevel,
     bodyLimitBytes: readInteger(env, 'ATOLL_BODY_LIMIT', 1_048_576, 1_024, 1_073_741_824, problems),
     rateLimitPerMinute: readInteger(env, 'ATOLL_RATE_LIMIT_PER_MINUTE', 1_200, 1, 100_000_000, problems),
+    webhookTriggersPerMinute: readInteger(env, 'ATOLL_WEBHOOK_RATE_PER_MINUTE', 10, 1, 100_000, problems),
     authFailuresPerMinute: readInteger(env, 'ATOLL_AUTH_FAILURES_PER_MINUTE', 20, 1, 1_000_000, problems),
     authCacheTtlMs: readInteger(env, 'ATOLL_AUTH_CACHE_TTL_MS', 300_000, 1, 86_400_000, problems),
     accessCacheTtlMs: readInteger(env, 'ATOLL_ACCESS_CACHE_TTL_MS', 30_000, 1, 3_600_000, problems),

@@ -97,6 +97,22 @@ export const ERROR_CATALOGUE = {
     http: 404,
     summary: 'The environment has no operation with this id.',
   },
+  WEBHOOKS_NOT_FOUND: {
+    grpc: 'NOT_FOUND',
+    http: 404,
+    summary: 'The environment has no webhooks; create them with POST …/webhooks.',
+  },
+  WEBHOOKS_ALREADY_EXIST: {
+    grpc: 'ALREADY_EXISTS',
+    http: 409,
+    summary: 'The environment has its webhooks already; regenerate them to get a new token.',
+  },
+  WEBHOOK_TOKEN_INVALID: {
+    grpc: 'UNAUTHENTICATED',
+    http: 401,
+    summary:
+      'A webhook URL was called with a wrong, missing, old or deleted token, or names no environment: the same answer in every case, and nothing runs.',
+  },
   DOMAIN_MAPPING_NOT_FOUND: {
     grpc: 'NOT_FOUND',
     http: 404,

@@ -12,6 +12,7 @@ import type { UsageService } from '../services/usage-service.js';
 import type { MembersService } from '../services/members-service.js';
 import type { OperationsService } from '../services/operations-service.js';
 import type { UsersService } from '../services/users-service.js';
+import type { WebhooksService } from '../services/webhooks-service.js';
 
 /** What the HTTP layer needs: services only (main builds them). */
 export interface ApiServices {
@@ -29,6 +30,7 @@ export interface ApiServices {
   readonly hosting: HostingService;
   readonly usage: UsageService;
   readonly domainMappings: DomainMappingsService;
+  readonly webhooks: WebhooksService;
 }
 
 /** Health of the process, for /healthz and /readyz. */
@@ -45,4 +47,6 @@ export interface ApiOptions {
   /** Addresses whose X-Forwarded-For is trusted (Fastify trustProxy); empty = none. */
   readonly trustProxy: readonly string[];
   readonly uploadLimits: { readonly maxArchiveBytes: number };
+  /** Calls of an environment's webhook URLs per minute (ATOLL_WEBHOOK_RATE_PER_MINUTE). */
+  readonly webhookTriggersPerMinute: number;
 }

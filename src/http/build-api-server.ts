@@ -15,6 +15,7 @@ import { registerEnvironmentRoutes } from './routes/environment-routes.js';
 import { registerHealthRoutes } from './routes/health-routes.js';
 import { registerHostingRoutes } from './routes/hosting-routes.js';
 import { registerDomainMappingRoutes } from './routes/domain-mapping-routes.js';
+import { registerWebhookRoutes, registerWebhookTriggers } from './routes/webhook-routes.js';
 import { requestValidatorCompiler } from './request-validator.js';
 import { statusHandlers } from './status-response.js';
 import { swaggerOptions } from './swagger-document.js';
@@ -123,8 +124,13 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<ApiInstance> 
     registerBuildRoutes(api, services);
     registerHostingRoutes(api, services);
     registerDomainMappingRoutes(api, services);
+    registerWebhookRoutes(api, services);
     await registerUploadRoute(api, services, options.uploadLimits.maxArchiveBytes);
   });
+  // The webhook trigger URLs authenticate by their token, not by Basic auth.
+  await app.register((triggers: ApiInstance) =>
+    registerWebhookTriggers(triggers, services, { triggersPerMinute: options.webhookTriggersPerMinute }),
+  );
   return app;
 }
 

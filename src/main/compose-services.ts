@@ -44,6 +44,7 @@ import { PlatformTokens } from '../services/platform-tokens.js';
 import { Retention } from '../services/retention.js';
 import { RuntimeLogWriter } from '../services/runtime-log-writer.js';
 import { UsageService } from '../services/usage-service.js';
+import { WebhooksService } from '../services/webhooks-service.js';
 import { UsageMeter } from '../edge/usage-meter.js';
 
 export type ServiceSettings = Pick<
@@ -58,6 +59,7 @@ export type ServiceSettings = Pick<
   | 'hosting'
   | 'domains'
   | 'databaseUrl'
+  | 'publicUrl'
 >;
 
 export interface Services extends ApiServices {
@@ -375,6 +377,17 @@ export function composeServices(deps: {
     runRetention,
     domainReconciler,
     certificates,
+    webhooks: new WebhooksService({
+      store,
+      access,
+      environments,
+      builds,
+      router: edge,
+      secretBox,
+      clock,
+      throttle: new FailureThrottle(clock, settings.authFailuresPerMinute, 60_000),
+      publicUrl: settings.publicUrl,
+    }),
     domainMappings,
     hosting: new HostingService({ store, environments, router: edge }),
     auth,

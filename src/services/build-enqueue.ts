@@ -29,6 +29,8 @@ export async function enqueueBuild(
   source: BuildSource,
   now: Date,
   earlier?: EarlierOutput,
+  /** A queued build this request may join instead (webhook bursts): it is answered, nothing new is queued. */
+  join?: (queued: BuildRecord) => boolean,
 ): Promise<BuildRecord> {
   const build: BuildRecord = {
     id: randomUUID(),
@@ -60,8 +62,13 @@ export async function enqueueBuild(
     startTime: null,
     finishTime: null,
   };
-  await store.transaction(async (tx) => {
-    for (const queued of await tx.builds.listQueuedForUpdate(environment.id)) {
+  return store.transaction(async (tx) => {
+    // The environment row serialises requests: two at once never both see "nothing queued".
+    await tx.environments.find(environment.appPk, environment.id, true);
+    const waiting = await tx.builds.listQueuedForUpdate(environment.id);
+    const joined = join === undefined ? undefined : waiting.find(join);
+    if (joined) return joined;
+    for (const queued of waiting) {
       await cancelBuild(
         tx,
         queued,
@@ -80,8 +87,8 @@ export async function enqueueBuild(
       createTime: now,
       updateTime: now,
     });
+    return build;
   });
-  return build;
 }
 
 /** The long-running operation of a build, as the seed shows it (named by the build id). */

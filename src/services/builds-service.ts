@@ -77,13 +77,29 @@ export class BuildsService {
     environmentId: string,
     clean: boolean,
   ): Promise<Operation> {
-    const { environment } = await this.deps.environments.locate(
+    const { scope, environment } = await this.deps.environments.locate(
       principal,
       account,
       appId,
       environmentId,
       'environment.write',
     );
+    return this.rebuildEnvironment(scope, environment, clean, false);
+  }
+
+  /**
+   * The rebuild itself, for a caller already allowed to ask for it (`:rebuild`, or a webhook
+   * whose token matched). With `coalesce`, a request joins a build of the environment that is
+   * still queued and would do the same work, and answers its operation.
+   */
+  async rebuildEnvironment(
+    scope: EnvironmentScope,
+    environment: EnvironmentRecord,
+    clean: boolean,
+    coalesce: boolean,
+  ): Promise<Operation> {
+    const { account } = scope;
+    const appId = scope.app.appId;
     const latest = (
       await this.deps.store.builds.list(
         environment.id,
@@ -103,6 +119,14 @@ export class BuildsService {
       clean ? 'CLEAN_REBUILD' : 'REBUILD',
       { sourceKey: latest.sourceKey, sourceDigest: latest.sourceDigest, sourceBytes: latest.sourceBytes },
       this.deps.clock.now(),
+      undefined,
+      // A queued clean rebuild does what a rebuild asks and more; a queued upload or rebuild builds the
+      // newest source with the cache, which is what a rebuild asks. A redeploy builds nothing.
+      coalesce
+        ? (queued) =>
+            queued.trigger === 'CLEAN_REBUILD' ||
+            (!clean && (queued.trigger === 'REBUILD' || queued.trigger === 'UPLOAD'))
+        : undefined,
     );
     this.deps.onQueued?.();
     return buildOperation(account, appId, environment.id, build.id);

@@ -311,7 +311,8 @@ export interface RuntimeLogsRepository {
   prune(environmentId: string, keep: number): Promise<void>;
 }
 
-export type PlatformTokenKind = 'apps-api' | 'kv-store';
+/** apps-api and kv-store: Bearer tokens of hosted apps; webhook: the token of the environment's webhook URLs. */
+export type PlatformTokenKind = 'apps-api' | 'kv-store' | 'webhook';
 
 export interface PlatformTokenRecord {
   readonly environmentId: string;
@@ -327,6 +328,11 @@ export interface PlatformTokensRepository {
   /** Inserts unless the environment has a token of that kind already; answers the one that holds. */
   ensure(record: PlatformTokenRecord): Promise<PlatformTokenRecord>;
   findByDigest(digest: string): Promise<PlatformTokenRecord | undefined>;
+  find(environmentId: string, kind: PlatformTokenKind): Promise<PlatformTokenRecord | undefined>;
+  /** Inserts, or replaces the environment's token of that kind (the old one stops matching at once). */
+  replace(record: PlatformTokenRecord): Promise<void>;
+  /** Whether there was one to delete. */
+  delete(environmentId: string, kind: PlatformTokenKind): Promise<boolean>;
 }
 
 export interface UsageRepository {

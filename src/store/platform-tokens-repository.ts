@@ -38,6 +38,35 @@ export function createPlatformTokensRepository(db: Kysely<Database>): PlatformTo
         .executeTakeFirstOrThrow();
       return toToken(row);
     },
+    async find(environmentId, kind) {
+      const row = await db
+        .selectFrom('platform_tokens')
+        .selectAll()
+        .where('environment_id', '=', environmentId)
+        .where('kind', '=', kind)
+        .executeTakeFirst();
+      return row && toToken(row);
+    },
+    async replace(record) {
+      const values = {
+        token_sealed: record.tokenSealed,
+        token_digest: record.tokenDigest,
+        create_time: record.createTime,
+      };
+      await db
+        .insertInto('platform_tokens')
+        .values({ ...values, environment_id: record.environmentId, kind: record.kind })
+        .onConflict((oc) => oc.columns(['environment_id', 'kind']).doUpdateSet(values))
+        .execute();
+    },
+    async delete(environmentId, kind) {
+      const result = await db
+        .deleteFrom('platform_tokens')
+        .where('environment_id', '=', environmentId)
+        .where('kind', '=', kind)
+        .executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    },
     async findByDigest(digest) {
       const row = await db
         .selectFrom('platform_tokens')

@@ -52,6 +52,7 @@ export class TestClock implements Clock {
 export interface TestApiOptions {
   readonly clock?: Clock;
   readonly rateLimitPerMinute?: number;
+  readonly webhookTriggersPerMinute?: number;
   readonly authFailuresPerMinute?: number;
   readonly bodyLimitBytes?: number;
   readonly authCacheTtlMs?: number;
@@ -110,6 +111,7 @@ export class TestApi {
         builds: loadConfig(options.buildEnv ?? {}, dataDir).builds,
         hosting,
         domains,
+        publicUrl: 'http://127.0.0.1:8080',
         // Each test has its own database, worked on by this process alone.
         databaseUrl: undefined,
       },
@@ -129,6 +131,7 @@ export class TestApi {
         publicUrl: 'http://127.0.0.1:8080',
         trustProxy: [],
         uploadLimits,
+        webhookTriggersPerMinute: options.webhookTriggersPerMinute ?? 10,
       },
     });
     await app.listen({ host: '127.0.0.1', port: 0 });

@@ -61,6 +61,7 @@ describe('loadConfig defaults', () => {
         logLevel: 'info',
         bodyLimitBytes: 1_048_576,
         rateLimitPerMinute: 1_200,
+        webhookTriggersPerMinute: 10,
         authFailuresPerMinute: 20,
         authCacheTtlMs: 300_000,
         accessCacheTtlMs: 30_000,
