@@ -25,6 +25,7 @@ export interface Config {
   readonly bodyLimitBytes: number;
   readonly rateLimitPerMinute: number;
   readonly webhookTriggersPerMinute: number;
+  readonly events: EventSettings;
   readonly authFailuresPerMinute: number;
   readonly authCacheTtlMs: number;
   readonly accessCacheTtlMs: number;
@@ -35,6 +36,14 @@ export interface Config {
   readonly builds: BuildSettings;
   readonly hosting: HostingSettings;
   readonly domains: DomainSettings;
+}
+
+export interface EventSettings {
+  /** ATOLL_WEBHOOK_ALLOW_PRIVATE: deliveries may reach loopback, private and link-local addresses. */
+  readonly allowPrivate: boolean;
+  readonly retryBaseMs: number;
+  readonly maxAgeMs: number;
+  readonly timeoutMs: number;
 }
 
 export interface DomainSettings {
@@ -336,6 +345,12 @@ export function loadConfig(env: Env, cwd: string): Config {
     bodyLimitBytes: readInteger(env, 'ATOLL_BODY_LIMIT', 1_048_576, 1_024, 1_073_741_824, problems),
     rateLimitPerMinute: readInteger(env, 'ATOLL_RATE_LIMIT_PER_MINUTE', 1_200, 1, 100_000_000, problems),
     webhookTriggersPerMinute: readInteger(env, 'ATOLL_WEBHOOK_RATE_PER_MINUTE', 10, 1, 100_000, problems),
+    events: Object.freeze({
+      allowPrivate: readFlag(env, 'ATOLL_WEBHOOK_ALLOW_PRIVATE', problems),
+      retryBaseMs: readInteger(env, 'ATOLL_EVENT_RETRY_BASE_MS', 10_000, 10, 3_600_000, problems),
+      maxAgeMs: readInteger(env, 'ATOLL_EVENT_RETRY_HOURS', 24, 1, 720, problems) * 3_600_000,
+      timeoutMs: readInteger(env, 'ATOLL_EVENT_TIMEOUT_MS', 10_000, 100, 120_000, problems),
+    }),
     authFailuresPerMinute: readInteger(env, 'ATOLL_AUTH_FAILURES_PER_MINUTE', 20, 1, 1_000_000, problems),
     authCacheTtlMs: readInteger(env, 'ATOLL_AUTH_CACHE_TTL_MS', 300_000, 1, 86_400_000, problems),
     accessCacheTtlMs: readInteger(env, 'ATOLL_ACCESS_CACHE_TTL_MS', 30_000, 1, 3_600_000, problems),

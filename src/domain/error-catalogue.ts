@@ -97,6 +97,11 @@ export const ERROR_CATALOGUE = {
     http: 404,
     summary: 'The environment has no operation with this id.',
   },
+  EVENT_SUBSCRIPTION_NOT_FOUND: {
+    grpc: 'NOT_FOUND',
+    http: 404,
+    summary: 'The account has no event subscription with this id.',
+  },
   WEBHOOKS_NOT_FOUND: {
     grpc: 'NOT_FOUND',
     http: 404,

@@ -16,7 +16,8 @@ export type Action =
   | 'environment.delete'
   | 'member.read'
   | 'member.write'
-  | 'webhook.manage';
+  | 'webhook.manage'
+  | 'events.manage';
 
 const ALLOWED: Readonly<Record<Action, readonly Role[]>> = {
   'account.read': ['owner', 'developer', 'viewer'],
@@ -29,6 +30,7 @@ const ALLOWED: Readonly<Record<Action, readonly Role[]>> = {
   'member.read': ['owner'],
   'member.write': ['owner'],
   'webhook.manage': ['owner'],
+  'events.manage': ['owner'],
 };
 
 export function isRole(value: string): value is Role {

@@ -13,6 +13,7 @@ import type { MembersService } from '../services/members-service.js';
 import type { OperationsService } from '../services/operations-service.js';
 import type { UsersService } from '../services/users-service.js';
 import type { WebhooksService } from '../services/webhooks-service.js';
+import type { EventSubscriptionsService } from '../services/event-subscriptions-service.js';
 
 /** What the HTTP layer needs: services only (main builds them). */
 export interface ApiServices {
@@ -31,6 +32,7 @@ export interface ApiServices {
   readonly usage: UsageService;
   readonly domainMappings: DomainMappingsService;
   readonly webhooks: WebhooksService;
+  readonly eventSubscriptions: EventSubscriptionsService;
 }
 
 /** Health of the process, for /healthz and /readyz. */

@@ -16,6 +16,7 @@ import { registerHealthRoutes } from './routes/health-routes.js';
 import { registerHostingRoutes } from './routes/hosting-routes.js';
 import { registerDomainMappingRoutes } from './routes/domain-mapping-routes.js';
 import { registerWebhookRoutes, registerWebhookTriggers } from './routes/webhook-routes.js';
+import { registerEventSubscriptionRoutes } from './routes/event-subscription-routes.js';
 import { requestValidatorCompiler } from './request-validator.js';
 import { statusHandlers } from './status-response.js';
 import { swaggerOptions } from './swagger-document.js';
@@ -125,6 +126,7 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<ApiInstance> 
     registerHostingRoutes(api, services);
     registerDomainMappingRoutes(api, services);
     registerWebhookRoutes(api, services);
+    registerEventSubscriptionRoutes(api, services);
     await registerUploadRoute(api, services, options.uploadLimits.maxArchiveBytes);
   });
   // The webhook trigger URLs authenticate by their token, not by Basic auth.

@@ -45,6 +45,9 @@ import { Retention } from '../services/retention.js';
 import { RuntimeLogWriter } from '../services/runtime-log-writer.js';
 import { UsageService } from '../services/usage-service.js';
 import { WebhooksService } from '../services/webhooks-service.js';
+import { HttpEventSender } from '../adapters/http-event-sender.js';
+import { DeliveryWorker } from '../services/delivery-worker.js';
+import { EventSubscriptionsService } from '../services/event-subscriptions-service.js';
 import { UsageMeter } from '../edge/usage-meter.js';
 
 export type ServiceSettings = Pick<
@@ -60,6 +63,7 @@ export type ServiceSettings = Pick<
   | 'domains'
   | 'databaseUrl'
   | 'publicUrl'
+  | 'events'
 >;
 
 export interface Services extends ApiServices {
@@ -84,6 +88,8 @@ export interface Services extends ApiServices {
   readonly runRetention: () => Promise<void>;
   /** Finishes domain mapping work acknowledged before a stop, and shows the edge its custom domains. */
   readonly domainReconciler: DomainReconciler;
+  /** Sends the outbox of event notifications; serve starts it. */
+  readonly deliveryWorker: DeliveryWorker;
   /** Issues and renews custom domains' certificates; undefined without ATOLL_ACME_DIRECTORY. */
   readonly certificates: CertificateManager | undefined;
 }
@@ -99,6 +105,22 @@ export function composeServices(deps: {
   commandRunner?: CommandRunner;
 }): Services {
   const { store, clock, logger, settings } = deps;
+  const deliveryWorker = new DeliveryWorker({
+    store,
+    sender: new HttpEventSender({
+      allowPrivate: settings.events.allowPrivate,
+      timeoutMs: settings.events.timeoutMs,
+    }),
+    secretBox: createAesSecretBox(deps.platformKey),
+    clock,
+    logger,
+    settings: {
+      retryBaseMs: settings.events.retryBaseMs,
+      maxAgeMs: settings.events.maxAgeMs,
+      pollMs: 1_000,
+      leaseMs: settings.events.timeoutMs * 3,
+    },
+  });
   const hasher = createScryptPasswordHasher({ logN: settings.passwordHashLogN, r: 8, p: 1 });
   const secretBox = createAesSecretBox(deps.platformKey);
   const throttle = new FailureThrottle(clock, settings.authFailuresPerMinute, 60_000);
@@ -377,6 +399,15 @@ export function composeServices(deps: {
     runRetention,
     domainReconciler,
     certificates,
+    deliveryWorker,
+    eventSubscriptions: new EventSubscriptionsService({
+      store,
+      access,
+      secretBox,
+      clock,
+      worker: deliveryWorker,
+      allowPrivate: settings.events.allowPrivate,
+    }),
     webhooks: new WebhooksService({
       store,
       access,
@@ -389,7 +420,7 @@ export function composeServices(deps: {
       publicUrl: settings.publicUrl,
     }),
     domainMappings,
-    hosting: new HostingService({ store, environments, router: edge }),
+    hosting: new HostingService({ store, environments, router: edge, clock }),
     auth,
     access,
     accounts,

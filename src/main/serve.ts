@@ -170,6 +170,8 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
     );
   }
 
+  // Events committed before a stop or crash are sent now, and new ones as they come.
+  services.deliveryWorker.start();
   // Domain mapping work acknowledged before a stop is finished; the edge learns its custom domains
   // and their certificates, then certificates due are issued or renewed.
   void services.domainReconciler
@@ -246,6 +248,7 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
       // Apps stop (gracefully) before the edge and the platform services they use go.
       await services.runtime.stop();
       await services.certificates?.stop();
+      await services.deliveryWorker.stop();
       await Promise.all(
         [edge, tlsEdge].map(
           (server) =>

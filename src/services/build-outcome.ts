@@ -1,5 +1,9 @@
 import { GRPC_CODES, type GrpcCodeName } from '../domain/error-catalogue.js';
+import { publishBuildEvent } from './event-outbox.js';
 import type { BuildRecord, Repositories } from './store-port.js';
+
+/** How a build that built but could not be deployed says so (and is reported as deployment.failed too). */
+export const DEPLOYMENT_FAILED_PREFIX = 'deployment failed: ';
 
 export interface BuildEnding {
   readonly state: 'FAILED' | 'CANCELLED';
@@ -27,6 +31,10 @@ export async function endBuild(
     failureExitCode: ending.exitCode,
     finishTime: now,
   });
+  const ended = { ...build, state: ending.state, failureMessage: ending.message };
+  await publishBuildEvent(tx, ended, ending.state === 'CANCELLED' ? 'build.cancelled' : 'build.failed', now);
+  if (ending.message.startsWith(DEPLOYMENT_FAILED_PREFIX))
+    await publishBuildEvent(tx, ended, 'deployment.failed', now);
   const operation = await tx.operations.find(build.environmentId, build.id);
   if (operation && !operation.done) {
     await tx.operations.update({

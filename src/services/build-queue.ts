@@ -1,4 +1,5 @@
 import { endBuild } from './build-outcome.js';
+import { publishBuildEvent } from './event-outbox.js';
 import type { Clock } from './platform-ports.js';
 import type { BuildRecord, Store } from './store-port.js';
 
@@ -19,7 +20,12 @@ export class BuildQueue {
   ) {}
 
   claimNext(): Promise<BuildRecord | undefined> {
-    return this.deps.store.builds.claimNext(this.deps.clock.now());
+    const now = this.deps.clock.now();
+    return this.deps.store.transaction(async (tx) => {
+      const build = await tx.builds.claimNext(now);
+      if (build) await publishBuildEvent(tx, build, 'build.started', now);
+      return build;
+    });
   }
 
   /**

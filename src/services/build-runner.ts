@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ShellVariable } from '../domain/shell-variables.js';
-import { endBuild } from './build-outcome.js';
+import { DEPLOYMENT_FAILED_PREFIX, endBuild } from './build-outcome.js';
+import { publishBuildEvent } from './event-outbox.js';
 import { INTERRUPTED_MESSAGE, type BuildQueue } from './build-queue.js';
 import type { DeploymentsService } from './deployments-service.js';
 import { DeploymentFailure, type PreparedDeployment } from './hosting-ports.js';
@@ -213,7 +214,7 @@ export class BuildRunner {
           );
         } catch (error) {
           if (!(error instanceof DeploymentFailure)) throw error;
-          outcome = { ok: false, message: `deployment failed: ${error.message}`, exitCode: null };
+          outcome = { ok: false, message: `${DEPLOYMENT_FAILED_PREFIX}${error.message}`, exitCode: null };
         }
       }
     } catch (error) {
@@ -295,6 +296,9 @@ export class BuildRunner {
     const operation = await tx.operations.find(current.environmentId, current.id);
     if (operation && !operation.done)
       await tx.operations.update({ ...operation, done: true, updateTime: now });
+    const succeeded = { ...current, state: 'SUCCEEDED' as const };
+    await publishBuildEvent(tx, succeeded, 'build.succeeded', now);
+    if (liveTime !== null) await publishBuildEvent(tx, succeeded, 'deployment.live', now);
   }
 
   async #record(build: BuildRecord, outcome: BuildOutcome): Promise<void> {

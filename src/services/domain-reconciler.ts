@@ -7,6 +7,7 @@ import {
 } from '../domain/domain-mapping.js';
 import { checkPointsAtEdge, checkTxtRecord, type EdgeTarget } from './domain-checks.js';
 import type { DomainEdgeSync } from './domain-edge-sync.js';
+import { publishDomainEvent } from './event-outbox.js';
 import type { DnsLookup } from './domain-ports.js';
 import type { Clock, Logger } from './platform-ports.js';
 import type { DomainMappingRecord, Repositories, Store } from './store-port.js';
@@ -193,6 +194,13 @@ export class DomainReconciler {
       updateTime: now,
     };
     await tx.domainMappings.update(saved);
+    if (derived.state !== record.state && (derived.state === 'ACTIVE' || derived.state === 'FAILED'))
+      await publishDomainEvent(
+        tx,
+        saved,
+        derived.state === 'ACTIVE' ? 'domain.active' : 'domain.failed',
+        now,
+      );
     await this.syncEnvironment(tx, record.environmentId);
     return saved;
   }

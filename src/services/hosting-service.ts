@@ -1,6 +1,8 @@
 import type { Principal } from './auth-service.js';
 import type { EnvironmentsService } from './environments-service.js';
+import { publishCachePurged } from './event-outbox.js';
 import type { TrafficRouter } from './hosting-ports.js';
+import type { Clock } from './platform-ports.js';
 import type { Store } from './store-port.js';
 
 /** How many lines of the runtime log an answer starts with (the newest ones). */
@@ -9,7 +11,12 @@ export const RUNTIME_LOG_TAIL_DEFAULT = 1_000;
 /** What the API offers about an environment's hosting: its web cache and its runtime logs. */
 export class HostingService {
   constructor(
-    private readonly deps: { store: Store; environments: EnvironmentsService; router: TrafficRouter },
+    private readonly deps: {
+      store: Store;
+      environments: EnvironmentsService;
+      router: TrafficRouter;
+      clock: Clock;
+    },
   ) {}
 
   /** `:clearCache`: the environment's web cache is emptied at once. */
@@ -27,6 +34,9 @@ export class HostingService {
       'environment.write',
     );
     this.deps.router.clearCache(environment.id);
+    await this.deps.store.transaction((tx) =>
+      publishCachePurged(tx, environment.id, { source: 'api' }, this.deps.clock.now()),
+    );
     return {};
   }
 

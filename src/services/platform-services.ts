@@ -1,4 +1,5 @@
 import { AtollError, invalidField } from '../domain/error-catalogue.js';
+import { publishCachePurged } from './event-outbox.js';
 import type { TrafficRouter } from './hosting-ports.js';
 import type { Clock } from './platform-ports.js';
 import type { PlatformTokens } from './platform-tokens.js';
@@ -44,7 +45,7 @@ export class PlatformServices {
     return owner;
   }
 
-  purge(environmentId: string, body: unknown): { purgedEntries: number } {
+  async purge(environmentId: string, body: unknown): Promise<{ purgedEntries: number }> {
     const tags = (body as { tags?: unknown } | undefined)?.tags;
     if (!Array.isArray(tags)) throw invalidField('tags', 'is required: an array of tags or paths');
     if (tags.length > MAX_PURGE_TAGS) throw invalidField('tags', `holds at most ${MAX_PURGE_TAGS} tags`);
@@ -55,7 +56,11 @@ export class PlatformServices {
           `must be a non-empty string of at most ${MAX_PURGE_TAG_LENGTH} characters`,
         );
     });
-    return { purgedEntries: this.deps.router.purgeTags(environmentId, tags as string[]) };
+    const purgedEntries = this.deps.router.purgeTags(environmentId, tags as string[]);
+    await this.deps.store.transaction((tx) =>
+      publishCachePurged(tx, environmentId, { source: 'app', tags: tags as string[] }, this.deps.clock.now()),
+    );
+    return { purgedEntries };
   }
 
   async authorizeKv(authorization: string | undefined): Promise<string> {

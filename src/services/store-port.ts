@@ -181,6 +181,8 @@ export interface EnvironmentsRepository {
   assignBuildUid(id: string, first: number, last: number): Promise<number | undefined>;
   /** Every environment with a live deployment. */
   listLive(): Promise<EnvironmentRecord[]>;
+  /** Where the environment lives: its account (id and name) and its app's id; for events. */
+  findLocation(id: string): Promise<{ accountId: string; account: string; appId: string } | undefined>;
   setDomains(
     id: string,
     domains: readonly string[],
@@ -364,6 +366,78 @@ export interface BuildLogsRepository {
   read(buildId: string, afterSeq: number, limit: number): Promise<BuildLogLine[]>;
 }
 
+export interface EventSubscriptionRecord {
+  readonly id: string;
+  readonly accountId: string;
+  readonly targetUrl: string;
+  readonly eventTypes: readonly string[];
+  readonly description: string;
+  /** The signing secret, sealed: it is needed again for every delivery. */
+  readonly secretSealed: string;
+  readonly createTime: Date;
+}
+
+export interface EventRecord {
+  readonly id: string;
+  readonly accountId: string;
+  readonly type: string;
+  readonly time: Date;
+  readonly resource: Readonly<Record<string, unknown>>;
+}
+
+export type DeliveryState = 'PENDING' | 'SUCCEEDED' | 'FAILED';
+
+export interface DeliveryRecord {
+  readonly id: string;
+  readonly eventId: string;
+  readonly subscriptionId: string;
+  readonly state: DeliveryState;
+  readonly attempts: number;
+  readonly nextAttemptTime: Date | null;
+  readonly createTime: Date;
+  readonly updateTime: Date;
+}
+
+export interface DeliveryAttempt {
+  readonly time: Date;
+  /** The receiver's HTTP status, or null when none came (refused, timed out, guarded). */
+  readonly statusCode: number | null;
+  readonly error: string;
+  readonly durationMs: number;
+}
+
+export interface EventsRepository {
+  insertSubscription(record: EventSubscriptionRecord): Promise<void>;
+  findSubscription(accountId: string, id: string): Promise<EventSubscriptionRecord | undefined>;
+  listSubscriptions(accountId: string, page: PageRequest): Promise<Page<EventSubscriptionRecord>>;
+  /** Whether there was one to delete (its deliveries go with it). */
+  deleteSubscription(accountId: string, id: string): Promise<boolean>;
+  /**
+   * Stores the event with a PENDING delivery for each subscription of its account that lists
+   * its type (or for the one subscription given); answers the deliveries made.
+   */
+  publish(event: EventRecord, now: Date, onlySubscriptionId?: string): Promise<string[]>;
+  /**
+   * Takes up to `limit` PENDING deliveries that are due, pushing their next attempt to
+   * `leaseUntil` so that no other worker takes them meanwhile; with their event and subscription.
+   */
+  claimDue(
+    now: Date,
+    leaseUntil: Date,
+    limit: number,
+  ): Promise<
+    { delivery: DeliveryRecord; event: EventRecord; subscription: EventSubscriptionRecord; account: string }[]
+  >;
+  updateDelivery(record: DeliveryRecord): Promise<void>;
+  addAttempt(deliveryId: string, attempt: DeliveryAttempt): Promise<void>;
+  findDelivery(id: string): Promise<DeliveryRecord | undefined>;
+  /** Newest first, each with its event type and its attempts (oldest first). */
+  listDeliveries(
+    subscriptionId: string,
+    page: PageRequest,
+  ): Promise<Page<DeliveryRecord & { eventType: string; attemptList: DeliveryAttempt[] }>>;
+}
+
 export interface Repositories {
   readonly accounts: AccountsRepository;
   readonly users: UsersRepository;
@@ -379,6 +453,7 @@ export interface Repositories {
   readonly kv: KvRepository;
   readonly usage: UsageRepository;
   readonly domainMappings: DomainMappingsRepository;
+  readonly events: EventsRepository;
 }
 
 export interface Store extends Repositories {

@@ -8,6 +8,7 @@ import type { AccessService } from './access-service.js';
 import type { Principal } from './auth-service.js';
 import type { BuildsService } from './builds-service.js';
 import type { EnvironmentScope, EnvironmentsService } from './environments-service.js';
+import { publishCachePurged } from './event-outbox.js';
 import type { FailureThrottle } from './failure-throttle.js';
 import type { TrafficRouter } from './hosting-ports.js';
 import type { Clock, SecretBox } from './platform-ports.js';
@@ -142,10 +143,13 @@ export class WebhooksService {
   }
 
   /** Runs the action of a URL whose token matched: a rebuild's operation (joining one queued), or {}. */
-  trigger(target: WebhookTarget, action: WebhookAction): Promise<Operation | object> {
+  async trigger(target: WebhookTarget, action: WebhookAction): Promise<Operation | object> {
     if (action === 'purgeCache') {
       this.deps.router.clearCache(target.environment.id);
-      return Promise.resolve({});
+      await this.deps.store.transaction((tx) =>
+        publishCachePurged(tx, target.environment.id, { source: 'webhook' }, this.deps.clock.now()),
+      );
+      return {};
     }
     return this.deps.builds.rebuildEnvironment(
       target.scope,

@@ -15,6 +15,7 @@ import { createPlatformTokensRepository } from './platform-tokens-repository.js'
 import { createRuntimeLogsRepository } from './runtime-logs-repository.js';
 import { createUsageRepository } from './usage-repository.js';
 import { createDomainMappingsRepository } from './domain-mappings-repository.js';
+import { createEventsRepository } from './events-repository.js';
 import { createUsersRepository } from './users-repository.js';
 
 function createRepositories(db: Kysely<Database>): Repositories {
@@ -33,6 +34,7 @@ function createRepositories(db: Kysely<Database>): Repositories {
     kv: createKvRepository(db),
     usage: createUsageRepository(db),
     domainMappings: createDomainMappingsRepository(db),
+    events: createEventsRepository(db),
   };
 }
 

@@ -180,6 +180,44 @@ export interface DomainCertificatesTable {
   issue_time: Timestamp;
 }
 
+export interface EventSubscriptionsTable {
+  id: string;
+  account_id: string;
+  target_url: string;
+  event_types: ColumnType<unknown, string, string>;
+  description: string;
+  secret_sealed: string;
+  create_time: Timestamp;
+}
+
+export interface EventsTable {
+  id: string;
+  account_id: string;
+  type: string;
+  time: Timestamp;
+  resource: ColumnType<unknown, string, string>;
+}
+
+export interface EventDeliveriesTable {
+  id: string;
+  event_id: string;
+  subscription_id: string;
+  state: string;
+  attempts: number;
+  next_attempt_time: Date | null;
+  create_time: Timestamp;
+  update_time: Timestamp;
+}
+
+export interface EventDeliveryAttemptsTable {
+  id: ColumnType<string, never, never>;
+  delivery_id: string;
+  time: Timestamp;
+  status_code: number | null;
+  error: string;
+  duration_ms: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   users: UsersTable;
@@ -197,4 +235,8 @@ export interface Database {
   domain_mappings: DomainMappingsTable;
   domain_claims: DomainClaimsTable;
   domain_certificates: DomainCertificatesTable;
+  event_subscriptions: EventSubscriptionsTable;
+  events: EventsTable;
+  event_deliveries: EventDeliveriesTable;
+  event_delivery_attempts: EventDeliveryAttemptsTable;
 }

@@ -84,6 +84,17 @@ export function createEnvironmentsRepository(db: Kysely<Database>): Environments
         .execute();
       return rows.map(toEnvironment);
     },
+    async findLocation(id) {
+      if (!isUuid(id)) return undefined;
+      const row = await db
+        .selectFrom('environments')
+        .innerJoin('apps', 'apps.id', 'environments.app_pk')
+        .innerJoin('accounts', 'accounts.id', 'apps.account_id')
+        .select(['accounts.id as account_id', 'accounts.name as account_name', 'apps.app_id'])
+        .where('environments.id', '=', id)
+        .executeTakeFirst();
+      return row && { accountId: row.account_id, account: row.account_name, appId: row.app_id };
+    },
     async setDomains(id, domains, urlDomain) {
       await db
         .updateTable('environments')

@@ -4,6 +4,7 @@ import * as builds from './migrations/0002-builds.js';
 import * as buildLogs from './migrations/0003-build-logs.js';
 import * as hosting from './migrations/0004-hosting.js';
 import * as domains from './migrations/0005-domains.js';
+import * as events from './migrations/0006-events.js';
 
 /** Every migration, in order. Names never change once released. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -12,6 +13,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003-build-logs': buildLogs,
   '0004-hosting': hosting,
   '0005-domains': domains,
+  '0006-events': events,
 };
 
 /** Names of every migration, in the order they apply. */

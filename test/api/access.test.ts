@@ -61,6 +61,7 @@ describe('authentication, accounts, members and API credentials', () => {
         operation: 'no_build',
         build: '00000000-0000-4000-8000-000000000001',
         domain: 'www.example.com',
+        subscription: '00000000-0000-4000-8000-000000000002',
         email: 'owner@acme.test',
         credential: owner.userId,
       };
@@ -131,6 +132,7 @@ describe('authentication, accounts, members and API credentials', () => {
         operation: 'no_build',
         build: '00000000-0000-4000-8000-000000000001',
         domain: 'www.example.com',
+        subscription: '00000000-0000-4000-8000-000000000002',
         email: 'owner@acme.test',
       };
       const scoped = listRoutes(api).filter((r) => /^\/(fu\/)?v1\/accounts\/:account/.test(r.url));

@@ -111,6 +111,7 @@ export class TestApi {
         builds: loadConfig(options.buildEnv ?? {}, dataDir).builds,
         hosting,
         domains,
+        events: loadConfig(options.buildEnv ?? {}, dataDir).events,
         publicUrl: 'http://127.0.0.1:8080',
         // Each test has its own database, worked on by this process alone.
         databaseUrl: undefined,
@@ -234,6 +235,7 @@ export class TestApi {
 
   async close(): Promise<void> {
     await this.services.certificates?.stop();
+    await this.services.deliveryWorker.stop();
     await this.services.domainReconciler.settled();
     await this.services.runtime.stop();
     await this.services.runtimeLogs.stop();

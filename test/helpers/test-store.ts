@@ -27,6 +27,10 @@ export interface TestStore {
 }
 
 const TABLES = [
+  'event_delivery_attempts',
+  'event_deliveries',
+  'events',
+  'event_subscriptions',
   'domain_certificates',
   'domain_claims',
   'domain_mappings',

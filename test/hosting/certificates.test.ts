@@ -121,9 +121,11 @@ describe('custom domains: certificates from an ACME CA (Pebble), served by SNI',
     await activate('secure.example.com', () => {
       dns.set('secure.example.com', 'A', ['127.0.0.1']);
     });
-    await eventually(
-      async () => (await mapping('secure.example.com')).certificate.state === 'ISSUED',
-      60_000,
+    assert.ok(
+      await eventually(
+        async () => (await mapping('secure.example.com')).certificate.state === 'ISSUED',
+        60_000,
+      ),
     );
     const issued = await mapping('secure.example.com');
     assert.equal(issued.certificate.detail, '');
@@ -163,7 +165,12 @@ describe('custom domains: certificates from an ACME CA (Pebble), served by SNI',
     await activate('late.example.com', () => {
       dns.set('late.example.com', 'CNAME', ['edge.atoll.test']);
     });
-    await eventually(async () => (await mapping('late.example.com')).certificate.state === 'FAILED', 60_000);
+    assert.ok(
+      await eventually(
+        async () => (await mapping('late.example.com')).certificate.state === 'FAILED',
+        60_000,
+      ),
+    );
     const failed = await mapping('late.example.com');
     assert.match(failed.certificate.detail, /issuance failed \(attempt 1\)/);
     assert.ok(Date.parse(failed.certificate.nextAttemptTime) > Date.now());

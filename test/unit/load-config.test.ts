@@ -62,6 +62,7 @@ describe('loadConfig defaults', () => {
         bodyLimitBytes: 1_048_576,
         rateLimitPerMinute: 1_200,
         webhookTriggersPerMinute: 10,
+        events: { allowPrivate: false, retryBaseMs: 10_000, maxAgeMs: 24 * 3_600_000, timeoutMs: 10_000 },
         authFailuresPerMinute: 20,
         authCacheTtlMs: 300_000,
         accessCacheTtlMs: 30_000,

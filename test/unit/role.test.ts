@@ -13,6 +13,7 @@ const ALL_ACTIONS: readonly Action[] = [
   'member.read',
   'member.write',
   'webhook.manage',
+  'events.manage',
 ];
 
 describe('roles', () => {
@@ -40,7 +41,13 @@ describe('roles', () => {
       'environment.write',
       'environment.delete',
     ]);
-    for (const action of ['app.delete', 'member.read', 'member.write', 'webhook.manage'] as const) {
+    for (const action of [
+      'app.delete',
+      'member.read',
+      'member.write',
+      'webhook.manage',
+      'events.manage',
+    ] as const) {
       assert.equal(roleAllows('developer', action), false, action);
     }
   });

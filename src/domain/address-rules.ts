@@ -1,0 +1,41 @@
+import { BlockList, isIP } from 'node:net';
+
+/**
+ * Addresses an outbound request from the platform must not reach unless the operator allows it:
+ * loopback, private (RFC 1918, RFC 4193), link-local, carrier-grade NAT, unspecified, multicast
+ * and reserved ranges, in IPv4, IPv6 and IPv4-mapped IPv6. They are the platform's own services
+ * and its network's, where a tenant's URL must not lead.
+ */
+const BLOCKED = new BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  BLOCKED.addSubnet(network, prefix, 'ipv4');
+for (const [network, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+  ['64:ff9b::', 96],
+] as const)
+  BLOCKED.addSubnet(network, prefix, 'ipv6');
+
+export function isPrivateAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 4) return BLOCKED.check(address, 'ipv4');
+  if (family !== 6) return true;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped?.[1] !== undefined) return BLOCKED.check(mapped[1], 'ipv4');
+  return BLOCKED.check(address, 'ipv6');
+}

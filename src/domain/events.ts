@@ -1,0 +1,39 @@
+import { createHmac } from 'node:crypto';
+
+/** Outbound event notifications: the types, the signature, and when a failed delivery is tried again. */
+
+export const EVENT_TYPES = [
+  'build.started',
+  'build.succeeded',
+  'build.failed',
+  'build.cancelled',
+  'deployment.live',
+  'deployment.failed',
+  'domain.active',
+  'domain.failed',
+  'cache.purged',
+  'report.sent',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** What the test-delivery call sends; a subscription need not list it. */
+export const TEST_EVENT_TYPE = 'subscription.test';
+
+export const SIGNATURE_HEADER = 'atoll-signature';
+
+/**
+ * `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`: the timestamp is signed with
+ * the body, so a receiver that refuses old timestamps also refuses replays (docs/api.md shows
+ * how to check it).
+ */
+export function signatureHeader(secret: string, unixSeconds: number, body: string): string {
+  const mac = createHmac('sha256', secret)
+    .update(`${String(unixSeconds)}.${body}`)
+    .digest('hex');
+  return `t=${String(unixSeconds)},v1=${mac}`;
+}
+
+/** After the n-th failed attempt: base, 2·base, 4·base, … up to an hour. */
+export function deliveryRetryDelayMs(failures: number, baseMs: number): number {
+  return Math.min(baseMs * 2 ** Math.max(0, failures - 1), 3_600_000);
+}

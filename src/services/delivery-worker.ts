@@ -1,0 +1,165 @@
+import { deliveryRetryDelayMs, SIGNATURE_HEADER, signatureHeader } from '../domain/events.js';
+import type { Clock, Logger, SecretBox } from './platform-ports.js';
+import type { DeliveryRecord, EventRecord, EventSubscriptionRecord, Store } from './store-port.js';
+
+/** Sends one delivery's request; throws when no answer came (DeliveryRefused for a guarded address). */
+export interface EventSender {
+  send(url: string, headers: Record<string, string>, body: string): Promise<{ status: number }>;
+}
+
+/** The target resolves to an address deliveries may not reach. */
+export class DeliveryRefused extends Error {
+  override readonly name = 'DeliveryRefused';
+}
+
+export interface DeliverySettings {
+  /** First retry after this; doubling up to an hour. */
+  readonly retryBaseMs: number;
+  /** A delivery still failing this long after its event is given up (FAILED). */
+  readonly maxAgeMs: number;
+  readonly pollMs: number;
+  /** How long a claimed delivery is held by its worker before another may take it. */
+  readonly leaseMs: number;
+}
+
+/** The body every subscriber gets: the event as JSON. */
+export function eventBody(event: EventRecord, account: string): string {
+  return JSON.stringify({
+    id: event.id,
+    type: event.type,
+    time: event.time.toISOString(),
+    account: `accounts/${account}`,
+    resource: event.resource,
+  });
+}
+
+/**
+ * Sends the outbox: PENDING deliveries whose time has come are claimed (leased, so that
+ * several workers share the table), signed and POSTed; each attempt is recorded. A 2xx answer
+ * ends the delivery SUCCEEDED; anything else retries with a doubling backoff until `maxAgeMs`
+ * after the event, then FAILED. State lives in the store: a restart carries on.
+ */
+export class DeliveryWorker {
+  #wake: (() => void) | undefined;
+  #stopping = false;
+  #running: Promise<void> | undefined;
+
+  constructor(
+    private readonly deps: {
+      readonly store: Store;
+      readonly sender: EventSender;
+      readonly secretBox: SecretBox;
+      readonly clock: Clock;
+      readonly logger: Logger;
+      readonly settings: DeliverySettings;
+    },
+  ) {}
+
+  /** Something was published: look now rather than at the next poll. */
+  notify(): void {
+    this.#wake?.();
+  }
+
+  start(): void {
+    this.#running ??= this.#loop();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    this.#wake?.();
+    await this.#running;
+  }
+
+  /** One pass over what is due (tests call it; the loop runs it). Answers how many were attempted. */
+  async runOnce(): Promise<number> {
+    const { store, clock, settings } = this.deps;
+    const now = clock.now();
+    const claimed = await store.events.claimDue(now, new Date(now.getTime() + settings.leaseMs), 20);
+    await Promise.all(claimed.map((c) => this.#attempt(c.delivery, c.event, c.subscription, c.account)));
+    return claimed.length;
+  }
+
+  #stopped(): boolean {
+    return this.#stopping;
+  }
+
+  async #loop(): Promise<void> {
+    while (!this.#stopping) {
+      let attempted = 0;
+      try {
+        attempted = await this.runOnce();
+      } catch (error) {
+        this.deps.logger.error({ err: error }, 'events: the delivery pass failed');
+      }
+      // More may be due at once; or stop() was called during the pass (read through a function, not narrowed).
+      if (attempted > 0 || this.#stopped()) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.deps.settings.pollMs);
+        this.#wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.#wake = undefined;
+    }
+  }
+
+  async #attempt(
+    delivery: DeliveryRecord,
+    event: EventRecord,
+    subscription: EventSubscriptionRecord,
+    account: string,
+  ): Promise<void> {
+    const { store, sender, secretBox, clock, settings, logger } = this.deps;
+    const body = eventBody(event, account);
+    const started = clock.now();
+    const unix = Math.floor(started.getTime() / 1000);
+    let statusCode: number | null = null;
+    let error = '';
+    try {
+      const answer = await sender.send(
+        subscription.targetUrl,
+        {
+          'content-type': 'application/json',
+          'user-agent': 'Atoll-Events/1',
+          'atoll-event-id': event.id,
+          'atoll-event-type': event.type,
+          [SIGNATURE_HEADER]: signatureHeader(secretBox.open(subscription.secretSealed), unix, body),
+        },
+        body,
+      );
+      statusCode = answer.status;
+      if (statusCode < 200 || statusCode > 299) error = `the receiver answered ${String(statusCode)}`;
+    } catch (cause) {
+      error = cause instanceof Error ? cause.message : String(cause);
+    }
+    const now = clock.now();
+    const attempts = delivery.attempts + 1;
+    await store.events.addAttempt(delivery.id, {
+      time: started,
+      statusCode,
+      error,
+      durationMs: Math.max(0, now.getTime() - started.getTime()),
+    });
+    if (error === '') {
+      await store.events.updateDelivery({
+        ...delivery,
+        state: 'SUCCEEDED',
+        attempts,
+        nextAttemptTime: null,
+        updateTime: now,
+      });
+      return;
+    }
+    const next = new Date(now.getTime() + deliveryRetryDelayMs(attempts, settings.retryBaseMs));
+    const givenUp = next.getTime() - event.time.getTime() > settings.maxAgeMs;
+    logger.warn({ deliveryId: delivery.id, attempts, givenUp, error }, 'events: a delivery failed');
+    await store.events.updateDelivery({
+      ...delivery,
+      state: givenUp ? 'FAILED' : 'PENDING',
+      attempts,
+      nextAttemptTime: givenUp ? null : next,
+      updateTime: now,
+    });
+  }
+}

@@ -1,0 +1,243 @@
+import { randomUUID } from 'node:crypto';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import { isUuid } from '../domain/identifier-rules.js';
+import type {
+  DeliveryAttempt,
+  DeliveryRecord,
+  DeliveryState,
+  EventRecord,
+  EventSubscriptionRecord,
+  EventsRepository,
+} from '../services/store-port.js';
+import type {
+  Database,
+  EventDeliveriesTable,
+  EventsTable,
+  EventSubscriptionsTable,
+} from './database-schema.js';
+import { afterTimeId, limitFor, timeIdKey, toPage } from './keyset-page.js';
+
+function toSubscription(row: Selectable<EventSubscriptionsTable>): EventSubscriptionRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    targetUrl: row.target_url,
+    eventTypes: row.event_types as string[],
+    description: row.description,
+    secretSealed: row.secret_sealed,
+    createTime: row.create_time,
+  };
+}
+
+function toEvent(row: Selectable<EventsTable>): EventRecord {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    type: row.type,
+    time: row.time,
+    resource: row.resource as Record<string, unknown>,
+  };
+}
+
+function toDelivery(row: Selectable<EventDeliveriesTable>): DeliveryRecord {
+  return {
+    id: row.id,
+    eventId: row.event_id,
+    subscriptionId: row.subscription_id,
+    state: row.state as DeliveryState,
+    attempts: row.attempts,
+    nextAttemptTime: row.next_attempt_time,
+    createTime: row.create_time,
+    updateTime: row.update_time,
+  };
+}
+
+export function createEventsRepository(db: Kysely<Database>): EventsRepository {
+  return {
+    async insertSubscription(record) {
+      await db
+        .insertInto('event_subscriptions')
+        .values({
+          id: record.id,
+          account_id: record.accountId,
+          target_url: record.targetUrl,
+          event_types: JSON.stringify(record.eventTypes),
+          description: record.description,
+          secret_sealed: record.secretSealed,
+          create_time: record.createTime,
+        })
+        .execute();
+    },
+    async findSubscription(accountId, id) {
+      if (!isUuid(id)) return undefined;
+      const row = await db
+        .selectFrom('event_subscriptions')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row && toSubscription(row);
+    },
+    async listSubscriptions(accountId, page) {
+      let query = db.selectFrom('event_subscriptions').selectAll().where('account_id', '=', accountId);
+      if (page.after) query = query.where(afterTimeId('create_time', 'id', page.after));
+      const rows = await query.orderBy('create_time').orderBy('id').limit(limitFor(page)).execute();
+      return toPage(rows, page, toSubscription, timeIdKey);
+    },
+    async deleteSubscription(accountId, id) {
+      if (!isUuid(id)) return false;
+      const result = await db
+        .deleteFrom('event_subscriptions')
+        .where('account_id', '=', accountId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    },
+    async publish(event, now, onlySubscriptionId) {
+      let subscriptions = db
+        .selectFrom('event_subscriptions')
+        .select('id')
+        .where('account_id', '=', event.accountId);
+      subscriptions =
+        onlySubscriptionId === undefined
+          ? subscriptions.where(sql<boolean>`event_types @> ${JSON.stringify([event.type])}::jsonb`)
+          : subscriptions.where('id', '=', onlySubscriptionId);
+      const targets = await subscriptions.execute();
+      // No subscriber, no row: events are kept only to be delivered.
+      if (targets.length === 0) return [];
+      await db
+        .insertInto('events')
+        .values({
+          id: event.id,
+          account_id: event.accountId,
+          type: event.type,
+          time: event.time,
+          resource: JSON.stringify(event.resource),
+        })
+        .execute();
+      const deliveries = targets.map((target) => ({
+        id: randomUUID(),
+        event_id: event.id,
+        subscription_id: target.id,
+        state: 'PENDING',
+        attempts: 0,
+        next_attempt_time: now,
+        create_time: now,
+        update_time: now,
+      }));
+      await db.insertInto('event_deliveries').values(deliveries).execute();
+      return deliveries.map((d) => d.id);
+    },
+    async claimDue(now, leaseUntil, limit) {
+      // One statement: the rows are locked, leased and answered at once (SKIP LOCKED lets several workers share the table).
+      const claimed = await sql<Selectable<EventDeliveriesTable>>`
+        update event_deliveries set next_attempt_time = ${leaseUntil}
+        where id in (
+          select id from event_deliveries
+          where state = 'PENDING' and next_attempt_time <= ${now}
+          order by next_attempt_time limit ${limit}
+          for update skip locked)
+        returning *`.execute(db);
+      const out = [];
+      for (const row of claimed.rows) {
+        const delivery = toDelivery(row);
+        const event = await db
+          .selectFrom('events')
+          .selectAll()
+          .where('id', '=', delivery.eventId)
+          .executeTakeFirst();
+        const subscription = await db
+          .selectFrom('event_subscriptions')
+          .selectAll()
+          .where('id', '=', delivery.subscriptionId)
+          .executeTakeFirst();
+        const account = await db
+          .selectFrom('accounts')
+          .select('name')
+          .where('id', '=', subscription?.account_id ?? '00000000-0000-0000-0000-000000000000')
+          .executeTakeFirst();
+        if (event && subscription && account)
+          out.push({
+            delivery,
+            event: toEvent(event),
+            subscription: toSubscription(subscription),
+            account: account.name,
+          });
+      }
+      return out;
+    },
+    async updateDelivery(record) {
+      await db
+        .updateTable('event_deliveries')
+        .set({
+          state: record.state,
+          attempts: record.attempts,
+          next_attempt_time: record.nextAttemptTime,
+          update_time: record.updateTime,
+        })
+        .where('id', '=', record.id)
+        .execute();
+    },
+    async addAttempt(deliveryId, attempt: DeliveryAttempt) {
+      await db
+        .insertInto('event_delivery_attempts')
+        .values({
+          delivery_id: deliveryId,
+          time: attempt.time,
+          status_code: attempt.statusCode,
+          error: attempt.error,
+          duration_ms: attempt.durationMs,
+        })
+        .execute();
+    },
+    async findDelivery(id) {
+      if (!isUuid(id)) return undefined;
+      const row = await db.selectFrom('event_deliveries').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && toDelivery(row);
+    },
+    async listDeliveries(subscriptionId, page) {
+      let query = db
+        .selectFrom('event_deliveries')
+        .innerJoin('events', 'events.id', 'event_deliveries.event_id')
+        .selectAll('event_deliveries')
+        .select('events.type as event_type')
+        .where('event_deliveries.subscription_id', '=', subscriptionId);
+      if (page.after)
+        query = query.where(
+          afterTimeId('event_deliveries.create_time', 'event_deliveries.id', page.after, 'desc'),
+        );
+      const rows = await query
+        .orderBy('event_deliveries.create_time', 'desc')
+        .orderBy('event_deliveries.id', 'desc')
+        .limit(limitFor(page))
+        .execute();
+      const ids = rows.map((r) => r.id);
+      const attempts =
+        ids.length === 0
+          ? []
+          : await db
+              .selectFrom('event_delivery_attempts')
+              .selectAll()
+              .where('delivery_id', 'in', ids)
+              .orderBy('id')
+              .execute();
+      return toPage(
+        rows,
+        page,
+        (row) => ({
+          ...toDelivery(row),
+          eventType: row.event_type,
+          attemptList: attempts
+            .filter((a) => a.delivery_id === row.id)
+            .map((a) => ({
+              time: a.time,
+              statusCode: a.status_code,
+              error: a.error,
+              durationMs: a.duration_ms,
+            })),
+        }),
+        timeIdKey,
+      );
+    },
+  };
+}

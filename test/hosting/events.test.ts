@@ -1,0 +1,220 @@
+import assert from 'node:assert/strict';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { HttpEventSender } from '../../src/adapters/http-event-sender.js';
+import { DeliveryRefused, DeliveryWorker } from '../../src/services/delivery-worker.js';
+import { BuildHarness, eventually } from '../helpers/build-harness.js';
+import { secretBoxForTests } from '../helpers/test-api.js';
+
+interface Received {
+  readonly headers: IncomingHttpHeaders;
+  readonly body: string;
+}
+
+/** A receiving server that records what it gets and answers what the test says. */
+class Receiver {
+  readonly received: Received[] = [];
+  /** Statuses to answer before answering 200. */
+  failures: number[] = [];
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+  ) {}
+
+  static async start(): Promise<Receiver> {
+    const state: { self?: Receiver } = {};
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        const self = state.self;
+        self?.received.push({ headers: req.headers, body });
+        res.writeHead(self?.failures.shift() ?? 200).end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    if (typeof address !== 'object' || address === null) throw new Error('no address');
+    state.self = new Receiver(server, `http://127.0.0.1:${String(address.port)}/hooks/atoll`);
+    return state.self;
+  }
+
+  ofType(type: string): Received[] {
+    return this.received.filter((r) => r.headers['atoll-event-type'] === type);
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
+  }
+}
+
+/** The receiver's side, written from the documentation: not the platform's code. */
+function verify(secret: string, received: Received, toleranceSeconds = 300): boolean {
+  const header = String(received.headers['atoll-signature'] ?? '');
+  const parts = Object.fromEntries(header.split(',').map((p) => p.split('=') as [string, string]));
+  const t = Number(parts.t);
+  if (!Number.isInteger(t) || Math.abs(Date.now() / 1000 - t) > toleranceSeconds) return false;
+  const expected = createHmac('sha256', secret)
+    .update(`${String(t)}.${received.body}`)
+    .digest();
+  const given = Buffer.from(parts.v1 ?? '', 'hex');
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+describe('outbound event notifications: signed, retried, guarded and durable', () => {
+  let h: BuildHarness;
+  let receiver: Receiver;
+  let secret: string;
+  let subscriptionName: string;
+  const path = '/v1/accounts/acme/eventSubscriptions';
+
+  before(async () => {
+    receiver = await Receiver.start();
+    h = await BuildHarness.start({
+      buildEnv: { ATOLL_WEBHOOK_ALLOW_PRIVATE: '1', ATOLL_EVENT_RETRY_BASE_MS: '100' },
+    });
+    await h.api.startHosting();
+  });
+  after(async () => {
+    await h.stop();
+    await receiver.stop();
+  });
+
+  it('creates a subscription whose secret is shown once, and refuses bad input by field', async () => {
+    const bad = await h.api.request('POST', path, {
+      auth: h.owner,
+      body: { targetUrl: 'ftp://example.com/', eventTypes: ['build.failed', 'build.failed'] },
+    });
+    assert.equal(bad.status, 400);
+    assert.match(
+      bad.body.message,
+      /targetUrl: must be an http or https URL; eventTypes\[1\]: repeats build.failed/,
+    );
+    const unknownType = await h.api.request('POST', path, {
+      auth: h.owner,
+      body: { targetUrl: receiver.url, eventTypes: ['build.exploded'] },
+    });
+    assert.equal(unknownType.status, 400);
+
+    const created = await h.api.request('POST', path, {
+      auth: h.owner,
+      body: {
+        targetUrl: receiver.url,
+        eventTypes: ['build.started', 'build.succeeded', 'deployment.live', 'cache.purged'],
+        description: 'CI dashboard',
+      },
+    });
+    assert.equal(created.status, 200, created.text);
+    secret = created.body.secret;
+    assert.match(secret, /^whsec_[A-Za-z0-9_-]{43}$/);
+    subscriptionName = created.body.name;
+    const read = await h.api.request('GET', `/v1/${subscriptionName}`, { auth: h.owner });
+    assert.equal(read.body.secret, undefined);
+    assert.equal(read.body.targetUrl, receiver.url);
+    const developer = await h.api.addMember('acme', 'dev@acme.test', 'developer');
+    assert.equal((await h.api.request('GET', path, { auth: developer })).status, 403);
+  });
+
+  it('delivers build and deployment events, signed so that the receiver can check them', async () => {
+    h.api.services.deliveryWorker.start();
+    const { operation, buildId } = await h.upload('01-static-site');
+    await h.waitDone(operation);
+    assert.ok(await eventually(() => receiver.ofType('deployment.live').length === 1, 30_000));
+    for (const type of ['build.started', 'build.succeeded', 'deployment.live']) {
+      const [got] = receiver.ofType(type);
+      assert.ok(got, type);
+      assert.equal(verify(secret, got), true, `${type} signature`);
+      assert.equal(verify('whsec_other', got), false);
+      assert.equal(verify(secret, { ...got, body: got.body.replace('acme', 'acne') }), false);
+      const event = JSON.parse(got.body);
+      assert.equal(event.type, type);
+      assert.equal(event.id, got.headers['atoll-event-id']);
+      assert.equal(event.account, 'accounts/acme');
+      assert.equal(event.resource.name, `accounts/acme/apps/web/environments/${h.envId}/builds/${buildId}`);
+    }
+    assert.equal(JSON.parse(receiver.ofType('build.succeeded')[0]?.body ?? '{}').resource.state, 'SUCCEEDED');
+  });
+
+  it('retries a failed delivery with backoff and records every attempt', async () => {
+    receiver.failures = [500, 503];
+    const cleared = await h.api.request('POST', `${h.envPath}:clearCache`, { auth: h.owner });
+    assert.equal(cleared.status, 200);
+    assert.ok(await eventually(() => receiver.ofType('cache.purged').length === 3, 30_000));
+    const deliveries = (await h.api.request('GET', `/v1/${subscriptionName}/deliveries`, { auth: h.owner }))
+      .body.deliveries as any[];
+    const purge = deliveries.find((d) => d.eventType === 'cache.purged');
+    assert.ok(
+      await eventually(async () => {
+        const list = (await h.api.request('GET', `/v1/${subscriptionName}/deliveries`, { auth: h.owner }))
+          .body.deliveries as any[];
+        return list.find((d) => d.eventType === 'cache.purged')?.state === 'SUCCEEDED';
+      }, 10_000),
+    );
+    const final = (
+      (await h.api.request('GET', `/v1/${subscriptionName}/deliveries`, { auth: h.owner })).body
+        .deliveries as any[]
+    ).find((d) => d.eventId === purge.eventId);
+    assert.deepEqual(
+      final.attempts.map((a: any) => [a.statusCode, a.error]),
+      [
+        [500, 'the receiver answered 500'],
+        [503, 'the receiver answered 503'],
+        [200, ''],
+      ],
+    );
+    // The same event, the same body each time.
+    const bodies = new Set(receiver.ofType('cache.purged').map((r) => r.body));
+    assert.equal(bodies.size, 1);
+  });
+
+  it('sends a test delivery to one subscription on request', async () => {
+    const test = await h.api.request('POST', `/v1/${subscriptionName}:test`, { auth: h.owner });
+    assert.equal(test.status, 200, test.text);
+    assert.equal(test.body.eventType, 'subscription.test');
+    assert.ok(await eventually(() => receiver.ofType('subscription.test').length === 1, 10_000));
+    assert.equal(verify(secret, receiver.ofType('subscription.test')[0] as Received), true);
+  });
+
+  it('delivers an event produced while no worker ran once a new worker starts (a restart)', async () => {
+    await h.api.services.deliveryWorker.stop();
+    const before = receiver.ofType('cache.purged').length;
+    await h.api.request('POST', `${h.envPath}:clearCache`, { auth: h.owner });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(receiver.ofType('cache.purged').length, before);
+    // What a new process has: the store, and a worker of its own.
+    const worker = new DeliveryWorker({
+      store: h.api.testStore.store,
+      sender: new HttpEventSender({ allowPrivate: true, timeoutMs: 5_000 }),
+      secretBox: secretBoxForTests(),
+      clock: { now: () => new Date() },
+      logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+      settings: { retryBaseMs: 100, maxAgeMs: 3_600_000, pollMs: 100, leaseMs: 10_000 },
+    });
+    assert.equal(await worker.runOnce(), 1);
+    assert.equal(receiver.ofType('cache.purged').length, before + 1);
+  });
+
+  it('never sends to loopback, private or link-local addresses unless the operator allows it', async () => {
+    const guarded = await h.api.request('POST', path, {
+      auth: h.owner,
+      body: { targetUrl: 'http://127.0.0.1:9/x', eventTypes: ['build.failed'] },
+    });
+    // This platform allows it (ATOLL_WEBHOOK_ALLOW_PRIVATE=1); the guard itself is checked below.
+    assert.equal(guarded.status, 200);
+    const sender = new HttpEventSender({ allowPrivate: false, timeoutMs: 2_000 });
+    const before = receiver.received.length;
+    const port = new URL(receiver.url).port;
+    for (const url of [
+      `http://127.0.0.1:${port}/`,
+      `http://[::ffff:127.0.0.1]:${port}/`,
+      `http://localhost:${port}/`,
+      'http://169.254.169.254/latest/meta-data/',
+      'http://10.0.0.1/',
+    ])
+      await assert.rejects(sender.send(url, {}, '{}'), DeliveryRefused, url);
+    assert.equal(receiver.received.length, before);
+    await sender.close();
+  });
+});
