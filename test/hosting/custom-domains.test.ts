@@ -11,6 +11,7 @@ describe('custom domains: TXT verification, DNS checks, routing and redirects', 
   let dns: TestDnsServer;
   let h: BuildHarness;
   let mappings: string;
+  let subscription: string;
 
   before(async () => {
     dns = await TestDnsServer.start();
@@ -25,6 +26,12 @@ describe('custom domains: TXT verification, DNS checks, routing and redirects', 
     });
     await h.api.startHosting();
     mappings = `${h.envPath}/domainMappings`;
+    const subscribed = await h.api.request('POST', '/v1/accounts/acme/eventSubscriptions', {
+      auth: h.owner,
+      body: { targetUrl: 'https://hooks.example.com/atoll', eventTypes: ['domain.active', 'domain.failed'] },
+    });
+    assert.equal(subscribed.status, 200, subscribed.text);
+    subscription = String(subscribed.body.name);
     const { operation } = await h.upload('01-static-site');
     const done = await h.waitDone(operation);
     assert.equal(done.error, undefined, JSON.stringify(done.error));
@@ -190,6 +197,13 @@ describe('custom domains: TXT verification, DNS checks, routing and redirects', 
     assert.equal(checked.stateReason, '');
     assert.equal(checked.dnsCheck.result, 'PASSED');
     assert.ok(checked.dnsCheck.checkTime);
+
+    // Subscribers of domain.active are told (the outbox holds the delivery; no worker runs in this test).
+    const deliveries = await h.api.request('GET', `/v1/${subscription}/deliveries`, { auth: h.owner });
+    assert.deepEqual(
+      (deliveries.body.deliveries as { eventType: string }[]).map((d) => d.eventType),
+      ['domain.active'],
+    );
 
     const page = await h.edge('/', { host: 'WWW.Example.com.' });
     assert.equal(page.status, 200);
