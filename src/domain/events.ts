@@ -33,7 +33,5 @@ export function signatureHeader(secret: string, unixSeconds: number, body: strin
   return `t=${String(unixSeconds)},v1=${mac}`;
 }
 
-/** After the n-th failed attempt: base, 2·base, 4·base, … up to an hour. */
-export function deliveryRetryDelayMs(failures: number, baseMs: number): number {
-  return Math.min(baseMs * 2 ** Math.max(0, failures - 1), 3_600_000);
-}
+/** A failed delivery is retried after at most this long, however many attempts failed. */
+export const DELIVERY_RETRY_MAX_MS = 3_600_000;

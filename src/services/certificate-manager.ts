@@ -1,3 +1,4 @@
+import { doublingDelayMs } from '../domain/backoff.js';
 import type { DomainEdgeSync } from './domain-edge-sync.js';
 import type { CertificateAuthority, ChallengeResponder } from './domain-ports.js';
 import type { DomainReconciler } from './domain-reconciler.js';
@@ -6,11 +7,6 @@ import type { DomainMappingRecord, Store } from './store-port.js';
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
-
-/** After the n-th failure in a row: 1 min, 2, 4, … up to a day. */
-export function retryDelayMs(failures: number): number {
-  return Math.min(MINUTE * 2 ** Math.max(0, failures - 1), DAY);
-}
 
 /**
  * Issues and renews the certificates of ACTIVE mappings: new ones at once, renewals
@@ -95,7 +91,8 @@ export class CertificateManager {
       if (current?.state !== 'ACTIVE') return;
       if ('error' in outcome) {
         const attempts = current.certificateAttempts + 1;
-        const next = new Date(now.getTime() + retryDelayMs(attempts));
+        // 1 min, 2, 4, … up to a day.
+        const next = new Date(now.getTime() + doublingDelayMs(attempts, MINUTE, DAY));
         const stillValid =
           current.certificateState === 'ISSUED' &&
           current.certificateExpireTime !== null &&

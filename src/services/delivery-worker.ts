@@ -1,4 +1,5 @@
-import { deliveryRetryDelayMs, SIGNATURE_HEADER, signatureHeader } from '../domain/events.js';
+import { doublingDelayMs } from '../domain/backoff.js';
+import { DELIVERY_RETRY_MAX_MS, SIGNATURE_HEADER, signatureHeader } from '../domain/events.js';
 import type { Clock, Logger, SecretBox } from './platform-ports.js';
 import type { DeliveryRecord, EventRecord, EventSubscriptionRecord, Store } from './store-port.js';
 
@@ -151,7 +152,9 @@ export class DeliveryWorker {
       });
       return;
     }
-    const next = new Date(now.getTime() + deliveryRetryDelayMs(attempts, settings.retryBaseMs));
+    const next = new Date(
+      now.getTime() + doublingDelayMs(attempts, settings.retryBaseMs, DELIVERY_RETRY_MAX_MS),
+    );
     const givenUp = next.getTime() - event.time.getTime() > settings.maxAgeMs;
     logger.warn({ deliveryId: delivery.id, attempts, givenUp, error }, 'events: a delivery failed');
     await store.events.updateDelivery({
