@@ -414,7 +414,7 @@ export function composeServices(deps: {
       environments,
       builds,
       router: edge,
-      secretBox,
+      tokens,
       clock,
       throttle: new FailureThrottle(clock, settings.authFailuresPerMinute, 60_000),
       publicUrl: settings.publicUrl,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock, SecretBox } from './platform-ports.js';
-import type { PlatformTokenKind, Store } from './store-port.js';
+import type { PlatformTokenKind, PlatformTokenRecord, Store } from './store-port.js';
 
 /**
  * The Bearer tokens hosted apps call the platform services with (HEADLESS_APPS_API_TOKEN,
@@ -25,16 +25,33 @@ export class PlatformTokens {
     return record?.kind === kind ? record.environmentId : undefined;
   }
 
+  /** A new random token of `bytes` bytes (URL-safe base64) and the record that stores it sealed and by digest. */
+  mint(
+    environmentId: string,
+    kind: PlatformTokenKind,
+    bytes = 32,
+  ): { token: string; record: PlatformTokenRecord } {
+    const token = randomBytes(bytes).toString('base64url');
+    const { secretBox, clock } = this.deps;
+    return {
+      token,
+      record: {
+        environmentId,
+        kind,
+        tokenSealed: secretBox.seal(token),
+        tokenDigest: secretBox.digest(token),
+        createTime: clock.now(),
+      },
+    };
+  }
+
+  /** The token a stored record holds. */
+  open(record: PlatformTokenRecord): string {
+    return this.deps.secretBox.open(record.tokenSealed);
+  }
+
   async #ensure(environmentId: string, kind: PlatformTokenKind): Promise<string> {
-    const token = randomBytes(32).toString('base64url');
-    const { secretBox, store, clock } = this.deps;
-    const held = await store.platformTokens.ensure({
-      environmentId,
-      kind,
-      tokenSealed: secretBox.seal(token),
-      tokenDigest: secretBox.digest(token),
-      createTime: clock.now(),
-    });
-    return secretBox.open(held.tokenSealed);
+    const held = await this.deps.store.platformTokens.ensure(this.mint(environmentId, kind).record);
+    return this.open(held);
   }
 }

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { AtollError } from '../domain/error-catalogue.js';
 import { isUuid } from '../domain/identifier-rules.js';
 import { environmentName } from '../domain/resource-names.js';
@@ -11,10 +10,13 @@ import type { EnvironmentScope, EnvironmentsService } from './environments-servi
 import { publishCachePurged } from './event-outbox.js';
 import type { FailureThrottle } from './failure-throttle.js';
 import type { TrafficRouter } from './hosting-ports.js';
-import type { Clock, SecretBox } from './platform-ports.js';
+import type { Clock } from './platform-ports.js';
+import type { PlatformTokens } from './platform-tokens.js';
 import type { EnvironmentRecord, Store } from './store-port.js';
 
 const TOKEN_KIND = 'webhook';
+/** 192 bits. */
+const TOKEN_BYTES = 24;
 
 /** An environment a webhook token opened, for the trigger that follows. */
 export interface WebhookTarget {
@@ -43,7 +45,8 @@ export class WebhooksService {
       readonly environments: EnvironmentsService;
       readonly builds: BuildsService;
       readonly router: TrafficRouter;
-      readonly secretBox: SecretBox;
+      /** Mints, opens and looks up the webhook token (kind `webhook`), like the platform services' tokens. */
+      readonly tokens: PlatformTokens;
       readonly clock: Clock;
       /** Failed token checks per client address: guessing costs a window per few guesses. */
       readonly throttle: FailureThrottle;
@@ -56,7 +59,7 @@ export class WebhooksService {
     const { scope, environment } = await this.#locate(principal, account, appId, environmentId);
     const record = await this.deps.store.platformTokens.find(environment.id, TOKEN_KIND);
     if (!record) throw this.#notFound(scope, environment);
-    return this.#answer(scope, environment, this.deps.secretBox.open(record.tokenSealed), record.createTime);
+    return this.#answer(scope, environment, this.deps.tokens.open(record), record.createTime);
   }
 
   async create(
@@ -66,16 +69,8 @@ export class WebhooksService {
     environmentId: string,
   ): Promise<Webhooks> {
     const { scope, environment } = await this.#locate(principal, account, appId, environmentId);
-    const { store, secretBox, clock } = this.deps;
-    const token = randomBytes(24).toString('base64url');
-    const record = {
-      environmentId: environment.id,
-      kind: TOKEN_KIND,
-      tokenSealed: secretBox.seal(token),
-      tokenDigest: secretBox.digest(token),
-      createTime: clock.now(),
-    } as const;
-    const held = await store.platformTokens.ensure(record);
+    const { token, record } = this.deps.tokens.mint(environment.id, TOKEN_KIND, TOKEN_BYTES);
+    const held = await this.deps.store.platformTokens.ensure(record);
     if (held.tokenDigest !== record.tokenDigest)
       throw new AtollError(
         'WEBHOOKS_ALREADY_EXIST',
@@ -91,21 +86,13 @@ export class WebhooksService {
     environmentId: string,
   ): Promise<Webhooks> {
     const { scope, environment } = await this.#locate(principal, account, appId, environmentId);
-    const { store, secretBox, clock } = this.deps;
-    const token = randomBytes(24).toString('base64url');
-    const now = clock.now();
-    await store.transaction(async (tx) => {
+    const { token, record } = this.deps.tokens.mint(environment.id, TOKEN_KIND, TOKEN_BYTES);
+    await this.deps.store.transaction(async (tx) => {
       if (!(await tx.platformTokens.find(environment.id, TOKEN_KIND)))
         throw this.#notFound(scope, environment);
-      await tx.platformTokens.replace({
-        environmentId: environment.id,
-        kind: TOKEN_KIND,
-        tokenSealed: secretBox.seal(token),
-        tokenDigest: secretBox.digest(token),
-        createTime: now,
-      });
+      await tx.platformTokens.replace(record);
     });
-    return this.#answer(scope, environment, token, now);
+    return this.#answer(scope, environment, token, record.createTime);
   }
 
   async delete(principal: Principal, account: string, appId: string, environmentId: string): Promise<object> {
@@ -125,17 +112,17 @@ export class WebhooksService {
     token: string | undefined,
     clientAddress: string,
   ): Promise<WebhookTarget> {
-    const { store, secretBox, throttle } = this.deps;
+    const { store, tokens, throttle } = this.deps;
     throttle.assertAllowed(clientAddress);
     const fail = (): never => {
       throttle.recordFailure(clientAddress);
       throw invalidToken();
     };
-    if (token === undefined || token === '' || token.length > 200 || !isUuid(path.environment)) return fail();
+    if (token === undefined || !isUuid(path.environment)) return fail();
     // Found by its keyed digest: the token itself is never compared byte by byte.
-    const record = await store.platformTokens.findByDigest(secretBox.digest(token));
-    if (record?.kind !== TOKEN_KIND || record.environmentId !== path.environment) return fail();
-    const environment = await store.environments.findById(record.environmentId);
+    const owner = await tokens.environmentOf(token, TOKEN_KIND);
+    if (owner !== path.environment) return fail();
+    const environment = await store.environments.findById(owner);
     const accountRecord = await store.accounts.findByName(path.account);
     const app = accountRecord && (await store.apps.find(accountRecord.id, path.app));
     if (!environment || !app || environment.appPk !== app.id) return fail();

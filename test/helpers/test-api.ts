@@ -93,8 +93,8 @@ export class TestApi {
     const testStore = await openTestStore();
     const dataDir = mkdtempSync(join(tmpdir(), 'atoll-api-'));
     const uploadLimits = { ...DEFAULT_TEST_UPLOAD_LIMITS, ...options.uploadLimits };
-    const hosting = loadConfig(options.buildEnv ?? {}, dataDir).hosting;
-    const domains = loadConfig(options.buildEnv ?? {}, dataDir).domains;
+    const config = loadConfig(options.buildEnv ?? {}, dataDir);
+    const { hosting, domains } = config;
     const logger = pino({ level: process.env.ATOLL_TEST_LOG === '1' ? 'info' : 'silent' });
     const services = composeServices({
       store: testStore.store,
@@ -108,10 +108,10 @@ export class TestApi {
         passwordHashLogN: 10,
         dataDir,
         uploadLimits,
-        builds: loadConfig(options.buildEnv ?? {}, dataDir).builds,
+        builds: config.builds,
         hosting,
         domains,
-        events: loadConfig(options.buildEnv ?? {}, dataDir).events,
+        events: config.events,
         publicUrl: 'http://127.0.0.1:8080',
         // Each test has its own database, worked on by this process alone.
         databaseUrl: undefined,
