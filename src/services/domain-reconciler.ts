@@ -126,7 +126,9 @@ export class DomainReconciler {
       const last = Math.max(m.txtCheckTime?.getTime() ?? 0, m.dnsCheckTime?.getTime() ?? 0);
       return now - m.createTime.getTime() <= maxAgeMs && now - last >= intervalMs;
     });
-    for (const mapping of due) await this.check(mapping, { txt: true, dns: true });
+    const saved = [];
+    for (const mapping of due) saved.push(await this.#record(mapping, { txt: true, dns: true }));
+    await this.#publish(saved);
     return due.length;
   }
 
@@ -143,6 +145,16 @@ export class DomainReconciler {
     mapping: DomainMappingRecord,
     what: { readonly txt: boolean; readonly dns: boolean },
   ): Promise<DomainMappingRecord> {
+    const saved = await this.#record(mapping, what);
+    await this.#publish([saved]);
+    return saved ?? mapping;
+  }
+
+  /** The lookups and their stored outcome; undefined when the mapping went meanwhile. */
+  async #record(
+    mapping: DomainMappingRecord,
+    what: { readonly txt: boolean; readonly dns: boolean },
+  ): Promise<DomainMappingRecord | undefined> {
     const { store, dns, clock } = this.deps;
     let txt: { verified: boolean; found: string } | undefined;
     if (what.txt && mapping.verifyTime === null) {
@@ -154,10 +166,10 @@ export class DomainReconciler {
     }
     const edge = what.dns ? await checkPointsAtEdge(dns, mapping.domain, this.deps.edgeTarget) : undefined;
     const now = clock.now();
-    const saved = await store.transaction(async (tx) => {
+    return store.transaction(async (tx) => {
       // The row as it is now: a :replace may have changed or deleted it while DNS was asked.
       const current = await tx.domainMappings.findById(mapping.id, true);
-      if (!current || current.state === 'DELETING') return current;
+      if (!current || current.state === 'DELETING') return undefined;
       let next: DomainMappingRecord = { ...current };
       if (txt) {
         next = { ...next, txtCheckTime: now, txtFound: txt.found };
@@ -169,10 +181,16 @@ export class DomainReconciler {
       if (edge) next = { ...next, dnsCheck: edge.result, dnsCheckDetail: edge.detail, dnsCheckTime: now };
       return this.save(tx, next, now);
     });
-    if (!saved) return mapping;
+  }
+
+  /**
+   * After checks (and deletions, `removed`): the edge learns the outcome once, and certificates
+   * are looked at if a mapping is ACTIVE.
+   */
+  async #publish(saved: readonly (DomainMappingRecord | undefined)[], removed = false): Promise<void> {
+    if (!removed && !saved.some((m) => m !== undefined)) return;
     await this.deps.edgeSync.sync();
-    if (saved.state === 'ACTIVE') this.deps.onActive?.();
-    return saved;
+    if (saved.some((m) => m?.state === 'ACTIVE')) this.deps.onActive?.();
   }
 
   /**
@@ -216,7 +234,9 @@ export class DomainReconciler {
     const { store, clock } = this.deps;
     const mappings = await store.domainMappings.listAll(environmentId);
     const byState = (state: DomainMappingState) => mappings.filter((m) => m.state === state);
-    for (const mapping of byState('CREATING')) await this.check(mapping, { txt: true, dns: true });
+    const checked = [];
+    for (const mapping of byState('CREATING'))
+      checked.push(await this.#record(mapping, { txt: true, dns: true }));
     const deleting = byState('DELETING');
     if (deleting.length > 0) {
       await store.transaction(async (tx) => {
@@ -229,8 +249,9 @@ export class DomainReconciler {
         }
         await this.syncEnvironment(tx, environmentId);
       });
-      await this.deps.edgeSync.sync();
     }
+    // One edge update for the whole pass: new mappings checked and deleted ones gone.
+    await this.#publish(checked, deleting.length > 0);
     const now = clock.now();
     await store.transaction(async (tx) => {
       for (const operation of await tx.operations.listUndone('domainMappings', environmentId))
