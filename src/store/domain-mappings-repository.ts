@@ -160,22 +160,19 @@ export function createDomainMappingsRepository(db: Kysely<Database>): DomainMapp
         .selectFrom('domain_mappings')
         .selectAll()
         .where('state', '=', 'ACTIVE')
+        // Not waiting out a backoff, and either never issued (or failed), or expiring soon.
         .where((eb) =>
           eb.or([
-            eb.and([
-              eb('certificate_state', 'in', ['PENDING', 'FAILED']),
-              eb.or([
-                eb('certificate_next_attempt_time', 'is', null),
-                eb('certificate_next_attempt_time', '<=', now),
-              ]),
-            ]),
+            eb('certificate_next_attempt_time', 'is', null),
+            eb('certificate_next_attempt_time', '<=', now),
+          ]),
+        )
+        .where((eb) =>
+          eb.or([
+            eb('certificate_state', 'in', ['PENDING', 'FAILED']),
             eb.and([
               eb('certificate_state', '=', 'ISSUED'),
               eb('certificate_expire_time', '<=', renewBefore),
-              eb.or([
-                eb('certificate_next_attempt_time', 'is', null),
-                eb('certificate_next_attempt_time', '<=', now),
-              ]),
             ]),
           ]),
         )

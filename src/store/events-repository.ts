@@ -138,33 +138,50 @@ export function createEventsRepository(db: Kysely<Database>): EventsRepository {
           order by next_attempt_time limit ${limit}
           for update skip locked)
         returning *`.execute(db);
-      const out = [];
-      for (const row of claimed.rows) {
-        const delivery = toDelivery(row);
-        const event = await db
-          .selectFrom('events')
-          .selectAll()
-          .where('id', '=', delivery.eventId)
-          .executeTakeFirst();
-        const subscription = await db
-          .selectFrom('event_subscriptions')
-          .selectAll()
-          .where('id', '=', delivery.subscriptionId)
-          .executeTakeFirst();
-        const account = await db
-          .selectFrom('accounts')
-          .select('name')
-          .where('id', '=', subscription?.account_id ?? '00000000-0000-0000-0000-000000000000')
-          .executeTakeFirst();
-        if (event && subscription && account)
-          out.push({
-            delivery,
-            event: toEvent(event),
-            subscription: toSubscription(subscription),
-            account: account.name,
-          });
-      }
-      return out;
+      const ids = claimed.rows.map((row) => row.id);
+      if (ids.length === 0) return [];
+      // Each delivery with what sending it needs, in one query.
+      const rows = await db
+        .selectFrom('event_deliveries')
+        .innerJoin('events', 'events.id', 'event_deliveries.event_id')
+        .innerJoin('event_subscriptions', 'event_subscriptions.id', 'event_deliveries.subscription_id')
+        .innerJoin('accounts', 'accounts.id', 'event_subscriptions.account_id')
+        .selectAll('event_deliveries')
+        .select([
+          'events.account_id as event_account_id',
+          'events.type as event_type',
+          'events.time as event_time',
+          'events.resource as event_resource',
+          'event_subscriptions.account_id as subscription_account_id',
+          'event_subscriptions.target_url',
+          'event_subscriptions.event_types',
+          'event_subscriptions.description',
+          'event_subscriptions.secret_sealed',
+          'event_subscriptions.create_time as subscription_create_time',
+          'accounts.name as account_name',
+        ])
+        .where('event_deliveries.id', 'in', ids)
+        .execute();
+      return rows.map((row) => ({
+        delivery: toDelivery(row),
+        event: toEvent({
+          id: row.event_id,
+          account_id: row.event_account_id,
+          type: row.event_type,
+          time: row.event_time,
+          resource: row.event_resource,
+        }),
+        subscription: toSubscription({
+          id: row.subscription_id,
+          account_id: row.subscription_account_id,
+          target_url: row.target_url,
+          event_types: row.event_types,
+          description: row.description,
+          secret_sealed: row.secret_sealed,
+          create_time: row.subscription_create_time,
+        }),
+        account: row.account_name,
+      }));
     },
     async updateDelivery(record) {
       await db
