@@ -21,12 +21,17 @@ const zones = [
   },
   {
     target: './src/services',
-    from: ['./src/http', './src/store', './src/adapters', './src/main', './src/cli'],
+    from: ['./src/http', './src/store', './src/adapters', './src/main', './src/cli', './src/scheduler'],
     message: 'services depend on ports, not on their implementations',
   },
   {
+    target: './src/scheduler',
+    from: ['./src/http', './src/store', './src/main', './src/cli', './src/adapters', './src/edge'],
+    message: 'scheduler runs services and draws reports, never reaching http or the store',
+  },
+  {
     target: './src/http',
-    from: ['./src/store', './src/adapters', './src/main', './src/cli'],
+    from: ['./src/store', './src/adapters', './src/main', './src/cli', './src/scheduler'],
     message: 'http talks to services only',
   },
   {

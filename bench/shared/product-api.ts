@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { DOCS_DIR } from '../../src/main/docs-dir.js';
 import { pino } from 'pino';
 import { systemClock } from '../../src/adapters/system-clock.js';
 import { loadConfig, type Config } from '../../src/config/load-config.js';
@@ -61,7 +62,7 @@ export async function startProductApi(env: Record<string, string | undefined>): 
       services,
       logger,
       readiness: { isShuttingDown: () => false, checkStore: () => store.ping() },
-      options: config,
+      options: { ...config, docsDir: DOCS_DIR },
     });
     await api.listen({ host: '127.0.0.1', port: 0 });
     cleanups.push(() => api.close());

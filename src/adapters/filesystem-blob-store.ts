@@ -1,4 +1,5 @@
-import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { BlobStore } from '../services/platform-ports.js';
 
@@ -23,6 +24,14 @@ export function createFilesystemBlobStore(root: string): BlobStore {
       }
       await rename(localPath, target);
     },
+    async write(key, data) {
+      const target = pathOf(key);
+      await mkdir(dirname(target), { recursive: true, mode: 0o700 });
+      const temp = `${target}.${randomUUID()}.partial`;
+      await writeFile(temp, data, { mode: 0o600 });
+      await rename(temp, target);
+    },
+    read: (key) => readFile(pathOf(key)),
     async has(key) {
       try {
         return (await stat(pathOf(key))).isFile();

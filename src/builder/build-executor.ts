@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createWriteStream, existsSync } from 'node:fs';
+import { createWriteStream, existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
@@ -13,6 +13,7 @@ import {
   chooseNodeVersion,
   choosePackageManager,
   detectFramework,
+  listDirectDependencies,
   ProjectError,
   type PackageJson,
   type PackageManagerChoice,
@@ -77,6 +78,26 @@ async function managerEntry(managerDir: string, name: string, version: string): 
       `${name} ${version} has no Node.js entry point to run; ask for another version in packageManager (e.g. "${name}@${name === 'pnpm' ? '10' : '1'}")`,
     );
   return entry;
+}
+
+const PACKAGE_NAME_RE = /^(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
+
+/**
+ * The version of a dependency as installed in the build's node_modules. The files were
+ * written by the sandboxed build, so a name must be a package name and the file must stay
+ * inside the source folder after links are followed (pnpm links into node_modules/.pnpm).
+ */
+function installedVersion(source: string, name: string): string | undefined {
+  if (!PACKAGE_NAME_RE.test(name)) return undefined;
+  try {
+    const root = realpathSync(source);
+    const file = realpathSync(join(source, 'node_modules', name, 'package.json'));
+    if (!file.startsWith(`${root}/`) || statSync(file).size > 1_000_000) return undefined;
+    const { version } = JSON.parse(readFileSync(file, 'utf8')) as { version?: unknown };
+    return typeof version === 'string' && version.length <= 64 ? version : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A failure of the user's project: a clear message, no stack. */
@@ -275,6 +296,7 @@ export class SandboxedBuildExecutor implements BuildExecutor {
         }
       }
 
+      const dependencies = listDirectDependencies(pkg, (name) => installedVersion(source, name));
       await reporter.phase('PACKAGING');
       const temp = join(work, `artifact.${COMPRESSOR.extension}`);
       const digest = await packFolder(source, temp, this.settings.maxOutputBytes).catch((error: unknown) => {
@@ -285,7 +307,14 @@ export class SandboxedBuildExecutor implements BuildExecutor {
       });
       const artifactKey = `artifacts/${digest}.${COMPRESSOR.extension}`;
       await this.settings.blobs.adopt(artifactKey, temp);
-      return { ok: true, artifactKey, artifactDigest: `sha256:${digest}`, framework, ...toolchain };
+      return {
+        ok: true,
+        artifactKey,
+        artifactDigest: `sha256:${digest}`,
+        framework,
+        dependencies,
+        ...toolchain,
+      };
     } finally {
       await cacheInUse?.keep(source, keptDependencies);
     }

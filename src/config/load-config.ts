@@ -36,6 +36,7 @@ export interface Config {
   readonly builds: BuildSettings;
   readonly hosting: HostingSettings;
   readonly domains: DomainSettings;
+  readonly reports: ReportSettings;
 }
 
 export interface EventSettings {
@@ -44,6 +45,28 @@ export interface EventSettings {
   readonly retryBaseMs: number;
   readonly maxAgeMs: number;
   readonly timeoutMs: number;
+}
+
+export interface ReportSettings {
+  /** Unset: reports are made and kept, not e-mailed (their delivery says so). */
+  readonly smtp:
+    | {
+        readonly url: string;
+        readonly from: string;
+        readonly maxConnections: number;
+        readonly timeoutMs: number;
+      }
+    | undefined;
+  readonly companyName: string;
+  readonly brandColour: string;
+  readonly pollMs: number;
+  readonly concurrency: number;
+  readonly retryBaseMs: number;
+  readonly maxAttempts: number;
+  /** Requests per minute per account on /v1/site_reports. */
+  readonly ratePerMinute: number;
+  /** How often each live deployment is health-checked (the reports' uptime). */
+  readonly healthCheckIntervalMs: number;
 }
 
 export interface DomainSettings {
@@ -152,6 +175,43 @@ function readString(env: Env, key: string): string | undefined {
 }
 
 /** `first-last` of ordinary unprivileged uids: not system uids, and not nobody (65534). */
+function readReports(env: Env, problems: string[]): ReportSettings {
+  const url = readString(env, 'ATOLL_SMTP_URL');
+  if (url !== undefined && !/^smtps?:\/\/[^/]+/.test(url))
+    problems.push('ATOLL_SMTP_URL must be smtp://[user:password@]host[:port] or smtps://…');
+  const brandColour = readString(env, 'ATOLL_REPORT_BRAND_COLOUR') ?? '#0f766e';
+  if (!/^#[0-9a-fA-F]{6}$/.test(brandColour))
+    problems.push('ATOLL_REPORT_BRAND_COLOUR must be a hex colour such as #0f766e');
+  const from = readString(env, 'ATOLL_MAIL_FROM') ?? 'Atoll Reports <reports@atoll.localhost>';
+  if (/[\r\n]/.test(from)) problems.push('ATOLL_MAIL_FROM must be one line');
+  return Object.freeze({
+    smtp:
+      url === undefined
+        ? undefined
+        : Object.freeze({
+            url,
+            from,
+            maxConnections: readInteger(env, 'ATOLL_SMTP_MAX_CONNECTIONS', 4, 1, 100, problems),
+            timeoutMs: readInteger(env, 'ATOLL_SMTP_TIMEOUT_MS', 20_000, 100, 600_000, problems),
+          }),
+    companyName: readString(env, 'ATOLL_REPORT_COMPANY_NAME') ?? 'Atoll',
+    brandColour,
+    pollMs: readInteger(env, 'ATOLL_REPORT_POLL_MS', 1_000, 10, 3_600_000, problems),
+    concurrency: readInteger(env, 'ATOLL_REPORT_CONCURRENCY', 4, 1, 64, problems),
+    retryBaseMs: readInteger(env, 'ATOLL_REPORT_RETRY_BASE_MS', 60_000, 10, 86_400_000, problems),
+    maxAttempts: readInteger(env, 'ATOLL_REPORT_MAX_ATTEMPTS', 10, 1, 100, problems),
+    ratePerMinute: readInteger(env, 'ATOLL_REPORT_RATE_PER_MINUTE', 120, 1, 1_000_000, problems),
+    healthCheckIntervalMs: readInteger(
+      env,
+      'ATOLL_HEALTH_CHECK_INTERVAL_MS',
+      60_000,
+      1_000,
+      3_600_000,
+      problems,
+    ),
+  });
+}
+
 function readUidRange(env: Env, problems: string[]): { first: number; last: number } {
   const raw = readString(env, 'ATOLL_BUILD_UID_RANGE') ?? '61000-61999';
   const match = /^(\d+)-(\d+)$/.exec(raw);
@@ -426,6 +486,7 @@ export function loadConfig(env: Env, cwd: string): Config {
     }),
     hosting: readHosting(env, host, problems),
     domains: readDomains(env, problems),
+    reports: readReports(env, problems),
   };
   if (Buffer.byteLength(config.adminSocketPath) > 100) {
     problems.push(

@@ -135,6 +135,16 @@ export const ERROR_CATALOGUE = {
     summary:
       'Another environment of the account maps this domain; remove it there first (a domain serves one environment).',
   },
+  REPORT_SCHEDULE_NOT_FOUND: {
+    grpc: 'NOT_FOUND',
+    http: 404,
+    summary: 'No report schedule with this id is visible to the caller (site reports API).',
+  },
+  REPORT_NOT_FOUND: {
+    grpc: 'NOT_FOUND',
+    http: 404,
+    summary: 'No generated site report with this id is visible to the caller (site reports API).',
+  },
   ACCOUNT_ALREADY_EXISTS: { grpc: 'ALREADY_EXISTS', http: 409, summary: 'An account with this name exists.' },
   USER_ALREADY_EXISTS: {
     grpc: 'ALREADY_EXISTS',
@@ -222,6 +232,12 @@ export const ERROR_CATALOGUE = {
     summary:
       'Too many requests (or failed sign-ins) in the current window; Retry-After says when to try again.',
   },
+  UPSTREAM_FAILED: {
+    grpc: 'UNAVAILABLE',
+    http: 502,
+    summary:
+      'A service the request needs answered badly: the mail relay refused or did not answer, or the blob store failed; what was stored is kept and the message says what will be retried.',
+  },
   UNAVAILABLE: {
     grpc: 'UNAVAILABLE',
     http: 503,
@@ -236,10 +252,17 @@ export const ERROR_CATALOGUE = {
 
 export type ErrorReason = keyof typeof ERROR_CATALOGUE;
 
+/** Kinds of field errors of the site reports API (seed 001: Bad Request error objects). */
+export type ViolationType = 'invalid_value' | 'access_error' | 'value_unavailable';
+
 export interface FieldViolation {
   /** Field path as clients write it: `shellVariables[2].key`, `region`, `pageToken`. */
   readonly field: string;
   readonly description: string;
+  /** For the site reports API's error objects; invalid_value when left out. */
+  readonly type?: ViolationType;
+  /** A machine code such as `too_long`, for the site reports API's error objects. */
+  readonly code?: string;
 }
 
 /** A domain error: what went wrong in terms of the catalogue, never of HTTP. */

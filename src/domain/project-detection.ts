@@ -135,3 +135,54 @@ export function detectFramework(pkg: PackageJson | undefined): Framework {
   if (found) return found[1];
   return typeof pkg.scripts?.start === 'string' ? 'node' : 'static';
 }
+
+export interface PackageVersion {
+  readonly name: string;
+  readonly version: string;
+}
+
+/** Packages a reader of a site report looks for first: the frameworks and the WordPress clients. */
+const KEY_PACKAGES = [
+  ...FRAMEWORK_PACKAGES.map(([name]) => name),
+  '@faustwp/core',
+  '@faustwp/cli',
+  '@wpengine/atlas-next',
+  '@wpengine/edge-cache',
+  'react',
+  'vue',
+  'svelte',
+  '@apollo/client',
+  'graphql',
+];
+const DEPENDENCIES_MAX = 100;
+
+/**
+ * The project's direct dependencies with the versions installed (`installed` answers the
+ * version found in node_modules, or undefined: then the declared range is kept), key
+ * packages first, then by name; at most 100.
+ */
+export function listDirectDependencies(
+  pkg: PackageJson | undefined,
+  installed: (name: string) => string | undefined,
+): PackageVersion[] {
+  if (pkg === undefined) return [];
+  const declared = { ...(pkg.devDependencies ?? {}), ...(pkg.dependencies ?? {}) };
+  const rank = (name: string) => {
+    const i = KEY_PACKAGES.indexOf(name);
+    return i === -1 ? KEY_PACKAGES.length : i;
+  };
+  return Object.entries(declared)
+    .sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b))
+    .slice(0, DEPENDENCIES_MAX)
+    .map(([name, range]) => ({ name, version: installed(name) ?? String(range) }));
+}
+
+/** Stored dependencies read back; anything malformed is left out. */
+export function parsePackageVersions(value: unknown): PackageVersion[] {
+  const list: unknown = typeof value === 'string' ? JSON.parse(value) : value;
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((item: unknown) => {
+    const { name, version } = (item ?? {}) as { name?: unknown; version?: unknown };
+    return typeof name === 'string' && typeof version === 'string' ? [{ name, version }] : [];
+  });
+}

@@ -17,7 +17,9 @@ export type Action =
   | 'member.read'
   | 'member.write'
   | 'webhook.manage'
-  | 'events.manage';
+  | 'events.manage'
+  | 'report.read'
+  | 'report.manage';
 
 const ALLOWED: Readonly<Record<Action, readonly Role[]>> = {
   'account.read': ['owner', 'developer', 'viewer'],
@@ -31,6 +33,8 @@ const ALLOWED: Readonly<Record<Action, readonly Role[]>> = {
   'member.write': ['owner'],
   'webhook.manage': ['owner'],
   'events.manage': ['owner'],
+  'report.read': ['owner', 'developer', 'viewer'],
+  'report.manage': ['owner', 'developer'],
 };
 
 export function isRole(value: string): value is Role {

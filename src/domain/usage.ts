@@ -97,6 +97,23 @@ export function latencyPercentile(counters: UsageCounters, q: number): number {
   return LATENCY_BUCKETS_MS[LATENCY_BUCKETS_MS.length - 1] ?? 0;
 }
 
+/** The busiest paths, most requests first (ties by path), without the paths counted together as OTHER_PATHS. */
+export function busiestPaths(counters: UsageCounters, count: number): { path: string; requests: number }[] {
+  return Object.entries(counters.paths)
+    .filter(([path]) => path !== OTHER_PATHS)
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .slice(0, count)
+    .map(([path, requests]) => ({ path, requests }));
+}
+
+/** Answers per status class as the API names them. */
+export function statusClassCounts(
+  counters: UsageCounters,
+): Record<'1xx' | '2xx' | '3xx' | '4xx' | '5xx', number> {
+  const [, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0] = counters.statusClasses;
+  return { '1xx': s1, '2xx': s2, '3xx': s3, '4xx': s4, '5xx': s5 };
+}
+
 /** Counters read back from their stored JSON; anything malformed counts as nothing. */
 export function parseCounters(json: string): UsageCounters {
   const empty = emptyCounters();

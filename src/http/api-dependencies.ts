@@ -14,6 +14,7 @@ import type { OperationsService } from '../services/operations-service.js';
 import type { UsersService } from '../services/users-service.js';
 import type { WebhooksService } from '../services/webhooks-service.js';
 import type { EventSubscriptionsService } from '../services/event-subscriptions-service.js';
+import type { ReportsService } from '../services/reports-service.js';
 
 /** What the HTTP layer needs: services only (main builds them). */
 export interface ApiServices {
@@ -33,6 +34,7 @@ export interface ApiServices {
   readonly domainMappings: DomainMappingsService;
   readonly webhooks: WebhooksService;
   readonly eventSubscriptions: EventSubscriptionsService;
+  readonly reports: ReportsService;
 }
 
 /** Health of the process, for /healthz and /readyz. */
@@ -51,4 +53,6 @@ export interface ApiOptions {
   readonly uploadLimits: { readonly maxArchiveBytes: number };
   /** Calls of an environment's webhook URLs per minute (ATOLL_WEBHOOK_RATE_PER_MINUTE). */
   readonly webhookTriggersPerMinute: number;
+  /** The folder of the Markdown documentation served at /docs (docs/ of the installation). */
+  readonly docsDir: string;
 }

@@ -17,6 +17,10 @@ import { registerHostingRoutes } from './routes/hosting-routes.js';
 import { registerDomainMappingRoutes } from './routes/domain-mapping-routes.js';
 import { registerWebhookRoutes, registerWebhookTriggers } from './routes/webhook-routes.js';
 import { registerEventSubscriptionRoutes } from './routes/event-subscription-routes.js';
+import { registerDocumentationRoutes } from './routes/documentation-routes.js';
+import { registerReportAssetRoutes } from './routes/report-asset-routes.js';
+import { registerSiteReportRoutes, SITE_REPORTS_PREFIX } from './routes/site-report-routes.js';
+import { reportErrorHandlers } from './report-error-response.js';
 import { requestValidatorCompiler } from './request-validator.js';
 import { statusHandlers } from './status-response.js';
 import { swaggerOptions } from './swagger-document.js';
@@ -24,6 +28,8 @@ import { swaggerOptions } from './swagger-document.js';
 const REQUEST_ID_RE = /^[A-Za-z0-9._-]{1,128}$/;
 const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
 const STATUS_HANDLERS = statusHandlers({ logMessage: 'internal error', requestIdHeader: true });
+/** The section of the served API docs that the site reports API's errors point to. */
+const REPORT_ERRORS_SECTION = '/docs/api#site-reports-errors';
 
 export interface ApiServerDeps {
   readonly services: ApiServices;
@@ -35,6 +41,7 @@ export interface ApiServerDeps {
 /** Builds the HTTP API without listening (tests use inject() or port 0). */
 export async function buildApiServer(deps: ApiServerDeps): Promise<ApiInstance> {
   const { services, options } = deps;
+  const reportErrors = reportErrorHandlers(`${options.publicUrl}${REPORT_ERRORS_SECTION}`, 'internal error');
   const app = Fastify({
     loggerInstance: deps.logger,
     // One log line per request comes from our onResponse hook, with the fields ops need.
@@ -42,7 +49,11 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<ApiInstance> 
     bodyLimit: options.bodyLimitBytes,
     trustProxy: options.trustProxy.length > 0 ? [...options.trustProxy] : false,
     requestIdHeader: false,
-    frameworkErrors: STATUS_HANDLERS.frameworkErrors,
+    // A URL Fastify cannot read is answered in the shape of the API it was meant for.
+    frameworkErrors: (error, request, reply) => {
+      if (request.url.startsWith(SITE_REPORTS_PREFIX)) reportErrors.frameworkError(error, request, reply);
+      else STATUS_HANDLERS.frameworkErrors(error, request, reply);
+    },
     genReqId: (request) => {
       const incoming = request.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID_RE.test(incoming) ? incoming : randomUUID();
@@ -129,6 +140,9 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<ApiInstance> 
     registerEventSubscriptionRoutes(api, services);
     await registerUploadRoute(api, services, options.uploadLimits.maxArchiveBytes);
   });
+  await registerSiteReportRoutes(app, services, reportErrors);
+  registerReportAssetRoutes(app, services);
+  registerDocumentationRoutes(app, options.docsDir);
   // The webhook trigger URLs authenticate by their token, not by Basic auth.
   await app.register((triggers: ApiInstance) =>
     registerWebhookTriggers(triggers, services, { triggersPerMinute: options.webhookTriggersPerMinute }),

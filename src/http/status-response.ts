@@ -74,7 +74,8 @@ function describe(error: AjvError): string {
   }
 }
 
-export function validationStatus(errors: readonly AjvError[], context: string | undefined): StatusResponse {
+/** Ajv's errors as one INVALID_FIELD (UNKNOWN_FIELD when each is an unknown field), naming each field. */
+export function validationError(errors: readonly AjvError[], context: string | undefined): AtollError {
   const where = context === 'querystring' ? 'query' : context;
   const violations: FieldViolation[] = errors.map((e) => {
     const child =
@@ -90,11 +91,21 @@ export function validationStatus(errors: readonly AjvError[], context: string | 
         field === '' && e.keyword === 'type'
           ? `the ${where ?? 'body'} must be a JSON ${String(e.params.type)}`
           : describe(e),
+      code:
+        e.keyword === 'required'
+          ? 'missing_field'
+          : e.keyword === 'additionalProperties'
+            ? 'unknown_field'
+            : 'invalid',
     };
   });
   const onlyUnknown = errors.every((e) => e.keyword === 'additionalProperties');
   const error = invalidFields(violations);
-  return statusOf(onlyUnknown ? new AtollError('UNKNOWN_FIELD', error.message, violations) : error);
+  return onlyUnknown ? new AtollError('UNKNOWN_FIELD', error.message, violations) : error;
+}
+
+export function validationStatus(errors: readonly AjvError[], context: string | undefined): StatusResponse {
+  return statusOf(validationError(errors, context));
 }
 
 function reasonOfFastifyError(error: FastifyError): ErrorReason | undefined {
@@ -150,39 +161,54 @@ function isUnreachable(error: unknown): boolean {
   );
 }
 
-export function toStatusResponse(error: unknown): StatusResponse {
-  if (error instanceof AtollError) return statusOf(error);
-  if (isUnreachable(error)) {
+/** Any failure in terms of the catalogue: what it is, and whether the fault is ours (logged with its stack). */
+export interface ClassifiedError {
+  readonly error: AtollError;
+  readonly internal: boolean;
+  /** Retry-After of a rate limit raised by a Fastify plugin. */
+  readonly retryAfter?: string;
+}
+
+/** The one place that decides what a thrown value means for a client; each API shapes the answer. */
+export function classifyError(error: unknown): ClassifiedError {
+  if (error instanceof AtollError) return { error, internal: error.reason === 'INTERNAL' };
+  if (isUnreachable(error))
     return {
-      ...statusOf(
-        new AtollError('UNAVAILABLE', 'the store cannot be reached right now; retry in a moment', [], 5),
-      ),
+      error: new AtollError('UNAVAILABLE', 'the store cannot be reached right now; retry in a moment', [], 5),
       internal: true,
     };
-  }
   const fastifyError = error as FastifyError;
   // Anything can be thrown: `throw undefined` must still leave as INTERNAL, not crash the mapper.
-  if (typeof error === 'object' && error !== null && Array.isArray(fastifyError.validation)) {
-    return validationStatus(fastifyError.validation, fastifyError.validationContext);
-  }
+  if (typeof error === 'object' && error !== null && Array.isArray(fastifyError.validation))
+    return {
+      error: validationError(fastifyError.validation, fastifyError.validationContext),
+      internal: false,
+    };
   const reason = typeof error === 'object' && error !== null ? reasonOfFastifyError(fastifyError) : undefined;
   if (reason !== undefined) {
     const message = MESSAGES[reason]?.(fastifyError) ?? fastifyError.message;
-    const response = statusOf(new AtollError(reason, message));
     const retryAfter = (fastifyError as { headers?: Record<string, string> }).headers?.['retry-after'];
-    return retryAfter === undefined
-      ? response
-      : { ...response, headers: { ...response.headers, 'retry-after': retryAfter } };
+    return {
+      error: new AtollError(reason, message),
+      internal: false,
+      ...(retryAfter !== undefined && { retryAfter }),
+    };
   }
   return {
-    ...statusOf(
-      new AtollError(
-        'INTERNAL',
-        'internal error: it was logged with the request id; retry later or report it',
-      ),
+    error: new AtollError(
+      'INTERNAL',
+      'internal error: it was logged with the request id; retry later or report it',
     ),
     internal: true,
   };
+}
+
+export function toStatusResponse(error: unknown): StatusResponse {
+  const classified = classifyError(error);
+  const response = { ...statusOf(classified.error), internal: classified.internal };
+  return classified.retryAfter === undefined
+    ? response
+    : { ...response, headers: { ...response.headers, 'retry-after': classified.retryAfter } };
 }
 
 export interface SendStatusOptions {

@@ -49,6 +49,15 @@ import { HttpEventSender } from '../adapters/http-event-sender.js';
 import { DeliveryWorker } from '../services/delivery-worker.js';
 import { EventSubscriptionsService } from '../services/event-subscriptions-service.js';
 import { UsageMeter } from '../edge/usage-meter.js';
+import { createSmtpMailer } from '../adapters/smtp-mailer.js';
+import { ReportContentReader } from '../services/report-content-reader.js';
+import type { Mailer } from '../services/report-ports.js';
+import { ReportProducer } from '../services/report-producer.js';
+import { ReportsService } from '../services/reports-service.js';
+import { renderReportHtml, renderReportPdf } from '../scheduler/report-renderer.js';
+import { ReportScheduler } from '../scheduler/report-scheduler.js';
+import { HealthProber } from '../runtime/health-prober.js';
+import { randomUUID } from 'node:crypto';
 
 export type ServiceSettings = Pick<
   Config,
@@ -64,6 +73,7 @@ export type ServiceSettings = Pick<
   | 'databaseUrl'
   | 'publicUrl'
   | 'events'
+  | 'reports'
 >;
 
 export interface Services extends ApiServices {
@@ -92,6 +102,12 @@ export interface Services extends ApiServices {
   readonly deliveryWorker: DeliveryWorker;
   /** Issues and renews custom domains' certificates; undefined without ATOLL_ACME_DIRECTORY. */
   readonly certificates: CertificateManager | undefined;
+  /** Health-checks live deployments for the reports' uptime; serve starts it. */
+  readonly healthProber: HealthProber;
+  /** Runs due report schedules and sends reports; serve starts it. */
+  readonly reportScheduler: ReportScheduler;
+  /** The SMTP relay's connection pool (closed last); undefined without ATOLL_SMTP_URL. */
+  readonly mailer: Mailer | undefined;
 }
 
 /** Wires every service over one store; the only place that knows which implementation backs which port. */
@@ -375,6 +391,74 @@ export function composeServices(deps: {
     tempDir: join(settings.dataDir, 'tmp'),
     limits: settings.uploadLimits,
   });
+  const reportSettings = settings.reports;
+  const proberId = randomUUID();
+  const healthProber = new HealthProber({
+    targets: () => runtime.healthTargets(),
+    sink: {
+      record: (environmentId, minute, failed) =>
+        store.reports
+          .addHealthChecks(environmentId, minute, proberId, 1, failed ? 1 : 0)
+          .catch((error: unknown) => {
+            // An environment deleted meanwhile has nowhere to keep its last check: that is no fault.
+            if (!/foreign key/i.test(String(error))) throw error;
+          }),
+    },
+    clock,
+    intervalMs: reportSettings.healthCheckIntervalMs,
+    onError: (error: unknown) => {
+      logger.warn({ err: error }, 'could not record a health check');
+    },
+  });
+  const mailer = reportSettings.smtp && createSmtpMailer(reportSettings.smtp);
+  const producer = new ReportProducer({
+    store,
+    blobs,
+    reader: new ReportContentReader({ store, branding: reportSettings, urlOf }),
+    renderer: { html: renderReportHtml, pdf: renderReportPdf },
+    mailer,
+    clock,
+    logger,
+    settings: {
+      retryBaseMs: reportSettings.retryBaseMs,
+      retryMaxMs: 3_600_000,
+      maxAttempts: reportSettings.maxAttempts,
+      messageIdHost: new URL(settings.publicUrl).hostname,
+    },
+  });
+  const reportScheduler = new ReportScheduler({
+    store,
+    producer,
+    clock,
+    logger,
+    settings: {
+      pollMs: reportSettings.pollMs,
+      concurrency: reportSettings.concurrency,
+      leaseMs: 15 * 60_000,
+    },
+  });
+  const reports = new ReportsService({
+    store,
+    access,
+    clock,
+    blobs,
+    producer,
+    budget: new FailureThrottle(
+      clock,
+      reportSettings.ratePerMinute,
+      60_000,
+      10_000,
+      'requests to the site reports API for this account',
+    ),
+    onScheduleChanged: () => {
+      reportScheduler.wake();
+    },
+    settings: {
+      publicUrl: settings.publicUrl,
+      companyName: reportSettings.companyName,
+      brandColour: reportSettings.brandColour,
+    },
+  });
   const operator = new OperatorService({
     store,
     clock,
@@ -434,5 +518,9 @@ export function composeServices(deps: {
     uploads,
     operator,
     buildRunner,
+    reports,
+    reportScheduler,
+    healthProber,
+    mailer,
   };
 }

@@ -1,4 +1,5 @@
 import { chmodSync, existsSync, unlinkSync } from 'node:fs';
+import { DOCS_DIR } from './docs-dir.js';
 import { connect } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Logger as PinoLogger } from 'pino';
@@ -79,7 +80,7 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
     logger,
     readiness: { isShuttingDown: () => shuttingDown, checkStore: () => store.ping() },
     // The config carries the API options under the same names.
-    options: config,
+    options: { ...config, docsDir: DOCS_DIR },
   });
   const admin = buildAdminServer(services.operator, logger.child({ role: 'admin' }));
 
@@ -172,6 +173,9 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
 
   // Events committed before a stop or crash are sent now, and new ones as they come.
   services.deliveryWorker.start();
+  // Report runs missed while the platform was down are made once now (one catch-up each), then as they fall due.
+  services.reportScheduler.start();
+  services.healthProber.start();
   // Domain mapping work acknowledged before a stop is finished; the edge learns its custom domains
   // and their certificates, then certificates due are issued or renewed.
   void services.domainReconciler
@@ -246,8 +250,12 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
         restoring,
       ]);
       // Apps stop (gracefully) before the edge and the platform services they use go.
+      await services.healthProber.stop();
       await services.runtime.stop();
       await services.certificates?.stop();
+      // The reports in hand are finished and their delivery recorded before the store goes.
+      await services.reportScheduler.stop();
+      services.mailer?.close();
       await services.deliveryWorker.stop();
       await Promise.all(
         [edge, tlsEdge].map(

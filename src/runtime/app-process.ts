@@ -29,8 +29,8 @@ interface Run {
   ended: boolean;
 }
 
-/** Any HTTP answer on the port: the app is up (its status is the app's business). */
-function answersHttp(port: number): Promise<boolean> {
+/** The status of a GET / on the loopback port, or undefined when no HTTP answer came within 2 s. */
+export function probeHttp(port: number): Promise<number | undefined> {
   return new Promise((resolve) => {
     const req = request(
       {
@@ -43,12 +43,12 @@ function answersHttp(port: number): Promise<boolean> {
       },
       (res) => {
         res.resume();
-        resolve(true);
+        resolve(res.statusCode);
       },
     );
     req.on('timeout', () => req.destroy());
     req.on('error', () => {
-      resolve(false);
+      resolve(undefined);
     });
     req.end();
   });
@@ -139,7 +139,8 @@ export class AppProcess {
     const port = await Promise.race([run.port, exit]);
     if (port instanceof Error) throw port;
     while (Date.now() < deadline) {
-      if (await answersHttp(port)) return port;
+      // Any HTTP answer: the app is up (its status is the app's business).
+      if ((await probeHttp(port)) !== undefined) return port;
       if (run.ended) throw await exit;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }

@@ -139,6 +139,11 @@ export class HostingRuntime implements Deployer {
     return this.#prepared(deployment);
   }
 
+  /** What each live deployment serves from, for the health prober. */
+  healthTargets(): { environmentId: string; target: RouteTarget }[] {
+    return [...this.#live.values()].map((d) => ({ environmentId: d.environmentId, target: d.target }));
+  }
+
   environmentIds(): readonly string[] {
     return [...this.#live.keys()];
   }

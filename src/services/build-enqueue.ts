@@ -15,7 +15,13 @@ export interface BuildSource {
 /** What a redeploy takes from the earlier build instead of building again. */
 export type EarlierOutput = Pick<
   BuildRecord,
-  'artifactKey' | 'artifactDigest' | 'nodeVersion' | 'packageManager' | 'framework' | 'variablesSealed'
+  | 'artifactKey'
+  | 'artifactDigest'
+  | 'nodeVersion'
+  | 'packageManager'
+  | 'framework'
+  | 'dependencies'
+  | 'variablesSealed'
 >;
 
 /**
@@ -45,6 +51,7 @@ export async function enqueueBuild(
     nodeVersion: '',
     packageManager: '',
     framework: '',
+    dependencies: [],
     variablesSealed: environment.shellVariablesSealed,
     ...(earlier && {
       artifactKey: earlier.artifactKey,
@@ -52,6 +59,7 @@ export async function enqueueBuild(
       nodeVersion: earlier.nodeVersion,
       packageManager: earlier.packageManager,
       framework: earlier.framework,
+      dependencies: earlier.dependencies,
       variablesSealed: earlier.variablesSealed,
     }),
     archived: false,

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { PackageVersion } from '../domain/project-detection.js';
 import type { ShellVariable } from '../domain/shell-variables.js';
 import { DEPLOYMENT_FAILED_PREFIX, endBuild } from './build-outcome.js';
 import { publishBuildEvent } from './event-outbox.js';
@@ -28,6 +29,7 @@ export type BuildOutcome =
       readonly artifactKey: string;
       readonly artifactDigest: string;
       readonly framework: string;
+      readonly dependencies: readonly PackageVersion[];
       /** Empty for a folder without package.json (nothing ran). */
       readonly nodeVersion: string;
       readonly packageManager: string;
@@ -290,6 +292,7 @@ export class BuildRunner {
       nodeVersion: outcome.nodeVersion,
       packageManager: outcome.packageManager,
       framework: outcome.framework,
+      dependencies: outcome.dependencies,
       liveTime,
       finishTime: now,
     });

@@ -1,6 +1,7 @@
 import { doublingDelayMs } from '../domain/backoff.js';
 import { DELIVERY_RETRY_MAX_MS, SIGNATURE_HEADER, signatureHeader } from '../domain/events.js';
 import type { Clock, Logger, SecretBox } from './platform-ports.js';
+import { PollingLoop } from './polling-loop.js';
 import type { DeliveryRecord, EventRecord, EventSubscriptionRecord, Store } from './store-port.js';
 
 /** Sends one delivery's request; throws when no answer came (DeliveryRefused for a guarded address). */
@@ -41,9 +42,7 @@ export function eventBody(event: EventRecord, account: string): string {
  * after the event, then FAILED. State lives in the store: a restart carries on.
  */
 export class DeliveryWorker {
-  #wake: (() => void) | undefined;
-  #stopping = false;
-  #running: Promise<void> | undefined;
+  readonly #loop: PollingLoop;
 
   constructor(
     private readonly deps: {
@@ -54,21 +53,25 @@ export class DeliveryWorker {
       readonly logger: Logger;
       readonly settings: DeliverySettings;
     },
-  ) {}
+  ) {
+    this.#loop = new PollingLoop(() => this.runOnce(), {
+      pollMs: deps.settings.pollMs,
+      logger: deps.logger,
+      failure: 'events: the delivery pass failed',
+    });
+  }
 
   /** Something was published: look now rather than at the next poll. */
   notify(): void {
-    this.#wake?.();
+    this.#loop.wake();
   }
 
   start(): void {
-    this.#running ??= this.#loop();
+    this.#loop.start();
   }
 
-  async stop(): Promise<void> {
-    this.#stopping = true;
-    this.#wake?.();
-    await this.#running;
+  stop(): Promise<void> {
+    return this.#loop.stop();
   }
 
   /** One pass over what is due (tests call it; the loop runs it). Answers how many were attempted. */
@@ -78,31 +81,6 @@ export class DeliveryWorker {
     const claimed = await store.events.claimDue(now, new Date(now.getTime() + settings.leaseMs), 20);
     await Promise.all(claimed.map((c) => this.#attempt(c.delivery, c.event, c.subscription, c.account)));
     return claimed.length;
-  }
-
-  #stopped(): boolean {
-    return this.#stopping;
-  }
-
-  async #loop(): Promise<void> {
-    while (!this.#stopping) {
-      let attempted = 0;
-      try {
-        attempted = await this.runOnce();
-      } catch (error) {
-        this.deps.logger.error({ err: error }, 'events: the delivery pass failed');
-      }
-      // More may be due at once; or stop() was called during the pass (read through a function, not narrowed).
-      if (attempted > 0 || this.#stopped()) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.deps.settings.pollMs);
-        this.#wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.#wake = undefined;
-    }
   }
 
   async #attempt(

@@ -14,6 +14,8 @@ export class FailureThrottle {
     private readonly limit: number,
     private readonly windowMs: number,
     maxKeys = 10_000,
+    /** What is counted, as the refusal names it. */
+    private readonly counted = 'failed sign-in attempts from this address',
   ) {
     this.#windows = new LRUCache({ max: maxKeys });
   }
@@ -26,7 +28,7 @@ export class FailureThrottle {
     const retryAfterSeconds = Math.max(1, Math.ceil((window.start + this.windowMs - now) / 1000));
     throw new AtollError(
       'RATE_LIMITED',
-      `too many failed sign-in attempts from this address; retry in ${retryAfterSeconds} s`,
+      `too many ${this.counted}; retry in ${retryAfterSeconds} s`,
       [],
       retryAfterSeconds,
     );
@@ -40,5 +42,11 @@ export class FailureThrottle {
     } else {
       window.failures += 1;
     }
+  }
+
+  /** Counts one use of the key, refused with RATE_LIMITED once the key has used up its window (request budgets). */
+  take(key: string): void {
+    this.assertAllowed(key);
+    this.recordFailure(key);
   }
 }

@@ -30,6 +30,9 @@ export interface Logger {
 export interface BlobStore {
   /** Moves a finished local file under the key (the file is gone afterwards). */
   adopt(key: string, localPath: string): Promise<void>;
+  /** Writes a small blob whole (rendered reports): readers see all of it or nothing. */
+  write(key: string, data: Buffer | string): Promise<void>;
+  read(key: string): Promise<Buffer>;
   has(key: string): Promise<boolean>;
   /** Deletes the blob; a missing one is no error. */
   remove(key: string): Promise<void>;

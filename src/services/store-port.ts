@@ -4,6 +4,10 @@ import type { CertificateState, DnsCheckResult, DomainMappingState } from '../do
 import type { OperationResultKind, StatusBody } from '../domain/operation.js';
 import type { Page, PageRequest } from '../domain/page-token.js';
 import type { BuildPhase, BuildState, BuildTrigger } from '../domain/build.js';
+import type { PackageVersion } from '../domain/project-detection.js';
+import type { ReportSectionName } from '../domain/report-content.js';
+import type { Frequency, ScheduleTime } from '../domain/report-schedule.js';
+import type { Recipient } from '../domain/report-schedule-rules.js';
 
 /** The persistence port: services speak in records, the store speaks SQL. */
 
@@ -105,6 +109,8 @@ export interface BuildRecord {
   /** When it started serving traffic; null if it never did. */
   readonly liveTime: Date | null;
   readonly framework: string;
+  /** Direct dependencies of the build with the versions installed, well-known ones first (site reports). */
+  readonly dependencies: readonly PackageVersion[];
   readonly failureMessage: string;
   readonly failureExitCode: number | null;
   readonly createTime: Date;
@@ -123,6 +129,7 @@ export type Inserted = 'created' | 'duplicate';
 export interface AccountsRepository {
   insert(record: AccountRecord): Promise<Inserted>;
   findByName(name: string): Promise<AccountRecord | undefined>;
+  findById(id: string): Promise<AccountRecord | undefined>;
   count(): Promise<number>;
 }
 
@@ -288,7 +295,7 @@ export interface BuildsRepository {
   listDeployable(environmentId: string): Promise<BuildRecord[]>;
   /** Whether a build that is not archived (of any environment) uses the blob as its source or artifact. */
   isBlobInUse(key: string): Promise<boolean>;
-  /** The sources and artifacts of the builds of an app, or of an environment and its children. */
+  /** Every blob of an app, or of an environment and its children: build sources and artifacts, rendered site reports. */
   blobKeysOf(owner: { readonly appPk: string } | { readonly environmentId: string }): Promise<string[]>;
   /** Finished builds that are not archived, newest first: what retention looks at. */
   listRetained(environmentId: string): Promise<BuildRecord[]>;
@@ -438,6 +445,88 @@ export interface EventsRepository {
   ): Promise<Page<DeliveryRecord & { eventType: string; attemptList: DeliveryAttempt[] }>>;
 }
 
+export interface ReportScheduleRecord {
+  readonly id: string;
+  readonly environmentId: string;
+  readonly title: string;
+  readonly templateUuid: string;
+  readonly frequency: Frequency;
+  readonly recipients: readonly Recipient[];
+  readonly sections: readonly ReportSectionName[];
+  /** The next run, with the offset next_scheduled_date was written with. */
+  readonly next: ScheduleTime;
+  /** Where the last report's period ended; null before the first run. */
+  readonly lastPeriodEnd: Date | null;
+  readonly createTime: Date;
+  readonly updateTime: Date;
+}
+
+/** PENDING: to be sent (or retried); SENT: every recipient accepted; FAILED: given up; NOT_REQUESTED: a preview. */
+export type ReportDeliveryState = 'PENDING' | 'SENT' | 'FAILED' | 'NOT_REQUESTED';
+
+export interface ReportRecipientState extends Recipient {
+  readonly state: 'PENDING' | 'SENT' | 'FAILED';
+  readonly error: string;
+}
+
+export interface SiteReportRecord {
+  readonly id: string;
+  readonly environmentId: string;
+  readonly scheduleId: string | null;
+  /** With scheduleId, the run's key; null for a report asked for with :run. */
+  readonly scheduledTime: Date | null;
+  readonly title: string;
+  readonly templateUuid: string;
+  readonly sections: readonly ReportSectionName[];
+  readonly periodStart: Date;
+  readonly periodEnd: Date;
+  /** Blob keys; empty until rendered. */
+  readonly htmlKey: string;
+  readonly pdfKey: string;
+  readonly deliveryState: ReportDeliveryState;
+  readonly recipients: readonly ReportRecipientState[];
+  readonly attempts: number;
+  readonly nextAttemptTime: Date | null;
+  readonly lastError: string;
+  readonly sentTime: Date | null;
+  readonly createTime: Date;
+  readonly updateTime: Date;
+}
+
+export interface ReportsRepository {
+  insertSchedule(record: ReportScheduleRecord): Promise<void>;
+  findSchedule(id: string, forUpdate?: boolean): Promise<ReportScheduleRecord | undefined>;
+  listSchedules(environmentId: string): Promise<ReportScheduleRecord[]>;
+  countSchedules(environmentId: string): Promise<number>;
+  updateSchedule(record: ReportScheduleRecord): Promise<void>;
+  deleteSchedule(id: string): Promise<void>;
+  /** Schedules whose next run is due, locked until the transaction ends; those locked by another are skipped. */
+  lockDueSchedules(now: Date, limit: number): Promise<ReportScheduleRecord[]>;
+  /** 'duplicate' when the schedule already has a report for this scheduled time (nothing is written). */
+  insertReport(record: SiteReportRecord): Promise<Inserted>;
+  findReport(id: string): Promise<SiteReportRecord | undefined>;
+  /** Newest first. */
+  listReports(
+    environmentId: string,
+    offset: number,
+    limit: number,
+  ): Promise<{ count: number; reports: SiteReportRecord[] }>;
+  /** PENDING reports due for an attempt, leased until `leaseUntil` (SKIP LOCKED: workers share the table). */
+  claimDueReports(now: Date, leaseUntil: Date, limit: number): Promise<SiteReportRecord[]>;
+  updateReport(record: SiteReportRecord): Promise<void>;
+  /** Adds a prober's health checks of one minute. */
+  addHealthChecks(
+    environmentId: string,
+    minute: Date,
+    proberId: string,
+    checks: number,
+    failed: number,
+  ): Promise<void>;
+  sumHealthChecks(environmentId: string, start: Date, end: Date): Promise<{ checks: number; failed: number }>;
+  /** Builds that finished or went live in [start, end), newest first, at most `limit`. */
+  listBuildsBetween(environmentId: string, start: Date, end: Date, limit: number): Promise<BuildRecord[]>;
+}
+
 export interface Repositories {
   readonly accounts: AccountsRepository;
   readonly users: UsersRepository;
@@ -454,6 +543,7 @@ export interface Repositories {
   readonly usage: UsageRepository;
   readonly domainMappings: DomainMappingsRepository;
   readonly events: EventsRepository;
+  readonly reports: ReportsRepository;
 }
 
 export interface Store extends Repositories {

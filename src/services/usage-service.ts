@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { invalidField } from '../domain/error-catalogue.js';
 import {
+  busiestPaths,
   emptyCounters,
   latencyPercentile,
   mergeCounters,
-  OTHER_PATHS,
   parseCounters,
+  statusClassCounts,
   type UsageCounters,
 } from '../domain/usage.js';
 import type { UsageInterval, UsageReport } from '../contract/usage-schemas.js';
@@ -38,22 +39,17 @@ function parseInterval(value: string | undefined): number {
 }
 
 function toInterval(start: number, end: number, counters: UsageCounters): UsageInterval {
-  const [, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0] = counters.statusClasses;
   return {
     startTime: new Date(start).toISOString(),
     endTime: new Date(end).toISOString(),
     requests: counters.requests,
     bytesOut: counters.bytesOut,
-    statusClasses: { '1xx': s1, '2xx': s2, '3xx': s3, '4xx': s4, '5xx': s5 },
+    statusClasses: statusClassCounts(counters),
     cacheHits: counters.cacheHits,
     cacheMisses: counters.cacheMisses,
     latencyP50Ms: latencyPercentile(counters, 0.5),
     latencyP95Ms: latencyPercentile(counters, 0.95),
-    topPaths: Object.entries(counters.paths)
-      .filter(([path]) => path !== OTHER_PATHS)
-      .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
-      .slice(0, TOP_PATHS)
-      .map(([path, requests]) => ({ path, requests })),
+    topPaths: busiestPaths(counters, TOP_PATHS),
   };
 }
 

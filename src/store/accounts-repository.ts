@@ -13,6 +13,10 @@ export function createAccountsRepository(db: Kysely<Database>): AccountsReposito
         .executeTakeFirst();
       return row ? 'created' : 'duplicate';
     },
+    async findById(id) {
+      const row = await db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && { id: row.id, name: row.name, createTime: row.create_time };
+    },
     async findByName(name) {
       const row = await db.selectFrom('accounts').selectAll().where('name', '=', name).executeTakeFirst();
       return row && { id: row.id, name: row.name, createTime: row.create_time };

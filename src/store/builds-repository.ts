@@ -1,11 +1,12 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { BuildPhase, BuildState, BuildTrigger } from '../domain/build.js';
 import { isUuid } from '../domain/identifier-rules.js';
+import { parsePackageVersions } from '../domain/project-detection.js';
 import type { BuildRecord, BuildsRepository } from '../services/store-port.js';
 import type { BuildsTable, Database } from './database-schema.js';
 import { afterTimeId, limitFor, timeIdKey, toPage } from './keyset-page.js';
 
-function toBuild(row: Selectable<BuildsTable>): BuildRecord {
+export function toBuild(row: Selectable<BuildsTable>): BuildRecord {
   return {
     id: row.id,
     environmentId: row.environment_id,
@@ -24,6 +25,7 @@ function toBuild(row: Selectable<BuildsTable>): BuildRecord {
     archived: row.archived,
     liveTime: row.live_time,
     framework: row.framework,
+    dependencies: parsePackageVersions(row.dependencies),
     failureMessage: row.failure_message,
     failureExitCode: row.failure_exit_code,
     createTime: row.create_time,
@@ -43,6 +45,7 @@ function toRow(record: BuildRecord) {
     archived: record.archived,
     live_time: record.liveTime,
     framework: record.framework,
+    dependencies: JSON.stringify(record.dependencies),
     failure_message: record.failureMessage,
     failure_exit_code: record.failureExitCode,
     start_time: record.startTime,
@@ -181,10 +184,16 @@ export function createBuildsRepository(db: Kysely<Database>): BuildsRepository {
         );
       const rows = await db
         .selectFrom('builds')
-        .select(['source_key', 'artifact_key'])
+        .select(['source_key as a', 'artifact_key as b'])
         .where('environment_id', 'in', environments)
+        .unionAll(
+          db
+            .selectFrom('site_reports')
+            .select(['html_key as a', 'pdf_key as b'])
+            .where('environment_id', 'in', environments),
+        )
         .execute();
-      return [...new Set(rows.flatMap((r) => [r.source_key, r.artifact_key]).filter((k) => k !== ''))];
+      return [...new Set(rows.flatMap((r) => [r.a, r.b]).filter((k) => k !== ''))];
     },
     async listRetained(environmentId) {
       const rows = await db

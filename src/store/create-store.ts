@@ -16,6 +16,7 @@ import { createRuntimeLogsRepository } from './runtime-logs-repository.js';
 import { createUsageRepository } from './usage-repository.js';
 import { createDomainMappingsRepository } from './domain-mappings-repository.js';
 import { createEventsRepository } from './events-repository.js';
+import { createReportsRepository } from './reports-repository.js';
 import { createUsersRepository } from './users-repository.js';
 
 function createRepositories(db: Kysely<Database>): Repositories {
@@ -35,6 +36,7 @@ function createRepositories(db: Kysely<Database>): Repositories {
     usage: createUsageRepository(db),
     domainMappings: createDomainMappingsRepository(db),
     events: createEventsRepository(db),
+    reports: createReportsRepository(db),
   };
 }
 

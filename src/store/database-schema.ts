@@ -86,6 +86,7 @@ export interface BuildsTable {
   source_bytes: ColumnType<string, number, number>;
   artifact_digest: string;
   framework: string;
+  dependencies: ColumnType<unknown, string | undefined, string>;
   failure_message: string;
   failure_exit_code: number | null;
   create_time: Timestamp;
@@ -218,6 +219,52 @@ export interface EventDeliveryAttemptsTable {
   duration_ms: number;
 }
 
+export interface ReportSchedulesTable {
+  id: string;
+  environment_id: string;
+  title: string;
+  template_uuid: string;
+  frequency_unit: string;
+  frequency_value: number;
+  recipients: ColumnType<unknown, string, string>;
+  sections: ColumnType<unknown, string, string>;
+  next_run_time: Timestamp;
+  next_run_offset_minutes: number;
+  last_period_end: Date | null;
+  create_time: Timestamp;
+  update_time: Timestamp;
+}
+
+export interface SiteReportsTable {
+  id: string;
+  environment_id: string;
+  schedule_id: string | null;
+  scheduled_time: Date | null;
+  title: string;
+  template_uuid: string;
+  sections: ColumnType<unknown, string, string>;
+  period_start: Timestamp;
+  period_end: Timestamp;
+  html_key: string;
+  pdf_key: string;
+  delivery_state: string;
+  recipients: ColumnType<unknown, string, string>;
+  attempts: number;
+  next_attempt_time: Date | null;
+  last_error: string;
+  sent_time: Date | null;
+  create_time: Timestamp;
+  update_time: Timestamp;
+}
+
+export interface HealthChecksTable {
+  environment_id: string;
+  minute: Timestamp;
+  prober_id: string;
+  checks: number;
+  failed: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   users: UsersTable;
@@ -239,4 +286,7 @@ export interface Database {
   events: EventsTable;
   event_deliveries: EventDeliveriesTable;
   event_delivery_attempts: EventDeliveryAttemptsTable;
+  report_schedules: ReportSchedulesTable;
+  site_reports: SiteReportsTable;
+  health_checks: HealthChecksTable;
 }

@@ -5,6 +5,7 @@ import * as buildLogs from './migrations/0003-build-logs.js';
 import * as hosting from './migrations/0004-hosting.js';
 import * as domains from './migrations/0005-domains.js';
 import * as events from './migrations/0006-events.js';
+import * as reports from './migrations/0007-reports.js';
 
 /** Every migration, in order. Names never change once released. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004-hosting': hosting,
   '0005-domains': domains,
   '0006-events': events,
+  '0007-reports': reports,
 };
 
 /** Names of every migration, in the order they apply. */

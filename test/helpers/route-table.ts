@@ -21,7 +21,8 @@ export function listRoutes(api: TestApi): RegisteredRoute[] {
     stack.push(segment);
     if (!match?.[2]) continue;
     const url = stack.join('');
-    if (['/healthz', '/readyz'].includes(url)) continue;
+    // Public pages: health checks, the served docs and the report templates' pictures.
+    if (['/healthz', '/readyz'].includes(url) || /^\/(docs|site-reports\/assets)(\/|$)/.test(url)) continue;
     for (const method of match[2].split(',').map((m) => m.trim())) {
       if (method !== 'HEAD' && method !== 'OPTIONS') found.push({ method, url });
     }

@@ -9,6 +9,7 @@ import { loadConfig, type DomainSettings, type HostingSettings } from '../../src
 import { buildApiServer } from '../../src/http/build-api-server.js';
 import type { ApiInstance } from '../../src/http/api-instance.js';
 import { composeServices, type Services } from '../../src/main/compose-services.js';
+import { DOCS_DIR } from '../../src/main/docs-dir.js';
 import { listenPlatformServices } from '../../src/main/platform-services-listener.js';
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../src/services/platform-ports.js';
@@ -112,6 +113,7 @@ export class TestApi {
         hosting,
         domains,
         events: config.events,
+        reports: config.reports,
         publicUrl: 'http://127.0.0.1:8080',
         // Each test has its own database, worked on by this process alone.
         databaseUrl: undefined,
@@ -133,6 +135,7 @@ export class TestApi {
         trustProxy: [],
         uploadLimits,
         webhookTriggersPerMinute: options.webhookTriggersPerMinute ?? 10,
+        docsDir: DOCS_DIR,
       },
     });
     await app.listen({ host: '127.0.0.1', port: 0 });
@@ -234,6 +237,9 @@ export class TestApi {
   }
 
   async close(): Promise<void> {
+    await this.services.reportScheduler.stop();
+    await this.services.healthProber.stop();
+    this.services.mailer?.close();
     await this.services.certificates?.stop();
     await this.services.deliveryWorker.stop();
     await this.services.domainReconciler.settled();

@@ -27,6 +27,9 @@ export interface TestStore {
 }
 
 const TABLES = [
+  'site_reports',
+  'report_schedules',
+  'health_checks',
   'event_delivery_attempts',
   'event_deliveries',
   'events',

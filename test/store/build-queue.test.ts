@@ -50,6 +50,7 @@ describe(`build queue (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embed
       archived: false,
       liveTime: null,
       framework: '',
+      dependencies: [],
       failureMessage: '',
       failureExitCode: null,
       createTime: now,

@@ -44,6 +44,7 @@ describe(`hosting repositories (${process.env.DATABASE_URL ? 'PostgreSQL server'
       archived: false,
       liveTime: null,
       framework: 'static',
+      dependencies: [{ name: 'astro', version: '5.1.0' }],
       failureMessage: '',
       failureExitCode: null,
       createTime: now,

@@ -61,8 +61,10 @@ describe('AtollError', () => {
       UNAVAILABLE: 503,
       UNAUTHENTICATED: 401,
     };
-    // Body problems keep their specific HTTP statuses while staying INVALID_ARGUMENT.
+    // Body problems keep their specific HTTP statuses while staying INVALID_ARGUMENT; a bad
+    // upstream answer is the seed's 502 (site reports API), which gRPC folds into UNAVAILABLE.
     const exceptions = new Set([
+      'UPSTREAM_FAILED',
       'UNSUPPORTED_MEDIA_TYPE',
       'BODY_TOO_LARGE',
       'ARCHIVE_TOO_LARGE',

@@ -136,7 +136,40 @@ describe('loadConfig defaults', () => {
           renewDaysBefore: 30,
           certificateCheckIntervalMs: 60_000,
         },
+        reports: {
+          smtp: undefined,
+          companyName: 'Atoll',
+          brandColour: '#0f766e',
+          pollMs: 1_000,
+          concurrency: 4,
+          retryBaseMs: 60_000,
+          maxAttempts: 10,
+          ratePerMinute: 120,
+          healthCheckIntervalMs: 60_000,
+        },
       },
+    );
+  });
+
+  it('reads the SMTP relay and refuses a malformed one, naming the variable', () => {
+    const config = loadConfig(
+      { ATOLL_SMTP_URL: 'smtps://user:pw@mail.example.com:465', ATOLL_MAIL_FROM: 'Reports <r@example.com>' },
+      '/srv/atoll',
+    );
+    assert.deepEqual(config.reports.smtp, {
+      url: 'smtps://user:pw@mail.example.com:465',
+      from: 'Reports <r@example.com>',
+      maxConnections: 4,
+      timeoutMs: 20_000,
+    });
+    assert.throws(
+      () => loadConfig({ ATOLL_SMTP_URL: 'http://mail.example.com' }, '/srv/atoll'),
+      /ATOLL_SMTP_URL/,
+    );
+    assert.throws(() => loadConfig({ ATOLL_MAIL_FROM: 'a\nBcc: x@y.z' }, '/srv/atoll'), /ATOLL_MAIL_FROM/);
+    assert.throws(
+      () => loadConfig({ ATOLL_REPORT_BRAND_COLOUR: 'red' }, '/srv/atoll'),
+      /ATOLL_REPORT_BRAND_COLOUR/,
     );
   });
 

@@ -14,6 +14,8 @@ const ALL_ACTIONS: readonly Action[] = [
   'member.write',
   'webhook.manage',
   'events.manage',
+  'report.read',
+  'report.manage',
 ];
 
 describe('roles', () => {
@@ -28,10 +30,10 @@ describe('roles', () => {
 
   it('lets viewers read and nothing else', () => {
     const allowed = ALL_ACTIONS.filter((a) => roleAllows('viewer', a));
-    assert.deepEqual(allowed, ['account.read', 'app.read', 'environment.read']);
+    assert.deepEqual(allowed, ['account.read', 'app.read', 'environment.read', 'report.read']);
   });
 
-  it('lets developers change apps and environments but not delete apps or touch members and webhooks', () => {
+  it('lets developers change apps, environments and report schedules but not delete apps or touch members and webhooks', () => {
     const allowed = ALL_ACTIONS.filter((a) => roleAllows('developer', a));
     assert.deepEqual(allowed, [
       'account.read',
@@ -40,6 +42,8 @@ describe('roles', () => {
       'environment.read',
       'environment.write',
       'environment.delete',
+      'report.read',
+      'report.manage',
     ]);
     for (const action of [
       'app.delete',

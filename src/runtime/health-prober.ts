@@ -1,0 +1,61 @@
+import { existsSync } from 'node:fs';
+import type { RouteTarget } from '../services/hosting-ports.js';
+import { probeHttp } from './app-process.js';
+
+export interface HealthTarget {
+  readonly environmentId: string;
+  readonly target: RouteTarget;
+}
+
+/** Where the results go: one check per live deployment and interval, added per minute in the store. */
+export interface HealthSink {
+  record(environmentId: string, minute: Date, failed: boolean): Promise<void>;
+}
+
+/**
+ * Checks every live deployment at a fixed interval, as a monitor outside the app would: a
+ * server app is up when GET / answers below 500 within 2 s (a restarting app is down), a
+ * static site when its folder is there. The results are the site reports' uptime.
+ */
+export class HealthProber {
+  #timer: NodeJS.Timeout | undefined;
+  #probing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly deps: {
+      readonly targets: () => readonly HealthTarget[];
+      readonly sink: HealthSink;
+      readonly clock: { now(): Date };
+      readonly intervalMs: number;
+      readonly onError: (error: unknown) => void;
+    },
+  ) {}
+
+  start(): void {
+    this.#timer ??= setInterval(() => {
+      this.#probing = this.#probing.then(() => this.probeOnce()).catch(this.deps.onError);
+    }, this.deps.intervalMs);
+    this.#timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.#probing;
+  }
+
+  /** One round over every live deployment (tests call it; the timer runs it). */
+  async probeOnce(): Promise<void> {
+    const now = this.deps.clock.now().getTime();
+    const minute = new Date(now - (now % 60_000));
+    await Promise.all(
+      this.deps.targets().map(async ({ environmentId, target }) => {
+        const up =
+          target.kind === 'static'
+            ? existsSync(target.root)
+            : target.port !== undefined && ((await probeHttp(target.port)) ?? 500) < 500;
+        await this.deps.sink.record(environmentId, minute, !up).catch(this.deps.onError);
+      }),
+    );
+  }
+}
