@@ -1,13 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
-import pg from 'pg';
 import type { Config } from '../../src/config/load-config.js';
 import type { ApiInstance } from '../../src/http/api-instance.js';
 import type { Store } from '../../src/services/store-port.js';
 import { BENCH_ACCOUNT, startProductApi } from '../shared/product-api.js';
+import { createServerDatabase } from '../shared/server-database.js';
 
 export interface BenchPlatformOptions {
   readonly apps: number;
@@ -33,24 +32,6 @@ export interface BenchPlatform {
 
 /** High enough that @fastify/rate-limit never answers 429 during a run; the plugin still runs. */
 const RATE_LIMIT_PER_MINUTE = '100000000';
-
-/** A fresh database on the server of DATABASE_URL, dropped when the benchmark ends. */
-async function createServerDatabase(serverUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `atoll_bench_${randomBytes(6).toString('hex')}`;
-  const run = async (statement: string) => {
-    const client = new pg.Client({ connectionString: serverUrl });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
-  await run(`create database ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => run(`drop database if exists ${name} with (force)`) };
-}
 
 function listenUrl(server: FastifyInstance | ApiInstance): string {
   const address = server.server.address();

@@ -12,7 +12,8 @@
  *
  *   npm run bench:reports -- [--schedules 1000] [--rounds 1] [--concurrency 4]
  *
- * Embedded PGlite store by default; DATABASE_URL (a PostgreSQL server) is used when set.
+ * Embedded PGlite store by default; with DATABASE_URL set, a fresh database on that PostgreSQL
+ * server, dropped afterwards.
  * See docs/benchmarks.md.
  */
 import { fork } from 'node:child_process';
@@ -52,6 +53,7 @@ import {
   readInteger,
   runBenchmark,
 } from '../shared/bench-main.js';
+import { createServerDatabase } from '../shared/server-database.js';
 import { table } from '../shared/text-table.js';
 
 /** The issue's target: the scheduler makes and sends at least 0.8 × as many reports per second as a plain loop. */
@@ -350,7 +352,13 @@ async function main(): Promise<number> {
   const removeSignalHandlers = cleanUpOnSignal('stopping the benchmark', cleanUp);
   try {
     log(`bench:reports ${describeMachine()}`);
-    const databaseUrl = process.env.DATABASE_URL;
+    const serverUrl = process.env.DATABASE_URL;
+    let databaseUrl: string | undefined;
+    if (serverUrl !== undefined && serverUrl !== '') {
+      const database = await createServerDatabase(serverUrl);
+      cleanups.push(database.drop);
+      databaseUrl = database.url;
+    }
     const { store, kind } = await openStore(
       { databaseUrl, databasePoolSize: 10, dataDir },
       (error: Error) => {

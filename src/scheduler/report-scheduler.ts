@@ -16,6 +16,12 @@ export interface ReportSchedulerSettings {
 
 /** Schedules turned into reports per transaction. */
 const SCHEDULES_PER_PASS = 200;
+/**
+ * Reports claimed per pass, per report made at once: a pass ends with fewer than `concurrency`
+ * reports in flight, so larger claims keep the workers busier (claims of 4 per worker left
+ * the workers idle for a noticeable share of bench/reports).
+ */
+const CLAIM_PER_WORKER = 16;
 
 /**
  * Runs due report schedules exactly once. A run is keyed by (schedule, scheduled time): in one
@@ -64,24 +70,26 @@ export class ReportScheduler {
     const now = clock.now();
     return store.transaction(async (tx) => {
       const due = await tx.reports.lockDueSchedules(now, SCHEDULES_PER_PASS);
-      for (const schedule of due) {
+      const reports = due.map((schedule) => {
         const periodStart =
           schedule.lastPeriodEnd ?? previousRunTime(schedule.next, schedule.frequency).instant;
-        const report = newReport(schedule, {
+        return newReport(schedule, {
           scheduledTime: schedule.next.instant,
           periodStart: periodStart < now ? periodStart : new Date(now.getTime() - 1),
           periodEnd: now,
           send: true,
           now,
         });
-        await tx.reports.insertReport(report);
-        await tx.reports.updateSchedule({
-          ...schedule,
+      });
+      await tx.reports.insertReports(reports);
+      await tx.reports.advanceSchedules(
+        due.map((schedule) => ({
+          id: schedule.id,
           next: firstRunAfter(schedule.next, schedule.frequency, now),
           lastPeriodEnd: now,
           updateTime: now,
-        });
-      }
+        })),
+      );
       return due.length;
     });
   }
@@ -93,7 +101,7 @@ export class ReportScheduler {
     const claimed = await store.reports.claimDueReports(
       now,
       new Date(now.getTime() + settings.leaseMs),
-      settings.concurrency * 4,
+      settings.concurrency * CLAIM_PER_WORKER,
     );
     await runConcurrently(claimed, settings.concurrency, async (report: SiteReportRecord) => {
       try {

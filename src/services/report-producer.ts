@@ -24,10 +24,16 @@ export interface ReportDeliverySettings {
   readonly messageIdHost: string;
 }
 
-/** A rendered report: the HTML (the mail's body) and the PDF (its attachment). */
+/** A rendered report: the HTML (the mail's body), the PDF (its attachment) and the site's name (the subject). */
 export interface ReportFiles {
   readonly html: string;
   readonly pdf: Buffer;
+  readonly site: string;
+}
+
+export interface Rendered {
+  readonly report: SiteReportRecord;
+  readonly files: ReportFiles;
 }
 
 export const NO_RELAY_MESSAGE = 'no mail relay is configured (ATOLL_SMTP_URL): the report was not e-mailed';
@@ -100,21 +106,27 @@ export class ReportProducer {
   /** Renders the report if it is not yet, then delivers it if it is due. Answers it as it now is. */
   async process(report: SiteReportRecord): Promise<SiteReportRecord> {
     if (report.htmlKey !== '') return report.deliveryState === 'PENDING' ? this.deliver(report) : report;
-    const rendered = await this.render(report);
-    if (rendered === undefined) return report;
-    return rendered.report.deliveryState === 'PENDING'
-      ? this.deliver(rendered.report, rendered.files)
-      : rendered.report;
+    const drawn = await this.#draw(report);
+    if (drawn === undefined) return report;
+    // The delivery records the blob keys with its outcome; a crash before that draws the report
+    // again under the same keys, so one write of the row is saved per report.
+    if (drawn.report.deliveryState === 'PENDING') return this.deliver(drawn.report, drawn.files);
+    await this.deps.store.reports.updateReport(drawn.report);
+    return drawn.report;
   }
 
   /**
-   * Draws the report and keeps both files in the blob store; answers the updated record and the
-   * files (so that a delivery right after need not read them back), or undefined when the site
-   * is gone (its reports went with it).
+   * Draws the report and keeps both files in the blob store and their keys on the report;
+   * answers the updated record and the files (so that a delivery right after need not read
+   * them back), or undefined when the site is gone (its reports went with it).
    */
-  async render(
-    report: SiteReportRecord,
-  ): Promise<{ report: SiteReportRecord; files: ReportFiles } | undefined> {
+  async render(report: SiteReportRecord): Promise<Rendered | undefined> {
+    const drawn = await this.#draw(report);
+    if (drawn) await this.deps.store.reports.updateReport(drawn.report);
+    return drawn;
+  }
+
+  async #draw(report: SiteReportRecord): Promise<Rendered | undefined> {
     const { store, blobs, reader, renderer, clock } = this.deps;
     const environment = await store.environments.findById(report.environmentId);
     if (!environment) return undefined;
@@ -143,9 +155,10 @@ export class ReportProducer {
         `the blob store could not keep the rendered report (${(error as Error).message}); retry in a moment`,
       );
     }
-    const updated = { ...report, ...keys, updateTime: clock.now() };
-    await store.reports.updateReport(updated);
-    return { report: updated, files: { html, pdf } };
+    return {
+      report: { ...report, ...keys, updateTime: clock.now() },
+      files: { html, pdf, site: environment.displayName },
+    };
   }
 
   /** One delivery attempt to every recipient still waiting; `files` as rendered, else read from the blob store. */
@@ -164,9 +177,7 @@ export class ReportProducer {
         updateTime: clock.now(),
       });
     }
-    const { html, pdf } = files ?? (await this.#readFiles(report));
-    const environment = await store.environments.findById(report.environmentId);
-    const site = environment?.displayName ?? report.environmentId;
+    const { html, pdf, site } = files ?? (await this.#readFiles(report));
     let current = report;
     let lastError = '';
     for (const [index, recipient] of report.recipients.entries()) {
@@ -237,13 +248,28 @@ export class ReportProducer {
   }
 
   async #readFiles(report: SiteReportRecord): Promise<ReportFiles> {
-    const { blobs } = this.deps;
-    const [html, pdf] = await Promise.all([blobs.read(report.htmlKey), blobs.read(report.pdfKey)]);
-    return { html: html.toString('utf8'), pdf };
+    const { blobs, store } = this.deps;
+    const [html, pdf, environment] = await Promise.all([
+      blobs.read(report.htmlKey),
+      blobs.read(report.pdfKey),
+      store.environments.findById(report.environmentId),
+    ]);
+    return { html: html.toString('utf8'), pdf, site: environment?.displayName ?? report.environmentId };
   }
 
   async #save(report: SiteReportRecord): Promise<SiteReportRecord> {
-    await this.deps.store.transaction(async (tx: Repositories) => {
+    const { store } = this.deps;
+    // Mostly nobody subscribes to report.sent: then the record is written on its own, without a
+    // transaction that would hold the embedded store's one connection while other reports are
+    // drawn. A subscription made between this check and the write is one made just after it.
+    if (
+      report.deliveryState !== 'SENT' ||
+      !(await store.events.isObserved(report.environmentId, 'report.sent'))
+    ) {
+      await store.reports.updateReport(report);
+      return report;
+    }
+    await store.transaction(async (tx: Repositories) => {
       await tx.reports.updateReport(report);
       if (report.deliveryState === 'SENT')
         await publishEvent(

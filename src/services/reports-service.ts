@@ -233,7 +233,7 @@ export class ReportsService {
     });
     // Held for an hour (a lease): the scheduler must not pick it up while this request makes and sends it.
     const held = { ...report, nextAttemptTime: send ? new Date(now.getTime() + 3_600_000) : null };
-    await store.reports.insertReport(held);
+    await store.reports.insertReports([held]);
     const rendered = await producer.render(held);
     if (!rendered) throw this.#scheduleNotFound(scheduleId);
     if (!send)

@@ -424,6 +424,8 @@ export interface EventsRepository {
    * its type (or for the one subscription given); answers the deliveries made.
    */
   publish(event: EventRecord, now: Date, onlySubscriptionId?: string): Promise<string[]>;
+  /** Whether a subscription of the environment's account lists the type (publishEvent would store the event). */
+  isObserved(environmentId: string, type: string): Promise<boolean>;
   /**
    * Takes up to `limit` PENDING deliveries that are due, pushing their next attempt to
    * `leaseUntil` so that no other worker takes them meanwhile; with their event and subscription.
@@ -502,8 +504,20 @@ export interface ReportsRepository {
   deleteSchedule(id: string): Promise<void>;
   /** Schedules whose next run is due, locked until the transaction ends; those locked by another are skipped. */
   lockDueSchedules(now: Date, limit: number): Promise<ReportScheduleRecord[]>;
-  /** 'duplicate' when the schedule already has a report for this scheduled time (nothing is written). */
-  insertReport(record: SiteReportRecord): Promise<Inserted>;
+  /** Moves each schedule's next run and the end of its last period (the scheduler's pass, in one statement). */
+  advanceSchedules(
+    changes: readonly {
+      readonly id: string;
+      readonly next: ScheduleTime;
+      readonly lastPeriodEnd: Date;
+      readonly updateTime: Date;
+    }[],
+  ): Promise<void>;
+  /**
+   * Inserts the reports, leaving out any whose schedule already has a report for its scheduled
+   * time (the run's key); answers how many were written.
+   */
+  insertReports(records: readonly SiteReportRecord[]): Promise<number>;
   findReport(id: string): Promise<SiteReportRecord | undefined>;
   /** Newest first. */
   listReports(

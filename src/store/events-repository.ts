@@ -52,6 +52,11 @@ function toDelivery(row: Selectable<EventDeliveriesTable>): DeliveryRecord {
   };
 }
 
+/** The subscription's event types include `type`. */
+function listsType(type: string) {
+  return sql<boolean>`event_types @> ${JSON.stringify([type])}::jsonb`;
+}
+
 export function createEventsRepository(db: Kysely<Database>): EventsRepository {
   return {
     async insertSubscription(record) {
@@ -94,15 +99,15 @@ export function createEventsRepository(db: Kysely<Database>): EventsRepository {
       return result.numDeletedRows > 0n;
     },
     async publish(event, now, onlySubscriptionId) {
-      let subscriptions = db
+      const subscriptions = db
         .selectFrom('event_subscriptions')
         .select('id')
         .where('account_id', '=', event.accountId);
-      subscriptions =
+      const targets = await (
         onlySubscriptionId === undefined
-          ? subscriptions.where(sql<boolean>`event_types @> ${JSON.stringify([event.type])}::jsonb`)
-          : subscriptions.where('id', '=', onlySubscriptionId);
-      const targets = await subscriptions.execute();
+          ? subscriptions.where(listsType(event.type))
+          : subscriptions.where('id', '=', onlySubscriptionId)
+      ).execute();
       // No subscriber, no row: events are kept only to be delivered.
       if (targets.length === 0) return [];
       await db
@@ -127,6 +132,18 @@ export function createEventsRepository(db: Kysely<Database>): EventsRepository {
       }));
       await db.insertInto('event_deliveries').values(deliveries).execute();
       return deliveries.map((d) => d.id);
+    },
+    async isObserved(environmentId, type) {
+      const row = await db
+        .selectFrom('event_subscriptions')
+        .innerJoin('apps', 'apps.account_id', 'event_subscriptions.account_id')
+        .innerJoin('environments', 'environments.app_pk', 'apps.id')
+        .select('event_subscriptions.id')
+        .where('environments.id', '=', environmentId)
+        .where(listsType(type))
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
     },
     async claimDue(now, leaseUntil, limit) {
       // One statement: the rows are locked, leased and answered at once (SKIP LOCKED lets several workers share the table).

@@ -126,6 +126,22 @@ export function createReportsRepository(db: Kysely<Database>): ReportsRepository
     async updateSchedule(record) {
       await db.updateTable('report_schedules').set(scheduleRow(record)).where('id', '=', record.id).execute();
     },
+    async advanceSchedules(changes) {
+      if (changes.length === 0) return;
+      // One statement for a whole pass of the scheduler rather than one per schedule.
+      const values = sql.join(
+        changes.map(
+          (c) =>
+            sql`(${c.id}::uuid, ${c.next.instant}::timestamptz, ${c.next.offsetMinutes}::integer, ${c.lastPeriodEnd}::timestamptz, ${c.updateTime}::timestamptz)`,
+        ),
+      );
+      await sql`
+        update report_schedules as s
+        set next_run_time = v.next_run_time, next_run_offset_minutes = v.next_run_offset_minutes,
+          last_period_end = v.last_period_end, update_time = v.update_time
+        from (values ${values}) as v(id, next_run_time, next_run_offset_minutes, last_period_end, update_time)
+        where s.id = v.id`.execute(db);
+    },
     async deleteSchedule(id) {
       await db.deleteFrom('report_schedules').where('id', '=', id).execute();
     },
@@ -141,25 +157,28 @@ export function createReportsRepository(db: Kysely<Database>): ReportsRepository
         .execute();
       return rows.map(toSchedule);
     },
-    async insertReport(record) {
+    async insertReports(records) {
+      if (records.length === 0) return 0;
       const inserted = await db
         .insertInto('site_reports')
-        .values({
-          ...reportRow(record),
-          id: record.id,
-          environment_id: record.environmentId,
-          schedule_id: record.scheduleId,
-          scheduled_time: record.scheduledTime,
-          title: record.title,
-          template_uuid: record.templateUuid,
-          sections: JSON.stringify(record.sections),
-          period_start: record.periodStart,
-          period_end: record.periodEnd,
-          create_time: record.createTime,
-        })
+        .values(
+          records.map((record) => ({
+            ...reportRow(record),
+            id: record.id,
+            environment_id: record.environmentId,
+            schedule_id: record.scheduleId,
+            scheduled_time: record.scheduledTime,
+            title: record.title,
+            template_uuid: record.templateUuid,
+            sections: JSON.stringify(record.sections),
+            period_start: record.periodStart,
+            period_end: record.periodEnd,
+            create_time: record.createTime,
+          })),
+        )
         .onConflict((oc) => oc.columns(['schedule_id', 'scheduled_time']).doNothing())
         .executeTakeFirst();
-      return Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1 ? 'created' : 'duplicate';
+      return Number(inserted.numInsertedOrUpdatedRows ?? 0);
     },
     async findReport(id) {
       const row = await db.selectFrom('site_reports').selectAll().where('id', '=', id).executeTakeFirst();
