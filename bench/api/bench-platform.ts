@@ -6,7 +6,7 @@ import type { Config } from '../../src/config/load-config.js';
 import type { ApiInstance } from '../../src/http/api-instance.js';
 import type { Store } from '../../src/services/store-port.js';
 import { BENCH_ACCOUNT, startProductApi } from '../shared/product-api.js';
-import { createServerDatabase } from '../shared/server-database.js';
+import { openBenchDatabaseUrl } from '../shared/server-database.js';
 
 export interface BenchPlatformOptions {
   readonly apps: number;
@@ -88,13 +88,7 @@ export async function startBenchPlatform(options: BenchPlatformOptions): Promise
     cleanups.push(() => {
       rmSync(dataDir, { recursive: true, force: true });
     });
-    const serverUrl = process.env.DATABASE_URL;
-    let databaseUrl: string | undefined;
-    if (serverUrl !== undefined && serverUrl !== '') {
-      const database = await createServerDatabase(serverUrl);
-      cleanups.push(database.drop);
-      databaseUrl = database.url;
-    }
+    const databaseUrl = await openBenchDatabaseUrl(cleanups);
     let phaseStart = Date.now();
     const phase = (what: string) => {
       options.progress(`${what} in ${((Date.now() - phaseStart) / 1000).toFixed(1)} s`);

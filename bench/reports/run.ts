@@ -53,7 +53,7 @@ import {
   readInteger,
   runBenchmark,
 } from '../shared/bench-main.js';
-import { createServerDatabase } from '../shared/server-database.js';
+import { openBenchDatabaseUrl } from '../shared/server-database.js';
 import { table } from '../shared/text-table.js';
 
 /** The issue's target: the scheduler makes and sends at least 0.8 × as many reports per second as a plain loop. */
@@ -352,13 +352,7 @@ async function main(): Promise<number> {
   const removeSignalHandlers = cleanUpOnSignal('stopping the benchmark', cleanUp);
   try {
     log(`bench:reports ${describeMachine()}`);
-    const serverUrl = process.env.DATABASE_URL;
-    let databaseUrl: string | undefined;
-    if (serverUrl !== undefined && serverUrl !== '') {
-      const database = await createServerDatabase(serverUrl);
-      cleanups.push(database.drop);
-      databaseUrl = database.url;
-    }
+    const databaseUrl = await openBenchDatabaseUrl(cleanups);
     const { store, kind } = await openStore(
       { databaseUrl, databasePoolSize: 10, dataDir },
       (error: Error) => {

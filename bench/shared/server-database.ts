@@ -20,3 +20,17 @@ export async function createServerDatabase(
   url.pathname = `/${name}`;
   return { url: url.toString(), drop: () => run(`drop database if exists ${name} with (force)`) };
 }
+
+/**
+ * The database a benchmark runs on: with DATABASE_URL set, a fresh one on that server (its drop
+ * is added to `cleanups`); else undefined, for the embedded store.
+ */
+export async function openBenchDatabaseUrl(
+  cleanups: (() => Promise<void> | void)[],
+): Promise<string | undefined> {
+  const serverUrl = process.env.DATABASE_URL;
+  if (serverUrl === undefined || serverUrl === '') return undefined;
+  const database = await createServerDatabase(serverUrl);
+  cleanups.push(database.drop);
+  return database.url;
+}

@@ -62,6 +62,14 @@ function toFields(record: ReportScheduleRecord): ScheduleFields {
   };
 }
 
+/** The checked fields as a schedule record keeps them (its site is fixed when it is made). */
+function toScheduleParts(
+  fields: ScheduleFields,
+): Pick<ReportScheduleRecord, 'title' | 'templateUuid' | 'frequency' | 'recipients' | 'sections' | 'next'> {
+  const { title, templateUuid, frequency, recipients, sections, next } = fields;
+  return { title, templateUuid, frequency, recipients, sections, next };
+}
+
 function toSchedule(record: ReportScheduleRecord): ReportScheduleWire {
   return {
     schedule_id: record.id,
@@ -141,12 +149,7 @@ export class ReportsService {
     const record: ReportScheduleRecord = {
       id: randomUUID(),
       environmentId: site,
-      title: fields.title,
-      templateUuid: fields.templateUuid,
-      frequency: fields.frequency,
-      recipients: fields.recipients,
-      sections: fields.sections,
-      next: fields.next,
+      ...toScheduleParts(fields),
       lastPeriodEnd: null,
       createTime: now,
       updateTime: now,
@@ -184,16 +187,7 @@ export class ReportsService {
       const checked = checkSchedulePatch(body, toFields(current), now);
       if (!checked.ok) throw invalidFields(checked.violations);
       const { fields } = checked;
-      const record: ReportScheduleRecord = {
-        ...current,
-        title: fields.title,
-        templateUuid: fields.templateUuid,
-        frequency: fields.frequency,
-        recipients: fields.recipients,
-        sections: fields.sections,
-        next: fields.next,
-        updateTime: now,
-      };
+      const record: ReportScheduleRecord = { ...current, ...toScheduleParts(fields), updateTime: now };
       await tx.reports.updateSchedule(record);
       return record;
     });
