@@ -37,6 +37,17 @@ export interface Config {
   readonly hosting: HostingSettings;
   readonly domains: DomainSettings;
   readonly reports: ReportSettings;
+  readonly sessions: SessionSettings;
+}
+
+export interface SessionSettings {
+  /** A portal session unused for this long ends. */
+  readonly idleMs: number;
+  /** A portal session ends this long after sign-in, however often it is used. */
+  readonly maxAgeMs: number;
+  /** Failed sign-ins for one email address within lockoutWindowMs before it is locked until the window ends. */
+  readonly lockoutFailures: number;
+  readonly lockoutWindowMs: number;
 }
 
 export interface EventSettings {
@@ -487,6 +498,19 @@ export function loadConfig(env: Env, cwd: string): Config {
     hosting: readHosting(env, host, problems),
     domains: readDomains(env, problems),
     reports: readReports(env, problems),
+    sessions: Object.freeze({
+      idleMs: readInteger(env, 'ATOLL_SESSION_IDLE_MS', 12 * 3_600_000, 60_000, 30 * 86_400_000, problems),
+      maxAgeMs: readInteger(
+        env,
+        'ATOLL_SESSION_MAX_AGE_MS',
+        7 * 86_400_000,
+        60_000,
+        90 * 86_400_000,
+        problems,
+      ),
+      lockoutFailures: readInteger(env, 'ATOLL_SIGN_IN_LOCKOUT_FAILURES', 5, 1, 1_000, problems),
+      lockoutWindowMs: readInteger(env, 'ATOLL_SIGN_IN_LOCKOUT_MS', 15 * 60_000, 1_000, 86_400_000, problems),
+    }),
   };
   if (Buffer.byteLength(config.adminSocketPath) > 100) {
     problems.push(

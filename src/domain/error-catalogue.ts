@@ -73,6 +73,24 @@ export const ERROR_CATALOGUE = {
     http: 403,
     summary: 'The caller is not a member of the account, or its role does not allow the action.',
   },
+  SIGN_IN_FAILED: {
+    grpc: 'UNAUTHENTICATED',
+    http: 401,
+    summary:
+      'The email address and password do not match a person who may sign in; the same answer whether or not the address is known.',
+  },
+  SESSION_INVALID: {
+    grpc: 'UNAUTHENTICATED',
+    http: 401,
+    summary:
+      'The session cookie names no session: it was signed out, ended by a password change, expired, or was never valid. Sign in again.',
+  },
+  CSRF_TOKEN_INVALID: {
+    grpc: 'PERMISSION_DENIED',
+    http: 403,
+    summary:
+      "A change was sent with a session cookie but without the session's X-CSRF-Token header (or with a wrong one); nothing was done.",
+  },
   ACCOUNT_NOT_FOUND: {
     grpc: 'NOT_FOUND',
     http: 404,

@@ -15,6 +15,7 @@ import type { UsersService } from '../services/users-service.js';
 import type { WebhooksService } from '../services/webhooks-service.js';
 import type { EventSubscriptionsService } from '../services/event-subscriptions-service.js';
 import type { ReportsService } from '../services/reports-service.js';
+import type { SessionsService } from '../services/sessions-service.js';
 
 /** What the HTTP layer needs: services only (main builds them). */
 export interface ApiServices {
@@ -35,6 +36,7 @@ export interface ApiServices {
   readonly webhooks: WebhooksService;
   readonly eventSubscriptions: EventSubscriptionsService;
   readonly reports: ReportsService;
+  readonly sessions: SessionsService;
 }
 
 /** Health of the process, for /healthz and /readyz. */
@@ -55,4 +57,6 @@ export interface ApiOptions {
   readonly webhookTriggersPerMinute: number;
   /** The folder of the Markdown documentation served at /docs (docs/ of the installation). */
   readonly docsDir: string;
+  /** Portal sessions: the cookie lives as long as a session may. */
+  readonly sessions: { readonly maxAgeMs: number };
 }

@@ -4,10 +4,8 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import { AtollError } from '../domain/error-catalogue.js';
-import { unauthenticated } from '../services/auth-service.js';
 import type { ApiOptions, ApiServices, Readiness } from './api-dependencies.js';
 import { ID, type ApiInstance } from './api-instance.js';
-import { parseBasicAuthorization } from './basic-credentials.js';
 import { registerAccountRoutes } from './routes/account-routes.js';
 import { registerAppRoutes } from './routes/app-routes.js';
 import { registerBuildRoutes, registerUploadRoute } from './routes/build-routes.js';
@@ -17,6 +15,9 @@ import { registerHostingRoutes } from './routes/hosting-routes.js';
 import { registerDomainMappingRoutes } from './routes/domain-mapping-routes.js';
 import { registerWebhookRoutes, registerWebhookTriggers } from './routes/webhook-routes.js';
 import { registerEventSubscriptionRoutes } from './routes/event-subscription-routes.js';
+import { registerSessionRoutes, registerSignedInRoutes } from './routes/session-routes.js';
+import { authenticateRequest } from './request-auth.js';
+import cookie from '@fastify/cookie';
 import { registerDocumentationRoutes } from './routes/documentation-routes.js';
 import { registerReportAssetRoutes } from './routes/report-asset-routes.js';
 import { registerSiteReportRoutes, SITE_REPORTS_PREFIX } from './routes/site-report-routes.js';
@@ -102,13 +103,17 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<ApiInstance> 
   });
 
   await app.register(swagger, swaggerOptions(options.publicUrl));
+  await app.register(cookie);
   registerHealthRoutes(app, deps.readiness);
+  const sessionCookie = {
+    secure: new URL(options.publicUrl).protocol === 'https:',
+    maxAgeMs: options.sessions.maxAgeMs,
+  };
+  registerSessionRoutes(app, services, sessionCookie);
 
   await app.register(async (api: ApiInstance) => {
     api.addHook('onRequest', async (request) => {
-      const basic = parseBasicAuthorization(request.headers.authorization);
-      if (!basic) throw unauthenticated();
-      request.principal = await services.auth.authenticate(basic.user, basic.password, request.ip);
+      request.principal = await authenticateRequest(request, services);
       // Tenancy before anything else is read: a caller outside the account gets 403 whatever it
       // sends, never an answer about a body it may not post (services then check the role).
       const account = (request.params as { account?: string } | undefined)?.account;
@@ -138,6 +143,7 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<ApiInstance> 
     registerDomainMappingRoutes(api, services);
     registerWebhookRoutes(api, services);
     registerEventSubscriptionRoutes(api, services);
+    registerSignedInRoutes(api, services, sessionCookie);
     await registerUploadRoute(api, services, options.uploadLimits.maxArchiveBytes);
   });
   await registerSiteReportRoutes(app, services, reportErrors);

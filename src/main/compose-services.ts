@@ -58,6 +58,7 @@ import { renderReportHtml, renderReportPdf } from '../scheduler/report-renderer.
 import { ReportScheduler } from '../scheduler/report-scheduler.js';
 import { HealthProber } from '../runtime/health-prober.js';
 import { randomUUID } from 'node:crypto';
+import { SessionsService } from '../services/sessions-service.js';
 
 export type ServiceSettings = Pick<
   Config,
@@ -74,6 +75,7 @@ export type ServiceSettings = Pick<
   | 'publicUrl'
   | 'events'
   | 'reports'
+  | 'sessions'
 >;
 
 export interface Services extends ApiServices {
@@ -147,6 +149,22 @@ export function composeServices(deps: {
   const access = new AccessService(store, clock, settings.accessCacheTtlMs);
   const accounts = new AccountsService({ store, access });
   const users = new UsersService({ store, hasher, clock });
+  const sessions = new SessionsService({
+    store,
+    hasher,
+    secretBox,
+    clock,
+    logger,
+    addressThrottle: throttle,
+    accountLockout: new FailureThrottle(
+      clock,
+      settings.sessions.lockoutFailures,
+      settings.sessions.lockoutWindowMs,
+      10_000,
+      'failed sign-ins for this email address',
+    ),
+    settings: settings.sessions,
+  });
   const members = new MembersService({ store, access, users, clock });
   const credentials = new CredentialsService({ store, hasher, auth, access, accounts, users, clock });
   const environmentCaches = join(settings.dataDir, 'cache', 'environments');
@@ -369,7 +387,8 @@ export function composeServices(deps: {
       if (live.packageManager !== '') keep.add(live.packageManager);
     }
     const removedToolchains = await toolchains.prune(unusedSince, keep);
-    logger.info({ removedBlobs, removedCaches, removedToolchains }, 'retention ran');
+    const removedSessions = await sessions.removeEnded();
+    logger.info({ removedBlobs, removedCaches, removedToolchains, removedSessions }, 'retention ran');
   };
   const builds = new BuildsService({
     store,
@@ -519,6 +538,7 @@ export function composeServices(deps: {
     operator,
     buildRunner,
     reports,
+    sessions,
     reportScheduler,
     healthProber,
     mailer,

@@ -4,10 +4,11 @@ import type { FailureThrottle } from './failure-throttle.js';
 import type { Clock, Logger, PasswordHasher, SecretBox } from './platform-ports.js';
 import type { Store } from './store-port.js';
 
-/** Who is calling: the user behind an API credential. */
+/** Who is calling: the user behind an API credential (Basic auth) or a portal session (cookie). */
 export interface Principal {
   readonly userId: string;
-  readonly credentialId: string;
+  readonly credentialId?: string;
+  readonly sessionId?: string;
 }
 
 export interface AuthOptions {
@@ -27,7 +28,7 @@ const UNAUTHENTICATED_MESSAGE =
  * never the password itself; revoking a credential evicts it at once.
  */
 export class AuthService {
-  readonly #verified: LRUCache<string, Principal>;
+  readonly #verified: LRUCache<string, Principal & { readonly credentialId: string }>;
   readonly #touched: LRUCache<string, number>;
   #dummyHash: Promise<string> | undefined;
 
@@ -63,7 +64,7 @@ export class AuthService {
       this.deps.throttle.recordFailure(clientAddress);
       throw new AtollError('UNAUTHENTICATED', UNAUTHENTICATED_MESSAGE);
     }
-    const principal: Principal = { userId: credential.userId, credentialId: credential.id };
+    const principal = { userId: credential.userId, credentialId: credential.id };
     this.#verified.set(cacheKey, principal);
     this.#touch(credential.id);
     return principal;

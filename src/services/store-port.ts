@@ -137,6 +137,29 @@ export interface UsersRepository {
   insert(record: UserRecord): Promise<Inserted>;
   findByEmail(email: string): Promise<UserRecord | undefined>;
   findById(id: string): Promise<UserRecord | undefined>;
+  setPasswordHash(id: string, passwordHash: string): Promise<void>;
+}
+
+/** A portal sign-in: the token itself is never stored, only its keyed digest. */
+export interface SessionRecord {
+  readonly id: string;
+  readonly tokenDigest: string;
+  readonly userId: string;
+  readonly createTime: Date;
+  readonly lastSeenTime: Date;
+  /** The latest it may live, however often it is used. */
+  readonly expireTime: Date;
+}
+
+export interface SessionsRepository {
+  insert(record: SessionRecord): Promise<void>;
+  findByDigest(tokenDigest: string): Promise<SessionRecord | undefined>;
+  touch(id: string, time: Date): Promise<void>;
+  delete(id: string): Promise<void>;
+  /** Every session of the user, but `exceptId` (the one changing the password). */
+  deleteForUser(userId: string, exceptId?: string): Promise<void>;
+  /** Sessions past their expiry or unused since `idleBefore`; answers how many were removed. */
+  deleteEnded(now: Date, idleBefore: Date): Promise<number>;
 }
 
 export interface MembershipsRepository {
@@ -558,6 +581,7 @@ export interface Repositories {
   readonly domainMappings: DomainMappingsRepository;
   readonly events: EventsRepository;
   readonly reports: ReportsRepository;
+  readonly sessions: SessionsRepository;
 }
 
 export interface Store extends Repositories {

@@ -17,6 +17,7 @@ import { createUsageRepository } from './usage-repository.js';
 import { createDomainMappingsRepository } from './domain-mappings-repository.js';
 import { createEventsRepository } from './events-repository.js';
 import { createReportsRepository } from './reports-repository.js';
+import { createSessionsRepository } from './sessions-repository.js';
 import { createUsersRepository } from './users-repository.js';
 
 function createRepositories(db: Kysely<Database>): Repositories {
@@ -37,6 +38,7 @@ function createRepositories(db: Kysely<Database>): Repositories {
     domainMappings: createDomainMappingsRepository(db),
     events: createEventsRepository(db),
     reports: createReportsRepository(db),
+    sessions: createSessionsRepository(db),
   };
 }
 

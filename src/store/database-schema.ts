@@ -265,6 +265,15 @@ export interface HealthChecksTable {
   failed: number;
 }
 
+export interface SessionsTable {
+  id: string;
+  token_digest: string;
+  user_id: string;
+  create_time: Timestamp;
+  last_seen_time: Timestamp;
+  expire_time: Timestamp;
+}
+
 export interface Database {
   accounts: AccountsTable;
   users: UsersTable;
@@ -289,4 +298,5 @@ export interface Database {
   report_schedules: ReportSchedulesTable;
   site_reports: SiteReportsTable;
   health_checks: HealthChecksTable;
+  sessions: SessionsTable;
 }

@@ -6,6 +6,7 @@ import * as hosting from './migrations/0004-hosting.js';
 import * as domains from './migrations/0005-domains.js';
 import * as events from './migrations/0006-events.js';
 import * as reports from './migrations/0007-reports.js';
+import * as sessions from './migrations/0008-sessions.js';
 
 /** Every migration, in order. Names never change once released. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005-domains': domains,
   '0006-events': events,
   '0007-reports': reports,
+  '0008-sessions': sessions,
 };
 
 /** Names of every migration, in the order they apply. */

@@ -37,5 +37,8 @@ export function createUsersRepository(db: Kysely<Database>): UsersRepository {
       const row = await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
       return row && toUser(row);
     },
+    async setPasswordHash(id, passwordHash) {
+      await db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', id).execute();
+    },
   };
 }

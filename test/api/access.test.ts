@@ -68,6 +68,8 @@ describe('authentication, accounts, members and API credentials', () => {
         report_id: '00000000-0000-4000-8000-000000000004',
       };
       for (const route of listRoutes(api)) {
+        // Signing in is how a caller without credentials gets a session (test/api/sessions.test.ts).
+        if (route.method === 'POST' && route.url === '/v1/sessions') continue;
         const path = fillRoute(route.url, values);
         const answer = await api.request(route.method, path, {
           body: route.method === 'GET' || route.method === 'DELETE' ? undefined : {},

@@ -114,6 +114,7 @@ export class TestApi {
         domains,
         events: config.events,
         reports: config.reports,
+        sessions: config.sessions,
         publicUrl: 'http://127.0.0.1:8080',
         // Each test has its own database, worked on by this process alone.
         databaseUrl: undefined,
@@ -136,6 +137,7 @@ export class TestApi {
         uploadLimits,
         webhookTriggersPerMinute: options.webhookTriggersPerMinute ?? 10,
         docsDir: DOCS_DIR,
+        sessions: config.sessions,
       },
     });
     await app.listen({ host: '127.0.0.1', port: 0 });

@@ -147,6 +147,7 @@ describe('loadConfig defaults', () => {
           ratePerMinute: 120,
           healthCheckIntervalMs: 60_000,
         },
+        sessions: { idleMs: 43_200_000, maxAgeMs: 604_800_000, lockoutFailures: 5, lockoutWindowMs: 900_000 },
       },
     );
   });

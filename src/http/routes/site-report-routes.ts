@@ -11,10 +11,9 @@ import {
   SiteReportSchema,
   UpdateReportScheduleBodySchema,
 } from '../../contract/report-schemas.js';
-import { unauthenticated } from '../../services/auth-service.js';
 import type { ApiServices } from '../api-dependencies.js';
 import { ID, principalOf, type ApiInstance } from '../api-instance.js';
-import { parseBasicAuthorization } from '../basic-credentials.js';
+import { authenticateRequest } from '../request-auth.js';
 import type { ReportErrorHandlers } from '../report-error-response.js';
 import { requestValidatorCompiler } from '../request-validator.js';
 
@@ -54,9 +53,7 @@ export async function registerSiteReportRoutes(
       reports.setNotFoundHandler(handlers.notFoundHandler);
       reports.setValidatorCompiler(documentedBodies);
       reports.addHook('onRequest', async (request) => {
-        const basic = parseBasicAuthorization(request.headers.authorization);
-        if (!basic) throw unauthenticated();
-        request.principal = await services.auth.authenticate(basic.user, basic.password, request.ip);
+        request.principal = await authenticateRequest(request, services);
       });
 
       reports.get(
