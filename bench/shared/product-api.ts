@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { DOCS_DIR } from '../../src/main/docs-dir.js';
+import { DOCS_DIR } from '../../src/main/installation-dirs.js';
 import { pino } from 'pino';
 import { systemClock } from '../../src/adapters/system-clock.js';
 import { loadConfig, type Config } from '../../src/config/load-config.js';

@@ -17,6 +17,7 @@ export const ListAccountsResponseSchema = Type.Object(
   { accounts: Type.Array(AccountSchema), nextPageToken: Type.String() },
   { title: 'ListAccountsResponse' },
 );
+export type ListAccountsResponse = Static<typeof ListAccountsResponseSchema>;
 
 export const MemberSchema = Type.Object(
   {

@@ -57,6 +57,8 @@ export interface ApiOptions {
   readonly webhookTriggersPerMinute: number;
   /** The folder of the Markdown documentation served at /docs (docs/ of the installation). */
   readonly docsDir: string;
+  /** The built portal (dist/web) served at `/`; undefined or not built: no portal. */
+  readonly portalDir?: string;
   /** Portal sessions: the cookie lives as long as a session may. */
   readonly sessions: { readonly maxAgeMs: number };
 }

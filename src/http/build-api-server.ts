@@ -19,6 +19,7 @@ import { registerSessionRoutes, registerSignedInRoutes } from './routes/session-
 import { authenticateRequest } from './request-auth.js';
 import cookie from '@fastify/cookie';
 import { registerDocumentationRoutes } from './routes/documentation-routes.js';
+import { registerPortalRoutes } from './routes/portal-routes.js';
 import { registerReportAssetRoutes } from './routes/report-asset-routes.js';
 import { registerSiteReportRoutes, SITE_REPORTS_PREFIX } from './routes/site-report-routes.js';
 import { reportErrorHandlers } from './report-error-response.js';
@@ -80,7 +81,6 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<ApiInstance> 
     done();
   });
   app.setErrorHandler(STATUS_HANDLERS.errorHandler);
-  app.setNotFoundHandler(STATUS_HANDLERS.notFoundHandler);
   app.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
     done();
@@ -149,6 +149,12 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<ApiInstance> 
   await registerSiteReportRoutes(app, services, reportErrors);
   registerReportAssetRoutes(app, services);
   registerDocumentationRoutes(app, options.docsDir);
+  const portal =
+    options.portalDir === undefined ? undefined : await registerPortalRoutes(app, options.portalDir);
+  // A path the portal's pages own is answered with its index.html; anything else is an API's 404.
+  app.setNotFoundHandler((request, reply) =>
+    portal?.isPage(request) ? portal.sendPage(reply) : STATUS_HANDLERS.notFoundHandler(request, reply),
+  );
   // The webhook trigger URLs authenticate by their token, not by Basic auth.
   await app.register((triggers: ApiInstance) =>
     registerWebhookTriggers(triggers, services, { triggersPerMinute: options.webhookTriggersPerMinute }),

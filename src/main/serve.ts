@@ -1,5 +1,5 @@
 import { chmodSync, existsSync, unlinkSync } from 'node:fs';
-import { DOCS_DIR } from './docs-dir.js';
+import { DOCS_DIR, PORTAL_DIR } from './installation-dirs.js';
 import { connect } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Logger as PinoLogger } from 'pino';
@@ -80,7 +80,7 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
     logger,
     readiness: { isShuttingDown: () => shuttingDown, checkStore: () => store.ping() },
     // The config carries the API options under the same names.
-    options: { ...config, docsDir: DOCS_DIR },
+    options: { ...config, docsDir: DOCS_DIR, portalDir: PORTAL_DIR },
   });
   const admin = buildAdminServer(services.operator, logger.child({ role: 'admin' }));
 

@@ -9,7 +9,7 @@ import { loadConfig, type DomainSettings, type HostingSettings } from '../../src
 import { buildApiServer } from '../../src/http/build-api-server.js';
 import type { ApiInstance } from '../../src/http/api-instance.js';
 import { composeServices, type Services } from '../../src/main/compose-services.js';
-import { DOCS_DIR } from '../../src/main/docs-dir.js';
+import { DOCS_DIR, PORTAL_DIR } from '../../src/main/installation-dirs.js';
 import { listenPlatformServices } from '../../src/main/platform-services-listener.js';
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../../src/services/platform-ports.js';
@@ -60,6 +60,8 @@ export interface TestApiOptions {
   readonly uploadLimits?: Partial<ArchiveLimits>;
   /** Build and hosting settings from these variables (ATOLL_BUILD_TIMEOUT_MS, ATOLL_BASE_DOMAIN, …) over the defaults. */
   readonly buildEnv?: Record<string, string>;
+  /** Serve the built portal (dist/web) at `/`, as `atoll serve` does. */
+  readonly portal?: boolean;
   /** Where build commands run; the bubblewrap sandbox by default. */
   readonly commandRunner?: CommandRunner;
 }
@@ -137,6 +139,7 @@ export class TestApi {
         uploadLimits,
         webhookTriggersPerMinute: options.webhookTriggersPerMinute ?? 10,
         docsDir: DOCS_DIR,
+        ...(options.portal === true && { portalDir: PORTAL_DIR }),
         sessions: config.sessions,
       },
     });

@@ -1,0 +1,26 @@
+import { existsSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+
+/** Debian's Chromium (`apt-get install chromium`; .ci/run installs it). */
+export const CHROMIUM = '/usr/bin/chromium';
+
+/**
+ * Headless Chromium for the portal's browser tests. The flags keep it off the network it
+ * would otherwise call at start (this machine's closed network refuses those connections).
+ */
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install chromium`);
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}

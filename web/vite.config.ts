@@ -1,0 +1,21 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+
+/**
+ * The portal, built to dist/web, which the control plane serves at `/`. Files under assets/
+ * carry a content hash in their names, so they are cached for a year (src/http/routes/portal-routes.ts).
+ * No React plugin: esbuild compiles TSX with the automatic runtime (the machine notes: vite 7 without
+ * @vitejs/plugin-react).
+ */
+export default defineConfig({
+  root: fileURLToPath(new URL('.', import.meta.url)),
+  base: '/',
+  esbuild: { jsx: 'automatic' },
+  build: {
+    outDir: fileURLToPath(new URL('../dist/web', import.meta.url)),
+    emptyOutDir: true,
+    assetsDir: 'assets',
+    sourcemap: true,
+  },
+  logLevel: 'warn',
+});
