@@ -3,6 +3,16 @@ import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
+/** What runs only in the server: clients (the CLI's, the portal's) never import it. */
+const SERVER_SIDE = [
+  './src/services',
+  './src/store',
+  './src/http',
+  './src/adapters',
+  './src/main',
+  './src/cli',
+];
+
 /** Layering from docs/architecture.md: a zone may not import from the listed folders. */
 const zones = [
   {
@@ -74,26 +84,13 @@ const zones = [
   },
   {
     target: './src/client',
-    from: [
-      './src/services',
-      './src/store',
-      './src/http',
-      './src/adapters',
-      './src/main',
-      './src/cli',
-      './src/domain',
-    ],
+    from: [...SERVER_SIDE, './src/domain'],
     message: 'client depends on contract only',
   },
   {
     target: './web',
     from: [
-      './src/services',
-      './src/store',
-      './src/http',
-      './src/adapters',
-      './src/main',
-      './src/cli',
+      ...SERVER_SIDE,
       './src/domain',
       './src/config',
       './src/contract',

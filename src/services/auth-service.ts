@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { AtollError } from '../domain/error-catalogue.js';
 import type { FailureThrottle } from './failure-throttle.js';
+import { TimingEqualiser } from './timing-equaliser.js';
 import type { Clock, Logger, PasswordHasher, SecretBox } from './platform-ports.js';
 import type { Store } from './store-port.js';
 
@@ -30,7 +31,7 @@ const UNAUTHENTICATED_MESSAGE =
 export class AuthService {
   readonly #verified: LRUCache<string, Principal & { readonly credentialId: string }>;
   readonly #touched: LRUCache<string, number>;
-  #dummyHash: Promise<string> | undefined;
+  readonly #equaliser: TimingEqualiser;
 
   constructor(
     private readonly deps: {
@@ -46,6 +47,7 @@ export class AuthService {
     const perf = { now: () => deps.clock.now().getTime() };
     this.#verified = new LRUCache({ max: options.cacheMax, ttl: options.cacheTtlMs, perf });
     this.#touched = new LRUCache({ max: options.cacheMax });
+    this.#equaliser = new TimingEqualiser(deps.hasher);
   }
 
   async authenticate(credentialId: string, password: string, clientAddress: string): Promise<Principal> {
@@ -58,7 +60,7 @@ export class AuthService {
     this.deps.throttle.assertAllowed(clientAddress);
     const credential = await this.deps.store.credentials.findById(credentialId);
     // An unknown id still pays one hash so that timing does not tell which ids exist.
-    const encoded = credential?.secretHash ?? (await this.#getDummyHash());
+    const encoded = credential?.secretHash ?? (await this.#equaliser.hash());
     const matches = await this.deps.hasher.verify(password, encoded);
     if (!credential || !matches) {
       this.deps.throttle.recordFailure(clientAddress);
@@ -75,11 +77,6 @@ export class AuthService {
     for (const [key, principal] of this.#verified.entries()) {
       if (principal.credentialId === credentialId) this.#verified.delete(key);
     }
-  }
-
-  #getDummyHash(): Promise<string> {
-    this.#dummyHash ??= this.deps.hasher.hash('atoll-timing-equaliser');
-    return this.#dummyHash;
   }
 
   #touch(credentialId: string): void {

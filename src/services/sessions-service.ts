@@ -3,6 +3,7 @@ import { AtollError, invalidFields } from '../domain/error-catalogue.js';
 import { checkPassword, normaliseEmail } from '../domain/identifier-rules.js';
 import type { Principal } from './auth-service.js';
 import type { FailureThrottle } from './failure-throttle.js';
+import { TimingEqualiser } from './timing-equaliser.js';
 import type { Clock, Logger, PasswordHasher, SecretBox } from './platform-ports.js';
 import type { SessionRecord, Store } from './store-port.js';
 
@@ -34,7 +35,7 @@ const SIGN_IN_FAILED_MESSAGE = 'the email address or the password is wrong';
  * Guessing is throttled per client address and per email address (a temporary lockout).
  */
 export class SessionsService {
-  #dummyHash: Promise<string> | undefined;
+  readonly #equaliser: TimingEqualiser;
 
   constructor(
     private readonly deps: {
@@ -49,7 +50,9 @@ export class SessionsService {
       readonly accountLockout: FailureThrottle;
       readonly settings: SessionSettings;
     },
-  ) {}
+  ) {
+    this.#equaliser = new TimingEqualiser(deps.hasher);
+  }
 
   /** Answers the new session's cookie token (to set, never shown) and what the page may read. */
   async signIn(
@@ -63,7 +66,7 @@ export class SessionsService {
     accountLockout.assertAllowed(address);
     const user = await store.users.findByEmail(address);
     // An unknown address, or a user without a password, still pays one hash: timing does not tell them apart.
-    const matches = await hasher.verify(password, user?.passwordHash ?? (await this.#getDummyHash()));
+    const matches = await hasher.verify(password, user?.passwordHash ?? (await this.#equaliser.hash()));
     if (!user || user.kind !== 'person' || user.passwordHash === null || !matches) {
       addressThrottle.recordFailure(clientAddress);
       accountLockout.recordFailure(address);
@@ -182,10 +185,5 @@ export class SessionsService {
 
   #csrfToken(token: string): string {
     return this.deps.secretBox.digest(`csrf\u0000${token}`);
-  }
-
-  #getDummyHash(): Promise<string> {
-    this.#dummyHash ??= this.deps.hasher.hash('atoll-timing-equaliser');
-    return this.#dummyHash;
   }
 }
