@@ -1,9 +1,34 @@
 import type { Account, ListAccountsResponse } from '../contract/account-schemas.js';
 import type { App, ListAppsResponse } from '../contract/app-schemas.js';
 import type { Status } from '../contract/common-schemas.js';
+import type { Environment, ListEnvironmentsResponse, Operation } from '../contract/environment-schemas.js';
 import type { Session } from '../contract/session-schemas.js';
 
-export type { Account, App, Session };
+export type { Account, App, Environment, Operation, Session };
+
+/** What an upload transport answers: the HTTP status and the body as text. */
+export interface UploadAnswer {
+  readonly status: number;
+  readonly text: string;
+}
+
+/**
+ * Sends a multipart upload and reports the bytes sent. The portal passes one made with
+ * XMLHttpRequest (fetch cannot report upload progress over HTTP/1.1); the default uses fetch.
+ */
+export type UploadTransport = (
+  url: string,
+  body: FormData,
+  headers: Record<string, string>,
+  onProgress: (sent: number, total: number) => void,
+) => Promise<UploadAnswer>;
+
+/** A new environment of a direct-upload application (docs/api.md "Environments"). */
+export interface NewEnvironment {
+  readonly displayName: string;
+  readonly wpEnvironment: string;
+  readonly shellVariables: readonly { readonly key: string; readonly value: string }[];
+}
 
 /** One broken rule of a request, as the API names it (`google.rpc.BadRequest`). */
 export interface FieldViolation {
@@ -48,6 +73,7 @@ export interface ApiClientOptions {
   /** The API's origin; empty for the page's own (the portal is served by the control plane). */
   readonly baseUrl?: string;
   readonly fetch?: typeof fetch;
+  readonly upload?: UploadTransport;
 }
 
 /**
@@ -57,11 +83,23 @@ export interface ApiClientOptions {
 export class ApiClient {
   readonly #baseUrl: string;
   readonly #fetch: typeof fetch;
+  readonly #upload: UploadTransport;
   #csrfToken: string | undefined;
 
   constructor(options: ApiClientOptions = {}) {
     this.#baseUrl = options.baseUrl ?? '';
     this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
+    this.#upload =
+      options.upload ??
+      (async (url, body, headers) => {
+        const response = await this.#fetch(url, {
+          method: 'POST',
+          body,
+          headers,
+          credentials: 'same-origin',
+        });
+        return { status: response.status, text: await response.text() };
+      });
   }
 
   async signIn(email: string, password: string): Promise<Session> {
@@ -102,6 +140,47 @@ export class ApiClient {
     await this.#call('POST', path, { region, uploadable: {} });
   }
 
+  async listEnvironments(account: string, app: string): Promise<Environment[]> {
+    const path = `${appPath(account, app)}/environments?pageSize=200`;
+    return (await this.#call<ListEnvironmentsResponse>('GET', path)).environments;
+  }
+
+  async getEnvironment(name: string): Promise<Environment> {
+    return this.#call<Environment>('GET', `/v1/${name}`);
+  }
+
+  /** Answers the creation's operation; the environment exists once it is done. */
+  async createEnvironment(account: string, app: string, fields: NewEnvironment): Promise<Operation> {
+    return this.#call<Operation>('POST', `${appPath(account, app)}/environments`, {
+      ...fields,
+      branch: 'uploadable',
+    });
+  }
+
+  async getOperation(name: string): Promise<Operation> {
+    return this.#call<Operation>('GET', `/v1/${name}`);
+  }
+
+  /** Uploads a .zip of the code to the environment (its resource name); answers the build's operation. */
+  async uploadZip(
+    environment: string,
+    zip: Blob,
+    fileName: string,
+    onProgress: (sent: number, total: number) => void = () => undefined,
+  ): Promise<Operation> {
+    const form = new FormData();
+    form.append('repository', zip, fileName);
+    const headers: Record<string, string> = {};
+    if (this.#csrfToken !== undefined) headers['x-csrf-token'] = this.#csrfToken;
+    const answer = await this.#upload(
+      `${this.#baseUrl}/fu/v1/${environment}:upload`,
+      form,
+      headers,
+      onProgress,
+    );
+    return readAnswer(answer.status, answer.text) as Operation;
+  }
+
   async #call<T>(method: string, path: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = {};
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -112,12 +191,25 @@ export class ApiClient {
       credentials: 'same-origin',
       ...(body !== undefined && { body: JSON.stringify(body) }),
     });
-    const text = await response.text();
-    const parsed: unknown = text === '' ? undefined : JSON.parse(text);
-    if (!response.ok) {
-      const status = parsed as Status | undefined;
-      throw new ApiError(response.status, status, status?.message ?? `HTTP ${String(response.status)}`);
-    }
-    return parsed as T;
+    return readAnswer(response.status, await response.text()) as T;
   }
+}
+
+function appPath(account: string, app: string): string {
+  return `/v1/accounts/${encodeURIComponent(account)}/apps/${encodeURIComponent(app)}`;
+}
+
+/** The answer's JSON, or an ApiError carrying its Status. */
+function readAnswer(httpStatus: number, text: string): unknown {
+  let parsed: unknown;
+  try {
+    parsed = text === '' ? undefined : JSON.parse(text);
+  } catch {
+    throw new ApiError(httpStatus, undefined, `HTTP ${String(httpStatus)}: the answer is not JSON`);
+  }
+  if (httpStatus < 200 || httpStatus > 299) {
+    const status = parsed as Status | undefined;
+    throw new ApiError(httpStatus, status, status?.message ?? `HTTP ${String(httpStatus)}`);
+  }
+  return parsed;
 }

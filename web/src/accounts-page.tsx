@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useState, type SyntheticEvent } from 'react';
 import { ApiError, type Account, type ApiClient, type App } from '../../src/client/api-client.js';
+import { AppPage } from './app-page.js';
 
 const REGIONS = ['regions/US-C', 'regions/EU-W', 'regions/UK', 'regions/AUS-SE'];
 
@@ -56,6 +57,7 @@ function AppsSection(props: { client: ApiClient; account: string }) {
   const { client, account } = props;
   const [apps, setApps] = useState<App[]>();
   const [problem, setProblem] = useState<string>();
+  const [open, setOpen] = useState<string>();
 
   const reload = useCallback(() => {
     client.listApps(account).then(setApps, (error: unknown) => {
@@ -64,6 +66,17 @@ function AppsSection(props: { client: ApiClient; account: string }) {
   }, [client, account]);
   useEffect(reload, [reload]);
 
+  if (open !== undefined)
+    return (
+      <AppPage
+        client={client}
+        account={account}
+        app={open}
+        onBack={() => {
+          setOpen(undefined);
+        }}
+      />
+    );
   return (
     <section aria-labelledby="apps-heading">
       <h2 id="apps-heading">Applications</h2>
@@ -78,7 +91,16 @@ function AppsSection(props: { client: ApiClient; account: string }) {
         <ul className="apps">
           {apps.map((app) => (
             <li key={app.appId}>
-              <strong>{app.appId}</strong> <span className="muted">{app.region}</span>
+              <button
+                type="button"
+                className="link"
+                onClick={() => {
+                  setOpen(app.appId);
+                }}
+              >
+                {app.appId}
+              </button>{' '}
+              <span className="muted">{app.region}</span>
             </li>
           ))}
         </ul>

@@ -2,8 +2,9 @@ import { useEffect, useState } from 'react';
 import { ApiClient, type Session } from '../../src/client/api-client.js';
 import { AccountsPage } from './accounts-page.js';
 import { SignInPage } from './sign-in-page.js';
+import { xhrUpload } from './xhr-upload.js';
 
-const client = new ApiClient();
+const client = new ApiClient({ upload: xhrUpload });
 
 /** The portal: the sign-in page until there is a session, then the accounts the user belongs to. */
 export function App() {
