@@ -1,4 +1,5 @@
 import type { FieldViolation, ViolationType } from './error-catalogue.js';
+import { isUuid } from './identifier-rules.js';
 import { REPORT_SECTIONS, type ReportSectionName } from './report-content.js';
 import {
   alignToFrequency,
@@ -48,16 +49,11 @@ const FIELDS = [
 ] as const;
 const REQUIRED_ON_CREATE = FIELDS.filter((f) => f !== 'sections');
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // RFC 5321 shapes without the quoted forms nobody sends reports to: local@label(.label)+
 const EMAIL_RE =
   /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 // Titles and names end up in mail headers (Subject, To): control characters would let them add headers.
 const CONTROL_RE = /[\u0000-\u001f\u007f]/;
-
-export function isUuid(value: string): boolean {
-  return UUID_RE.test(value);
-}
 
 class Violations {
   readonly list: FieldViolation[] = [];

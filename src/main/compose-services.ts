@@ -59,6 +59,7 @@ import { ReportScheduler } from '../scheduler/report-scheduler.js';
 import { HealthProber } from '../runtime/health-prober.js';
 import { randomUUID } from 'node:crypto';
 import { SessionsService } from '../services/sessions-service.js';
+import { ignoreDeletedEnvironment } from '../services/deleted-environment.js';
 
 export type ServiceSettings = Pick<
   Config,
@@ -418,10 +419,7 @@ export function composeServices(deps: {
       record: (environmentId, minute, failed) =>
         store.reports
           .addHealthChecks(environmentId, minute, proberId, 1, failed ? 1 : 0)
-          .catch((error: unknown) => {
-            // An environment deleted meanwhile has nowhere to keep its last check: that is no fault.
-            if (!/foreign key/i.test(String(error))) throw error;
-          }),
+          .catch(ignoreDeletedEnvironment),
     },
     clock,
     intervalMs: reportSettings.healthCheckIntervalMs,

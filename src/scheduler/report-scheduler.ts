@@ -70,17 +70,14 @@ export class ReportScheduler {
     const now = clock.now();
     return store.transaction(async (tx) => {
       const due = await tx.reports.lockDueSchedules(now, SCHEDULES_PER_PASS);
-      const reports = due.map((schedule) => {
-        const periodStart =
-          schedule.lastPeriodEnd ?? previousRunTime(schedule.next, schedule.frequency).instant;
-        return newReport(schedule, {
+      const reports = due.map((schedule) =>
+        newReport(schedule, {
           scheduledTime: schedule.next.instant,
-          periodStart: periodStart < now ? periodStart : new Date(now.getTime() - 1),
-          periodEnd: now,
+          periodStart: schedule.lastPeriodEnd ?? previousRunTime(schedule.next, schedule.frequency).instant,
           send: true,
           now,
-        });
-      });
+        }),
+      );
       await tx.reports.insertReports(reports);
       await tx.reports.advanceSchedules(
         due.map((schedule) => ({

@@ -46,6 +46,11 @@ export class AccessService {
     return grant;
   }
 
+  /** Whether the caller belongs to the account, whatever the role (for APIs that name accounts by id). */
+  async isMember(principal: Principal, accountName: string): Promise<boolean> {
+    return (await this.#lookup(principal.userId, accountName)) !== null;
+  }
+
   invalidateUser(userId: string): void {
     const prefix = `${userId}\u0000`;
     for (const key of this.#grants.keys()) if (key.startsWith(prefix)) this.#grants.delete(key);

@@ -6,14 +6,7 @@ import type {
 } from '../domain/report-content.js';
 import type { ReportTemplate } from '../domain/report-templates.js';
 import { environmentName } from '../domain/resource-names.js';
-import {
-  busiestPaths,
-  emptyCounters,
-  latencyPercentile,
-  mergeCounters,
-  parseCounters,
-  statusClassCounts,
-} from '../domain/usage.js';
+import { busiestPaths, latencyPercentile, statusClassCounts, sumUsageRows } from '../domain/usage.js';
 import type { BuildRecord, EnvironmentRecord, Store } from './store-port.js';
 
 const DAY_MS = 86_400_000;
@@ -136,21 +129,13 @@ export class ReportContentReader {
   async #usage(environmentId: string, start: Date, end: Date): Promise<ReportUsage> {
     const firstDay = start.getTime() - (start.getTime() % DAY_MS);
     const days = Math.max(1, Math.ceil((end.getTime() - firstDay) / DAY_MS));
-    const daily = Array.from({ length: days }, (_, i) => ({
+    const rows = await this.deps.store.usage.read(environmentId, start, end);
+    const { buckets, total } = sumUsageRows(rows, firstDay, DAY_MS, days);
+    const daily = buckets.map((counters, i) => ({
       day: new Date(firstDay + i * DAY_MS),
-      requests: 0,
-      bytesOut: 0,
+      requests: counters.requests,
+      bytesOut: counters.bytesOut,
     }));
-    let total = emptyCounters();
-    for (const row of await this.deps.store.usage.read(environmentId, start, end)) {
-      const counters = parseCounters(row.counters);
-      total = mergeCounters(total, counters);
-      const day = daily[Math.floor((row.minute.getTime() - firstDay) / DAY_MS)];
-      if (day) {
-        day.requests += counters.requests;
-        day.bytesOut += counters.bytesOut;
-      }
-    }
     return {
       requests: total.requests,
       bytesOut: total.bytesOut,

@@ -53,10 +53,14 @@ function attachmentName(report: SiteReportRecord): string {
   return `${base} ${day(report.periodEnd)}.pdf`;
 }
 
-/** A new report of a schedule, every recipient still to be sent to (or none, for a preview). */
+/**
+ * A new report of a schedule, every recipient still to be sent to (or none, for a preview). Its
+ * period ends now and starts at `periodStart`, or a millisecond before now when that is not
+ * earlier (a schedule changed to start in the future): a period is never empty.
+ */
 export function newReport(
   schedule: ReportScheduleRecord,
-  fields: { scheduledTime: Date | null; periodStart: Date; periodEnd: Date; send: boolean; now: Date },
+  fields: { scheduledTime: Date | null; periodStart: Date; send: boolean; now: Date },
 ): SiteReportRecord {
   const { now, send } = fields;
   return {
@@ -67,8 +71,8 @@ export function newReport(
     title: schedule.title,
     templateUuid: schedule.templateUuid,
     sections: schedule.sections,
-    periodStart: fields.periodStart,
-    periodEnd: fields.periodEnd,
+    periodStart: fields.periodStart < now ? fields.periodStart : new Date(now.getTime() - 1),
+    periodEnd: now,
     htmlKey: '',
     pdfKey: '',
     deliveryState: send ? 'PENDING' : 'NOT_REQUESTED',

@@ -8,10 +8,10 @@ import type {
 import { AtollError, invalidFields, type FieldViolation } from '../domain/error-catalogue.js';
 import type { Action } from '../domain/role.js';
 import { formatScheduleTime, periodStartBefore } from '../domain/report-schedule.js';
+import { isUuid } from '../domain/identifier-rules.js';
 import {
   checkScheduleCreate,
   checkSchedulePatch,
-  isUuid,
   type ScheduleFields,
 } from '../domain/report-schedule-rules.js';
 import { drawLogo, drawTemplatePreview } from '../domain/report-preview.js';
@@ -214,14 +214,12 @@ export class ReportsService {
     const { store, clock, producer } = this.deps;
     const schedule = await this.#schedule(principal, scheduleId, 'report.manage');
     const now = clock.now();
-    const periodStart =
-      schedule.lastPeriodEnd ??
-      periodStartBefore({ instant: now, offsetMinutes: schedule.next.offsetMinutes }, schedule.frequency)
-        .instant;
     const report = newReport(schedule, {
       scheduledTime: null,
-      periodStart: periodStart < now ? periodStart : new Date(now.getTime() - 1),
-      periodEnd: now,
+      periodStart:
+        schedule.lastPeriodEnd ??
+        periodStartBefore({ instant: now, offsetMinutes: schedule.next.offsetMinutes }, schedule.frequency)
+          .instant,
       send,
       now,
     });
@@ -357,7 +355,7 @@ export class ReportsService {
       const account = isUuid(accountId)
         ? await this.deps.store.accounts.findById(accountId.toLowerCase())
         : undefined;
-      if (!account || !(await this.#isMember(principal, account.name)))
+      if (!account || !(await this.deps.access.isMember(principal, account.name)))
         throw invalidFields([
           {
             field: 'account_id',
@@ -390,21 +388,10 @@ export class ReportsService {
    */
   async #visibleSite(principal: Principal, siteId: string, action: Action): Promise<string | undefined> {
     const location = await this.deps.store.environments.findLocation(siteId);
-    if (!location || !(await this.#isMember(principal, location.account))) return undefined;
+    if (!location || !(await this.deps.access.isMember(principal, location.account))) return undefined;
     this.deps.budget.take(location.accountId);
     await this.deps.access.require(principal, location.account, action);
     return siteId;
-  }
-
-  /** Every role may read the account, so a refusal of account.read means "not a member". */
-  async #isMember(principal: Principal, account: string): Promise<boolean> {
-    try {
-      await this.deps.access.require(principal, account, 'account.read');
-      return true;
-    } catch (error) {
-      if (error instanceof AtollError && error.reason === 'PERMISSION_DENIED') return false;
-      throw error;
-    }
   }
 
   async #site(principal: Principal, siteId: string | undefined, action: Action): Promise<string> {

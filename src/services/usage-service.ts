@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { ignoreDeletedEnvironment } from './deleted-environment.js';
 import { invalidField } from '../domain/error-catalogue.js';
 import {
   busiestPaths,
-  emptyCounters,
   latencyPercentile,
   mergeCounters,
   parseCounters,
   statusClassCounts,
+  sumUsageRows,
   type UsageCounters,
 } from '../domain/usage.js';
 import type { UsageInterval, UsageReport } from '../contract/usage-schemas.js';
@@ -75,10 +76,7 @@ export class UsageService {
             stored === undefined ? delta.counters : mergeCounters(parseCounters(stored), delta.counters);
           await tx.usage.put(delta.environmentId, delta.minute, this.edgeId, JSON.stringify(merged));
         })
-        .catch((error: unknown) => {
-          // An environment deleted meanwhile has nowhere to keep its last minute: that is no fault.
-          if (!/foreign key/i.test(String(error))) throw error;
-        });
+        .catch(ignoreDeletedEnvironment);
     }
   }
 
@@ -107,15 +105,8 @@ export class UsageService {
         'interval',
         `would make ${count} intervals; at most ${INTERVALS_MAX}: widen the interval`,
       );
-    const buckets = Array.from({ length: count }, () => emptyCounters());
-    let total = emptyCounters();
-    for (const row of await this.deps.store.usage.read(environment.id, new Date(start), new Date(end))) {
-      const counters = parseCounters(row.counters);
-      const index = Math.floor((row.minute.getTime() - start) / interval);
-      const bucket = buckets[index];
-      if (bucket) buckets[index] = mergeCounters(bucket, counters);
-      total = mergeCounters(total, counters);
-    }
+    const rows = await this.deps.store.usage.read(environment.id, new Date(start), new Date(end));
+    const { buckets, total } = sumUsageRows(rows, start, interval, count);
     return {
       intervals: buckets.map((c, i) =>
         toInterval(start + i * interval, Math.min(start + (i + 1) * interval, end), c),
