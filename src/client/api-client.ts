@@ -69,6 +69,11 @@ export class ApiError extends Error {
   }
 }
 
+/** Any failure of a call as an ApiError: a network failure has no HTTP status (0) and no Status. */
+export function asApiError(failure: unknown): ApiError {
+  return failure instanceof ApiError ? failure : new ApiError(0, undefined, String(failure));
+}
+
 export interface ApiClientOptions {
   /** The API's origin; empty for the page's own (the portal is served by the control plane). */
   readonly baseUrl?: string;

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { AtollError, invalidFields } from '../domain/error-catalogue.js';
 import { checkPassword, normaliseEmail } from '../domain/identifier-rules.js';
 import type { Principal } from './auth-service.js';
@@ -6,6 +6,7 @@ import type { FailureThrottle } from './failure-throttle.js';
 import { TimingEqualiser } from './timing-equaliser.js';
 import type { Clock, Logger, PasswordHasher, SecretBox } from './platform-ports.js';
 import type { SessionRecord, Store } from './store-port.js';
+import { generateSecret } from './users-service.js';
 
 export interface SessionSettings {
   /** A session unused for this long ends. */
@@ -73,7 +74,7 @@ export class SessionsService {
       throw new AtollError('SIGN_IN_FAILED', SIGN_IN_FAILED_MESSAGE);
     }
     const now = clock.now();
-    const token = randomBytes(32).toString('base64url');
+    const token = generateSecret();
     const session: SessionRecord = {
       id: randomUUID(),
       tokenDigest: this.#digest(token),

@@ -1,5 +1,11 @@
 import { useCallback, useEffect, useState, type SyntheticEvent } from 'react';
-import { ApiError, type Account, type ApiClient, type App } from '../../src/client/api-client.js';
+import {
+  asApiError,
+  type Account,
+  type ApiClient,
+  type ApiError,
+  type App,
+} from '../../src/client/api-client.js';
 import { AppPage } from './app-page.js';
 
 const REGIONS = ['regions/US-C', 'regions/EU-W', 'regions/UK', 'regions/AUS-SE'];
@@ -127,7 +133,7 @@ function CreateAppForm(props: { client: ApiClient; account: string; onCreated: (
         props.onCreated();
       },
       (failure: unknown) => {
-        setError(failure instanceof ApiError ? failure : new ApiError(0, undefined, String(failure)));
+        setError(asApiError(failure));
         setBusy(false);
       },
     );

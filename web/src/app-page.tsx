@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState, type DragEvent, type SyntheticEvent } from 'react';
-import { ApiError, type ApiClient, type Environment } from '../../src/client/api-client.js';
+import { asApiError, type ApiClient, type ApiError, type Environment } from '../../src/client/api-client.js';
 
 /** How often a page waiting for the platform asks again (a build, a deployment). */
 const POLL_MS = 1_000;
@@ -80,7 +80,7 @@ function EnvironmentCard(props: { client: ApiClient; environment: Environment })
         },
         (failure: unknown) => {
           setProgress(undefined);
-          setError(failure instanceof ApiError ? failure.message : String(failure));
+          setError(asApiError(failure).message);
         },
       );
   };
@@ -170,7 +170,7 @@ function CreateEnvironmentForm(props: {
           props.onCreated();
         },
         (failure: unknown) => {
-          setError(failure instanceof ApiError ? failure : new ApiError(0, undefined, String(failure)));
+          setError(asApiError(failure));
         },
       );
   };

@@ -1,5 +1,5 @@
 import { useState, type SyntheticEvent } from 'react';
-import { ApiError, type ApiClient, type Session } from '../../src/client/api-client.js';
+import { asApiError, type ApiClient, type Session } from '../../src/client/api-client.js';
 
 /** Email and password; the API's answer (wrong password, locked out) is shown above the button. */
 export function SignInPage(props: { client: ApiClient; onSignedIn: (session: Session) => void }) {
@@ -13,7 +13,7 @@ export function SignInPage(props: { client: ApiClient; onSignedIn: (session: Ses
     setBusy(true);
     setError(undefined);
     props.client.signIn(email, password).then(props.onSignedIn, (failure: unknown) => {
-      setError(failure instanceof ApiError ? failure.message : String(failure));
+      setError(asApiError(failure).message);
       setBusy(false);
     });
   };

@@ -1,4 +1,3 @@
-import type { FastifyReply } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { ChangePasswordBodySchema, SessionSchema, SignInBodySchema } from '../../contract/session-schemas.js';
 import { AtollError } from '../../domain/error-catalogue.js';
@@ -14,13 +13,9 @@ export interface SessionCookieOptions {
   readonly maxAgeMs: number;
 }
 
-function clearCookie(reply: FastifyReply, options: SessionCookieOptions): void {
-  void reply.clearCookie(SESSION_COOKIE, {
-    path: '/',
-    httpOnly: true,
-    sameSite: 'strict',
-    secure: options.secure,
-  });
+/** The cookie's attributes, the same when it is set and when it is cleared (else browsers keep it). */
+function cookieAttributes(options: SessionCookieOptions) {
+  return { path: '/', httpOnly: true, sameSite: 'strict', secure: options.secure } as const;
 }
 
 /**
@@ -52,10 +47,7 @@ export function registerSessionRoutes(
         request.ip,
       );
       void reply.setCookie(SESSION_COOKIE, token, {
-        path: '/',
-        httpOnly: true,
-        sameSite: 'strict',
-        secure: options.secure,
+        ...cookieAttributes(options),
         maxAge: Math.floor(options.maxAgeMs / 1000),
       });
       return view;
@@ -96,7 +88,7 @@ export function registerSignedInRoutes(
     },
     async (request, reply) => {
       await services.sessions.signOut(principalOf(request));
-      clearCookie(reply, options);
+      void reply.clearCookie(SESSION_COOKIE, cookieAttributes(options));
       return reply.code(204).send(null);
     },
   );
