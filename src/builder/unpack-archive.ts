@@ -4,8 +4,9 @@ import { dirname, resolve, sep } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { crc32 } from 'node:zlib';
-import yauzl, { type Entry, type ZipFile } from 'yauzl';
+import type { Entry, ZipFile } from 'yauzl';
 import { zipEntryInfo } from './zip-entry-info.js';
+import { openZipFile } from './zip-file-reader.js';
 import { refuseEntry, sourceRoot, type ArchiveLimits } from '../domain/archive-rules.js';
 
 /** Entries written at once: file creation, not bandwidth, is what an upload of many small files waits on. */
@@ -23,23 +24,18 @@ export interface UnpackResult {
   readonly bytes: number;
 }
 
-function openZip(path: string): Promise<ZipFile> {
-  return new Promise((resolvePromise, reject) => {
-    yauzl.open(
-      path,
-      {
-        lazyEntries: true,
-        autoClose: false,
-        decodeStrings: true,
-        validateEntrySizes: true,
-        strictFileNames: false,
-      },
-      (error, zip) => {
-        if (error) reject(new UnpackError(`the archive cannot be read: ${error.message}`));
-        else resolvePromise(zip);
-      },
-    );
-  });
+async function openZip(path: string): Promise<ZipFile> {
+  try {
+    return await openZipFile(path, {
+      lazyEntries: true,
+      autoClose: false,
+      decodeStrings: true,
+      validateEntrySizes: true,
+      strictFileNames: false,
+    });
+  } catch (error) {
+    throw new UnpackError(`the archive cannot be read: ${(error as Error).message}`);
+  }
 }
 
 function readEntries(zip: ZipFile): Promise<Entry[]> {

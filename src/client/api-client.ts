@@ -1,10 +1,66 @@
-import type { Account, ListAccountsResponse } from '../contract/account-schemas.js';
+import type {
+  Account,
+  Credential,
+  GeneratedCredential,
+  ListAccountsResponse,
+  Member,
+} from '../contract/account-schemas.js';
 import type { App, ListAppsResponse } from '../contract/app-schemas.js';
+import type { Build, ListBuildsResponse } from '../contract/build-schemas.js';
 import type { Status } from '../contract/common-schemas.js';
-import type { Environment, ListEnvironmentsResponse, Operation } from '../contract/environment-schemas.js';
+import type {
+  DomainMapping,
+  DomainMappingAnswer,
+  ListDomainMappingsResponse,
+  ReplaceDomainMappingsBody,
+} from '../contract/domain-mapping-schemas.js';
+import type {
+  Environment,
+  ListEnvironmentsResponse,
+  Operation,
+  UpdateEnvironmentBody,
+} from '../contract/environment-schemas.js';
+import type {
+  CreateEventSubscriptionBody,
+  Delivery,
+  EventSubscription,
+  ListDeliveriesResponse,
+  ListEventSubscriptionsResponse,
+} from '../contract/event-schemas.js';
+import type {
+  ListSiteReports,
+  ReportError,
+  ReportScheduleWire,
+  ReportTemplateWire,
+  SiteReportWire,
+} from '../contract/report-schemas.js';
 import type { Session } from '../contract/session-schemas.js';
+import type { UsageInterval, UsageReport } from '../contract/usage-schemas.js';
+import type { Webhooks } from '../contract/webhook-schemas.js';
 
-export type { Account, App, Environment, Operation, Session };
+export { EVENT_TYPES, type EventType } from '../contract/event-types.js';
+export type {
+  Account,
+  App,
+  Build,
+  Credential,
+  Delivery,
+  DomainMapping,
+  Environment,
+  EventSubscription,
+  GeneratedCredential,
+  ListSiteReports,
+  Member,
+  Operation,
+  ReportScheduleWire as ReportSchedule,
+  ReportTemplateWire as ReportTemplate,
+  Session,
+  SiteReportWire as SiteReport,
+  UpdateEnvironmentBody,
+  UsageInterval,
+  UsageReport,
+  Webhooks,
+};
 
 /** What an upload transport answers: the HTTP status and the body as text. */
 export interface UploadAnswer {
@@ -27,7 +83,11 @@ export type UploadTransport = (
 export interface NewEnvironment {
   readonly displayName: string;
   readonly wpEnvironment: string;
-  readonly shellVariables: readonly { readonly key: string; readonly value: string }[];
+  readonly shellVariables: readonly {
+    readonly key: string;
+    readonly value: string;
+    readonly secret?: boolean;
+  }[];
 }
 
 /** One broken rule of a request, as the API names it (`google.rpc.BadRequest`). */
@@ -36,13 +96,29 @@ export interface FieldViolation {
   readonly description: string;
 }
 
-/** A call the API refused: its Status, with the reason and the field violations read out. */
+/** A new or changed report schedule, in the site-report API's own field names (docs/api.md "Site reports"). */
+export interface ReportScheduleFields {
+  readonly site_id?: string;
+  readonly title?: string;
+  readonly next_scheduled_date?: string;
+  readonly template_uuid?: string;
+  readonly frequency?: { readonly unit: string; readonly value: number };
+  readonly recipients?: readonly { readonly name: string; readonly email: string }[];
+  readonly sections?: readonly string[];
+}
+
+/**
+ * A call the API refused: its Status, with the reason and the field violations read out. The site-report
+ * API answers in its own shape (`{message, errors}`, docs/api.md "Site reports errors"): its errors are read
+ * as field violations too, so a form shows either next to the field.
+ */
 export class ApiError extends Error {
   override readonly name = 'ApiError';
   constructor(
     readonly httpStatus: number,
     readonly status: Status | undefined,
     message: string,
+    readonly reportErrors: ReportError['errors'] = [],
   ) {
     super(message);
   }
@@ -55,7 +131,10 @@ export class ApiError extends Error {
 
   get fieldViolations(): FieldViolation[] {
     const list = this.#detail('google.rpc.BadRequest')?.fieldViolations;
-    return Array.isArray(list) ? (list as FieldViolation[]) : [];
+    const fromReports = (this.reportErrors ?? []).flatMap((e) =>
+      e.field === undefined ? [] : [{ field: e.field, description: e.message ?? e.code ?? 'invalid' }],
+    );
+    return [...(Array.isArray(list) ? (list as FieldViolation[]) : []), ...fromReports];
   }
 
   #detail(type: string): Record<string, unknown> | undefined {
@@ -186,6 +265,244 @@ export class ApiClient {
     return readAnswer(answer.status, answer.text) as Operation;
   }
 
+  async deleteApp(account: string, app: string): Promise<void> {
+    await this.#call('DELETE', appPath(account, app));
+  }
+
+  /** Changes the fields in `fields` (the others are kept); answers the updated environment. */
+  async updateEnvironment(name: string, fields: UpdateEnvironmentBody): Promise<Environment> {
+    return this.#call<Environment>('PATCH', `/v1/${name}`, fields);
+  }
+
+  async deleteEnvironment(name: string): Promise<void> {
+    await this.#call('DELETE', `/v1/${name}`);
+  }
+
+  /** Builds the latest source again; `clean` drops the build cache first. Answers the build's operation. */
+  async rebuild(environment: string, clean = false): Promise<Operation> {
+    return this.#call<Operation>('POST', `/v1/${environment}:rebuild`, { clean });
+  }
+
+  async clearCache(environment: string): Promise<void> {
+    await this.#call('POST', `/v1/${environment}:clearCache`);
+  }
+
+  /** The environment's builds, newest first. */
+  async listBuilds(environment: string, pageSize = 50): Promise<Build[]> {
+    const path = `/v1/${environment}/builds?pageSize=${String(pageSize)}`;
+    return (await this.#call<ListBuildsResponse>('GET', path)).builds;
+  }
+
+  async getBuild(name: string): Promise<Build> {
+    return this.#call<Build>('GET', `/v1/${name}`);
+  }
+
+  async cancelBuild(name: string): Promise<Build> {
+    return this.#call<Build>('POST', `/v1/${name}:cancel`);
+  }
+
+  /** Deploys an earlier succeeded build again (rollback); answers the new REDEPLOY build's operation. */
+  async redeployBuild(name: string): Promise<Operation> {
+    return this.#call<Operation>('POST', `/v1/${name}:redeploy`);
+  }
+
+  /**
+   * Streams the build's log (`?follow=true`): `onText` gets each chunk as it comes, until the build has
+   * finished or `signal` aborts.
+   */
+  async followBuildLog(name: string, onText: (text: string) => void, signal?: AbortSignal): Promise<void> {
+    await this.#followText(`/v1/${name}/logs?follow=true`, onText, signal);
+  }
+
+  /**
+   * Streams the environment's runtime log (a server app's output): the newest `tail` lines, then each
+   * line as it comes, until `signal` aborts.
+   */
+  async followRuntimeLog(
+    environment: string,
+    tail: number,
+    onText: (text: string) => void,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    await this.#followText(`/v1/${environment}/logs?follow=true&tail=${String(tail)}`, onText, signal);
+  }
+
+  async #followText(path: string, onText: (text: string) => void, signal?: AbortSignal): Promise<void> {
+    const response = await this.#fetch(`${this.#baseUrl}${path}`, {
+      credentials: 'same-origin',
+      ...(signal !== undefined && { signal }),
+    });
+    if (!response.ok || response.body === null) {
+      readAnswer(response.status, await response.text());
+      return;
+    }
+    const decoder = new TextDecoder();
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      onText(decoder.decode(value, { stream: true }));
+    }
+  }
+
+  /** The edge's counters for the environment, summed per `intervalSeconds`, over the last `hours`. */
+  async getUsage(environment: string, hours: number, intervalSeconds: number): Promise<UsageReport> {
+    const end = new Date();
+    const start = new Date(end.getTime() - hours * 3_600_000);
+    const query = new URLSearchParams({
+      startTime: start.toISOString(),
+      endTime: end.toISOString(),
+      interval: `${String(intervalSeconds)}s`,
+    });
+    return this.#call<UsageReport>('GET', `/v1/${environment}/usage?${query.toString()}`);
+  }
+
+  async listDomainMappings(environment: string): Promise<DomainMapping[]> {
+    const path = `/v1/${environment}/domainMappings?pageSize=200`;
+    return (await this.#call<ListDomainMappingsResponse>('GET', path)).domainMappings;
+  }
+
+  /** Replaces the environment's whole set of domain mappings; answers the operation. */
+  async replaceDomainMappings(
+    environment: string,
+    domainMappings: ReplaceDomainMappingsBody['domainMappings'],
+  ): Promise<Operation> {
+    return this.#call<Operation>('POST', `/v1/${environment}/domainMappings:replace`, { domainMappings });
+  }
+
+  /** `verifyTxtRecord`, `revalidate` or `markPrimary` on one mapping (its resource name). */
+  async domainMappingAction(
+    name: string,
+    action: 'verifyTxtRecord' | 'revalidate' | 'markPrimary',
+  ): Promise<DomainMapping> {
+    return (await this.#call<DomainMappingAnswer>('POST', `/v1/${name}:${action}`)).domainMapping;
+  }
+
+  /** The environment's webhook set, or undefined when it has none. */
+  async getWebhooks(environment: string): Promise<Webhooks | undefined> {
+    try {
+      return await this.#call<Webhooks>('GET', `/v1/${environment}/webhooks`);
+    } catch (error) {
+      if (error instanceof ApiError && error.httpStatus === 404) return undefined;
+      throw error;
+    }
+  }
+
+  async createWebhooks(environment: string): Promise<Webhooks> {
+    return this.#call<Webhooks>('POST', `/v1/${environment}/webhooks`);
+  }
+
+  async regenerateWebhooks(environment: string): Promise<Webhooks> {
+    return this.#call<Webhooks>('POST', `/v1/${environment}/webhooks:regenerate`);
+  }
+
+  async deleteWebhooks(environment: string): Promise<void> {
+    await this.#call('DELETE', `/v1/${environment}/webhooks`);
+  }
+
+  async listEventSubscriptions(account: string): Promise<EventSubscription[]> {
+    const path = `${accountPath(account)}/eventSubscriptions?pageSize=200`;
+    return (await this.#call<ListEventSubscriptionsResponse>('GET', path)).eventSubscriptions;
+  }
+
+  /** Answers the subscription with its signing `secret`, shown this once. */
+  async createEventSubscription(
+    account: string,
+    fields: CreateEventSubscriptionBody,
+  ): Promise<EventSubscription> {
+    return this.#call<EventSubscription>('POST', `${accountPath(account)}/eventSubscriptions`, fields);
+  }
+
+  async deleteEventSubscription(name: string): Promise<void> {
+    await this.#call('DELETE', `/v1/${name}`);
+  }
+
+  /** Sends a `test` event to the subscription now; answers its delivery. */
+  async testEventSubscription(name: string): Promise<Delivery> {
+    return this.#call<Delivery>('POST', `/v1/${name}:test`);
+  }
+
+  async listDeliveries(subscription: string): Promise<Delivery[]> {
+    const path = `/v1/${subscription}/deliveries?pageSize=50`;
+    return (await this.#call<ListDeliveriesResponse>('GET', path)).deliveries;
+  }
+
+  async listMembers(account: string): Promise<Member[]> {
+    return (await this.#call<{ members: Member[] }>('GET', `${accountPath(account)}/members?pageSize=200`))
+      .members;
+  }
+
+  async addMember(account: string, email: string, role: string): Promise<Member> {
+    return this.#call<Member>('POST', `${accountPath(account)}/members`, { email, role });
+  }
+
+  async setMemberRole(account: string, email: string, role: string): Promise<Member> {
+    return this.#call<Member>('PATCH', `${accountPath(account)}/members/${encodeURIComponent(email)}`, {
+      role,
+    });
+  }
+
+  async removeMember(account: string, email: string): Promise<void> {
+    await this.#call('DELETE', `${accountPath(account)}/members/${encodeURIComponent(email)}`);
+  }
+
+  async listCredentials(): Promise<Credential[]> {
+    return (await this.#call<{ credentials: Credential[] }>('GET', '/v1/users/me/credentials?pageSize=200'))
+      .credentials;
+  }
+
+  /** A new API credential; its password is in this answer only. */
+  async generateCredential(): Promise<GeneratedCredential> {
+    return this.#call<GeneratedCredential>('POST', '/v1/users/me/credentials');
+  }
+
+  async revokeCredential(userId: string): Promise<void> {
+    await this.#call('DELETE', `/v1/users/me/credentials/${encodeURIComponent(userId)}`);
+  }
+
+  /** Ends the user's other sessions; this one stays. */
+  async changePassword(currentPassword: string, newPassword: string): Promise<void> {
+    await this.#call('POST', '/v1/users/me:changePassword', { currentPassword, newPassword });
+  }
+
+  /** The report templates an account may use (`account_id`: the account's `uid`). */
+  async listReportTemplates(accountUid: string): Promise<ReportTemplateWire[]> {
+    const path = `/v1/site_reports/templates?account_id=${encodeURIComponent(accountUid)}`;
+    return (await this.#call<{ templates: ReportTemplateWire[] }>('GET', path)).templates;
+  }
+
+  /** The schedules of a site (an environment's id). */
+  async listReportSchedules(siteId: string): Promise<ReportScheduleWire[]> {
+    const path = `/v1/site_reports/schedules?site_id=${encodeURIComponent(siteId)}`;
+    return (await this.#call<{ schedules: ReportScheduleWire[] }>('GET', path)).schedules;
+  }
+
+  async createReportSchedule(fields: ReportScheduleFields): Promise<ReportScheduleWire> {
+    const path = '/v1/site_reports/schedules';
+    return (await this.#call<{ schedule: ReportScheduleWire }>('POST', path, fields)).schedule;
+  }
+
+  async updateReportSchedule(scheduleId: string, fields: ReportScheduleFields): Promise<ReportScheduleWire> {
+    const path = `/v1/site_reports/schedules/${encodeURIComponent(scheduleId)}`;
+    return (await this.#call<{ schedule: ReportScheduleWire }>('PATCH', path, fields)).schedule;
+  }
+
+  async deleteReportSchedule(scheduleId: string): Promise<void> {
+    await this.#call('DELETE', `/v1/site_reports/schedules/${encodeURIComponent(scheduleId)}`);
+  }
+
+  /** Makes a report now and e-mails it to the recipients (`send` false: only makes it). */
+  async runReportSchedule(scheduleId: string, send = true): Promise<SiteReportWire> {
+    const path = `/v1/site_reports/schedules/${encodeURIComponent(scheduleId)}:run?send=${String(send)}`;
+    return (await this.#call<{ report: SiteReportWire }>('POST', path)).report;
+  }
+
+  /** The site's reports, newest first, `limit` at a time from `offset`. */
+  async listSiteReports(siteId: string, limit = 20, offset = 0): Promise<ListSiteReports> {
+    const query = new URLSearchParams({ site_id: siteId, limit: String(limit), offset: String(offset) });
+    return this.#call<ListSiteReports>('GET', `/v1/site_reports?${query.toString()}`);
+  }
+
   async #call<T>(method: string, path: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = {};
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -200,8 +517,12 @@ export class ApiClient {
   }
 }
 
+function accountPath(account: string): string {
+  return `/v1/accounts/${encodeURIComponent(account)}`;
+}
+
 function appPath(account: string, app: string): string {
-  return `/v1/accounts/${encodeURIComponent(account)}/apps/${encodeURIComponent(app)}`;
+  return `${accountPath(account)}/apps/${encodeURIComponent(app)}`;
 }
 
 /** The answer's JSON, or an ApiError carrying its Status. */
@@ -213,8 +534,9 @@ function readAnswer(httpStatus: number, text: string): unknown {
     throw new ApiError(httpStatus, undefined, `HTTP ${String(httpStatus)}: the answer is not JSON`);
   }
   if (httpStatus < 200 || httpStatus > 299) {
-    const status = parsed as Status | undefined;
-    throw new ApiError(httpStatus, status, status?.message ?? `HTTP ${String(httpStatus)}`);
+    const status = parsed as (Status & Partial<ReportError>) | undefined;
+    const message = typeof status?.message === 'string' ? status.message : `HTTP ${String(httpStatus)}`;
+    throw new ApiError(httpStatus, status, message, Array.isArray(status?.errors) ? status.errors : []);
   }
   return parsed;
 }

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { EVENT_TYPES } from '../domain/events.js';
+import { EVENT_TYPES } from './event-types.js';
 import { Timestamp } from './common-schemas.js';
 
 const eventType = Type.Unsafe<(typeof EVENT_TYPES)[number]>(Type.String({ enum: [...EVENT_TYPES] }));

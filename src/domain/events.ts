@@ -2,19 +2,7 @@ import { createHmac } from 'node:crypto';
 
 /** Outbound event notifications: the types, the signature, and when a failed delivery is tried again. */
 
-export const EVENT_TYPES = [
-  'build.started',
-  'build.succeeded',
-  'build.failed',
-  'build.cancelled',
-  'deployment.live',
-  'deployment.failed',
-  'domain.active',
-  'domain.failed',
-  'cache.purged',
-  'report.sent',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+export { EVENT_TYPES, type EventType } from '../contract/event-types.js';
 
 /** What the test-delivery call sends; a subscription need not list it. */
 export const TEST_EVENT_TYPE = 'subscription.test';

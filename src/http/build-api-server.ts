@@ -124,7 +124,13 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<ApiInstance> 
       hook: 'preParsing',
       max: options.rateLimitPerMinute,
       timeWindow: 60_000,
-      keyGenerator: (request) => request.principal?.credentialId ?? request.ip,
+      // Per API credential; a portal session counts against its user (one budget however many tabs
+      // or sessions), so people behind one address do not share one. Anonymous calls: per address.
+      keyGenerator: (request) => {
+        const principal = request.principal;
+        if (principal === undefined) return request.ip;
+        return principal.credentialId ?? `user:${principal.userId}`;
+      },
       errorResponseBuilder: (_request, context) =>
         new AtollError(
           'RATE_LIMITED',

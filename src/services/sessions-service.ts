@@ -161,8 +161,10 @@ export class SessionsService {
       now.getTime() - session.lastSeenTime.getTime() >= settings.idleMs
     )
       throw this.#invalid();
+    // Awaited (once a minute at most): the next request must see this use, or a session used just
+    // inside the idle time could be judged idle by a request that overtakes the write.
     if (now.getTime() - session.lastSeenTime.getTime() >= TOUCH_INTERVAL_MS)
-      store.sessions.touch(session.id, now).catch((error: unknown) => {
+      await store.sessions.touch(session.id, now).catch((error: unknown) => {
         logger.warn({ err: error, sessionId: session.id }, 'could not record session use');
       });
     return session;

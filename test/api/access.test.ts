@@ -433,4 +433,32 @@ describe('sign-in throttling and rate limits', () => {
       await api.close();
     }
   });
+
+  it('limits portal sessions per user, so one user cannot use up the budget of others at the same address', async () => {
+    const api = await TestApi.start({ rateLimitPerMinute: 5 });
+    try {
+      await api.createTenant('acme');
+      await api.createTenant('beta');
+      const sessionOf = async (email: string): Promise<string> => {
+        const answer = await api.request('POST', '/v1/sessions', {
+          auth: null,
+          body: { email, password: 'correct horse battery staple' },
+        });
+        assert.equal(answer.status, 200, answer.text);
+        return /^(atoll_session=[^;]+)/.exec(answer.headers.get('set-cookie') ?? '')?.[1] ?? '';
+      };
+      const first = await sessionOf('owner@acme.test');
+      const second = await sessionOf('owner@beta.test');
+      const get = async (cookie: string) =>
+        (await api.request('GET', '/v1/accounts', { auth: null, headers: { cookie } })).status;
+      const statuses: number[] = [];
+      for (let i = 0; i < 6; i++) statuses.push(await get(first));
+      assert.deepEqual(statuses, [200, 200, 200, 200, 200, 429]);
+      // Another session of the same user shares its budget; another user has its own.
+      assert.equal(await get(await sessionOf('owner@acme.test')), 429);
+      assert.equal(await get(second), 200);
+    } finally {
+      await api.close();
+    }
+  });
 });

@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import yazl from 'yazl';
 import { unpackArchive, UnpackError } from '../../src/builder/unpack-archive.js';
 
 const limits = {
@@ -69,6 +72,27 @@ describe('unpackArchive', () => {
       );
     });
   }
+
+  it('refuses an entry while others are being read, without crashing the process (regression: one bad upload taking the builder down)', async () => {
+    // Many large stored entries keep reads of several entries in flight when the duplicate is refused:
+    // a stream destroyed with a read still queued must not throw from inside the zip reader.
+    const zip = new yazl.ZipFile();
+    const big = randomBytes(512 * 1024);
+    for (let i = 0; i < 24; i++) zip.addBuffer(big, `site/file-${String(i)}.bin`, { compress: false });
+    zip.addBuffer(big, 'site/file-3.bin', { compress: false });
+    zip.end();
+    const chunks: Buffer[] = [];
+    for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
+    const path = join(work, 'busy-duplicate.zip');
+    writeFileSync(path, Buffer.concat(chunks));
+    for (let round = 0; round < 5; round++) {
+      const target = join(work, `busy-${String(round)}`);
+      await assert.rejects(unpackArchive(path, target, limits, ''), /"site\/file-3.bin" appears twice/);
+      assert.ok(!existsSync(target) && !existsSync(`${target}.partial`));
+    }
+    // Give a read still queued in the zip reader the chance to run (and throw, if it would).
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  });
 
   it('stops at the unpacked-bytes limit while bytes arrive, whatever the headers say', async () => {
     const target = join(work, 'small-limit');

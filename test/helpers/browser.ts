@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 /** Debian's Chromium (`apt-get install chromium`; .ci/run installs it). */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -23,4 +23,18 @@ export async function launchBrowser(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+/** The portal password of the users TestApi.createTenant and addMember make. */
+export const PORTAL_PASSWORD = 'correct horse battery staple';
+
+/** Fills in and sends the portal's sign-in form, which the page shows. */
+export async function signIn(
+  page: Page,
+  email = 'owner@acme.test',
+  password = PORTAL_PASSWORD,
+): Promise<void> {
+  await page.getByLabel('Email address').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
 }

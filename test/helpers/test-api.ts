@@ -139,7 +139,8 @@ export class TestApi {
         uploadLimits,
         webhookTriggersPerMinute: options.webhookTriggersPerMinute ?? 10,
         docsDir: DOCS_DIR,
-        ...(options.portal === true && { portalDir: PORTAL_DIR }),
+        // A build of the portal elsewhere (vite build --outDir) lets two people test the portal side by side.
+        ...(options.portal === true && { portalDir: process.env.ATOLL_TEST_PORTAL_DIR ?? PORTAL_DIR }),
         sessions: config.sessions,
       },
     });

@@ -1,77 +1,20 @@
 import assert from 'node:assert/strict';
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { HttpEventSender } from '../../src/adapters/http-event-sender.js';
 import { DeliveryRefused, DeliveryWorker } from '../../src/services/delivery-worker.js';
 import { BuildHarness, eventually } from '../helpers/build-harness.js';
+import { EventReceiver, signedWith, type Received } from '../helpers/event-receiver.js';
 import { secretBoxForTests } from '../helpers/test-api.js';
-
-interface Received {
-  readonly headers: IncomingHttpHeaders;
-  readonly body: string;
-}
-
-/** A receiving server that records what it gets and answers what the test says. */
-class Receiver {
-  readonly received: Received[] = [];
-  /** Statuses to answer before answering 200. */
-  failures: number[] = [];
-  private constructor(
-    private readonly server: Server,
-    readonly url: string,
-  ) {}
-
-  static async start(): Promise<Receiver> {
-    const state: { self?: Receiver } = {};
-    const server = createServer((req, res) => {
-      let body = '';
-      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      req.on('end', () => {
-        const self = state.self;
-        self?.received.push({ headers: req.headers, body });
-        res.writeHead(self?.failures.shift() ?? 200).end('ok');
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const address = server.address();
-    if (typeof address !== 'object' || address === null) throw new Error('no address');
-    state.self = new Receiver(server, `http://127.0.0.1:${String(address.port)}/hooks/atoll`);
-    return state.self;
-  }
-
-  ofType(type: string): Received[] {
-    return this.received.filter((r) => r.headers['atoll-event-type'] === type);
-  }
-
-  async stop(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
-  }
-}
-
-/** The receiver's side, written from the documentation: not the platform's code. */
-function verify(secret: string, received: Received, toleranceSeconds = 300): boolean {
-  const header = String(received.headers['atoll-signature'] ?? '');
-  const parts = Object.fromEntries(header.split(',').map((p) => p.split('=') as [string, string]));
-  const t = Number(parts.t);
-  if (!Number.isInteger(t) || Math.abs(Date.now() / 1000 - t) > toleranceSeconds) return false;
-  const expected = createHmac('sha256', secret)
-    .update(`${String(t)}.${received.body}`)
-    .digest();
-  const given = Buffer.from(parts.v1 ?? '', 'hex');
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}
 
 describe('outbound event notifications: signed, retried, guarded and durable', () => {
   let h: BuildHarness;
-  let receiver: Receiver;
+  let receiver: EventReceiver;
   let secret: string;
   let subscriptionName: string;
   const path = '/v1/accounts/acme/eventSubscriptions';
 
   before(async () => {
-    receiver = await Receiver.start();
+    receiver = await EventReceiver.start();
     h = await BuildHarness.start({
       buildEnv: { ATOLL_WEBHOOK_ALLOW_PRIVATE: '1', ATOLL_EVENT_RETRY_BASE_MS: '100' },
     });
@@ -125,9 +68,9 @@ describe('outbound event notifications: signed, retried, guarded and durable', (
     for (const type of ['build.started', 'build.succeeded', 'deployment.live']) {
       const [got] = receiver.ofType(type);
       assert.ok(got, type);
-      assert.equal(verify(secret, got), true, `${type} signature`);
-      assert.equal(verify('whsec_other', got), false);
-      assert.equal(verify(secret, { ...got, body: got.body.replace('acme', 'acne') }), false);
+      assert.equal(signedWith(secret, got), true, `${type} signature`);
+      assert.equal(signedWith('whsec_other', got), false);
+      assert.equal(signedWith(secret, { ...got, body: got.body.replace('acme', 'acne') }), false);
       const event = JSON.parse(got.body);
       assert.equal(event.type, type);
       assert.equal(event.id, got.headers['atoll-event-id']);
@@ -174,7 +117,7 @@ describe('outbound event notifications: signed, retried, guarded and durable', (
     assert.equal(test.status, 200, test.text);
     assert.equal(test.body.eventType, 'subscription.test');
     assert.ok(await eventually(() => receiver.ofType('subscription.test').length === 1, 10_000));
-    assert.equal(verify(secret, receiver.ofType('subscription.test')[0] as Received), true);
+    assert.equal(signedWith(secret, receiver.ofType('subscription.test')[0] as Received), true);
   });
 
   it('delivers an event produced while no worker ran once a new worker starts (a restart)', async () => {

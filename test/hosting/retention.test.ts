@@ -38,7 +38,11 @@ describe('retention of artifacts and sources', () => {
     }
     const [one, two, three, four] = await Promise.all(builds.map(record));
     assert.ok(one && two && three && four);
-    assert.ok(await eventually(async () => (await record(builds[1]!))?.archived === true, 10_000));
+    // Retention archives in one transaction and deletes the blobs after it, so wait for both.
+    const pruned = async () =>
+      (await record(builds[1]!))?.archived === true &&
+      [one, two].every((b) => !blobExists(b.artifactKey) && !blobExists(b.sourceKey));
+    assert.ok(await eventually(pruned, 10_000), 'builds one and two are archived and their blobs deleted');
     assert.equal((await record(builds[0]!))?.archived, true);
     assert.equal(three.archived, false);
     assert.equal(four.archived, false);

@@ -4,10 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser } from '../helpers/browser.js';
+import { launchBrowser, signIn } from '../helpers/browser.js';
 import { BuildHarness, zipFolder } from '../helpers/build-harness.js';
-
-const PASSWORD = 'correct horse battery staple';
 
 describe('portal in a browser: environments, a .zip upload, live', () => {
   let h: BuildHarness;
@@ -22,10 +20,8 @@ describe('portal in a browser: environments, a .zip upload, live', () => {
     page = await browser.newPage();
     dir = await mkdtemp(join(tmpdir(), 'atoll-portal-'));
     await page.goto(`${h.api.url}/`);
-    await page.getByLabel('Email address').fill('owner@acme.test');
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('button', { name: 'web' }).click();
+    await signIn(page);
+    await page.getByRole('link', { name: 'web' }).click();
   });
   after(async () => {
     await browser.close();
@@ -52,10 +48,12 @@ describe('portal in a browser: environments, a .zip upload, live', () => {
   it('uploads a .zip, waits for the deployment and links the live site', async () => {
     const zip = join(dir, 'site.zip');
     await writeFile(zip, await zipFolder('01-static-site'));
-    const card = page.getByRole('article', { name: 'Staging' });
-    await card.getByLabel('Upload a .zip of the code').setInputFiles(zip);
-    await card.getByText('Deployed.').waitFor({ timeout: 120_000 });
-    const link = card.getByRole('link');
+    await page.getByRole('article', { name: 'Staging' }).getByRole('link', { name: 'Staging' }).click();
+    await page.getByRole('heading', { name: 'Staging' }).waitFor();
+    await page.getByLabel('Upload a .zip of the code').setInputFiles(zip);
+    await page.getByText('Deployed.').waitFor({ timeout: 120_000 });
+    const link = page.getByRole('link', { name: /^http:/ }).first();
+    await link.waitFor();
     const url = await link.getAttribute('href');
     assert.ok(url, 'no live URL');
     const host = /^http:\/\/([^/:]+)/.exec(url)?.[1];

@@ -4,11 +4,10 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { PORTAL_DIR } from '../../src/main/installation-dirs.js';
-import { launchBrowser } from '../helpers/browser.js';
+import { launchBrowser, signIn } from '../helpers/browser.js';
 import { TestApi } from '../helpers/test-api.js';
 
 const EMAIL = 'owner@acme.test';
-const PASSWORD = 'correct horse battery staple';
 
 describe('portal in a browser: sign in, applications, sign out', () => {
   let api: TestApi;
@@ -27,19 +26,13 @@ describe('portal in a browser: sign in, applications, sign out', () => {
     await api.close();
   });
 
-  async function signIn(password: string): Promise<void> {
-    await page.getByLabel('Email address').fill(EMAIL);
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-  }
-
   it('shows the API’s refusal of a wrong password, then signs in', async () => {
     await page.goto(`${api.url}/`);
-    await signIn('not the password at all');
+    await signIn(page, EMAIL, 'not the password at all');
     const alert = page.getByRole('alert');
     await alert.waitFor();
     assert.equal(await alert.textContent(), 'the email address or the password is wrong');
-    await signIn(PASSWORD);
+    await signIn(page, EMAIL);
     await page.getByText(EMAIL).waitFor();
     await page.getByText('No applications yet').waitFor();
   });

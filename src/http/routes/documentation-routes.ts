@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Type } from '@sinclair/typebox';
 import { Marked } from 'marked';
@@ -7,6 +8,8 @@ import { AtollError } from '../../domain/error-catalogue.js';
 import type { ApiInstance } from '../api-instance.js';
 
 const PAGE_RE = /^[a-z0-9-]+$/;
+/** The pictures of a page live in the folder named after it: docs/portal/sign-in.png. */
+const PICTURE_RE = /^[a-z0-9-]+\.png$/;
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:";
 const STYLE =
   'body{font:16px/1.55 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#0f172a}' +
@@ -71,6 +74,23 @@ export function registerDocumentationRoutes(app: ApiInstance, docsDir: string): 
         .header('content-security-policy', CSP)
         .header('cache-control', 'public, max-age=300')
         .send(render(page));
+    },
+  );
+  // The page's relative image links (`portal/sign-in.png` in portal.md) resolve here.
+  app.get(
+    '/docs/:page/:picture',
+    { schema: { hide: true, params: Type.Object({ page: Type.String(), picture: Type.String() }) } },
+    async (request, reply) => {
+      const { page, picture } = request.params;
+      if (!PAGE_RE.test(page) || !pages.has(page) || !PICTURE_RE.test(picture))
+        throw new AtollError('ROUTE_NOT_FOUND', `no documentation picture ${page}/${picture}`);
+      let png: Buffer;
+      try {
+        png = await readFile(join(docsDir, page, picture));
+      } catch {
+        throw new AtollError('ROUTE_NOT_FOUND', `no documentation picture ${page}/${picture}`);
+      }
+      return reply.type('image/png').header('cache-control', 'public, max-age=300').send(png);
     },
   );
 }
