@@ -7,6 +7,10 @@ export const EXIT = {
   NOT_FOUND: 4,
   UNAVAILABLE: 5,
   CONFLICT: 6,
+  /** A build (of a deploy, rebuild or redeploy the command waited for) failed or was cancelled. */
+  BUILD_FAILED: 7,
+  /** Stopped by Ctrl-C (128 + SIGINT, as shells report it). */
+  INTERRUPTED: 130,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

@@ -1,6 +1,16 @@
-import { Command } from 'commander';
+import { Argument, Command } from 'commander';
 import { createAdminCommand, type CliIo } from './admin-commands.js';
-import type { ExitCode } from './exit-codes.js';
+import { addAppCommands } from './app-commands.js';
+import { addAuthCommands } from './auth-commands.js';
+import { addBuildCommands } from './build-commands.js';
+import { addDeployCommand } from './deploy-command.js';
+import { addDomainCommands } from './domain-commands.js';
+import { addEnvironmentCommands } from './environment-commands.js';
+import { EXIT, type ExitCode } from './exit-codes.js';
+import { addReportCommands } from './report-commands.js';
+import { completionScript } from './shell-completion.js';
+import type { UserCommandDeps } from './user-command.js';
+import { addWebhookCommands } from './webhook-commands.js';
 
 export interface ProgramDeps {
   readonly version: string;
@@ -9,6 +19,8 @@ export interface ProgramDeps {
   readonly serve: () => Promise<ExitCode>;
   readonly adminSocketPath: () => string;
   readonly setExit: (code: ExitCode) => void;
+  /** What the developer commands (login, deploy, apps, …) need from the process. */
+  readonly user: Omit<UserCommandDeps, 'setExit'>;
 }
 
 /** The `atoll` command: commands as data, actions report exit codes (docs/cli.md). */
@@ -34,6 +46,31 @@ export function createProgram(deps: ProgramDeps): Command {
     });
 
   program.addCommand(createAdminCommand(deps.adminSocketPath, deps.io, deps.setExit));
+
+  // The developer commands talk to a server's public API, like the portal (src/client only).
+  const user: UserCommandDeps = { ...deps.user, setExit: deps.setExit };
+  addAuthCommands(program, user);
+  addDeployCommand(program, user);
+  addAppCommands(program, user);
+  addEnvironmentCommands(program, user);
+  addBuildCommands(program, user);
+  addDomainCommands(program, user);
+  addWebhookCommands(program, user);
+  addReportCommands(program, user);
+
+  program
+    .command('completion')
+    .description('print the shell completion script')
+    .addArgument(new Argument('<shell>', 'bash or zsh').choices(['bash', 'zsh']))
+    .addHelpText(
+      'after',
+      '\nExamples:\n  source <(atoll completion bash)           # in ~/.bashrc\n  atoll completion zsh > "${fpath[1]}/_atoll"  # then restart zsh',
+    )
+    .action((shell: 'bash' | 'zsh') => {
+      deps.io.out(completionScript(program, shell).trimEnd());
+      deps.setExit(EXIT.OK);
+    });
+
   // Usage errors of any subcommand surface as CommanderError (exit code 2), never process.exit.
   const overrideAll = (command: Command): void => {
     command.exitOverride().configureOutput(program.configureOutput());

@@ -1,5 +1,6 @@
 import type {
   Account,
+  Caller,
   Credential,
   GeneratedCredential,
   ListAccountsResponse,
@@ -42,6 +43,7 @@ export { EVENT_TYPES, type EventType } from '../contract/event-types.js';
 export type {
   Account,
   App,
+  Caller,
   Build,
   Credential,
   Delivery,
@@ -88,6 +90,7 @@ export interface NewEnvironment {
     readonly value: string;
     readonly secret?: boolean;
   }[];
+  readonly rootDirectory?: string;
 }
 
 /** One broken rule of a request, as the API names it (`google.rpc.BadRequest`). */
@@ -158,20 +161,28 @@ export interface ApiClientOptions {
   readonly baseUrl?: string;
   readonly fetch?: typeof fetch;
   readonly upload?: UploadTransport;
+  /**
+   * An `Authorization` header sent with every call (the CLI's Basic credentials); without it the
+   * client relies on the session cookie and CSRF token (the portal).
+   */
+  readonly authorization?: string;
 }
 
 /**
- * The typed client of the public /v1 API for the portal: it signs in with the session cookie
- * and sends the session's CSRF token with every change, as docs/api.md "Portal sessions" asks.
+ * The typed client of the public /v1 API, for the portal and the CLI. The portal signs in with the
+ * session cookie and sends the session's CSRF token with every change, as docs/api.md "Portal
+ * sessions" asks; the CLI passes Basic credentials as `authorization`.
  */
 export class ApiClient {
   readonly #baseUrl: string;
   readonly #fetch: typeof fetch;
   readonly #upload: UploadTransport;
+  readonly #authorization: string | undefined;
   #csrfToken: string | undefined;
 
   constructor(options: ApiClientOptions = {}) {
     this.#baseUrl = options.baseUrl ?? '';
+    this.#authorization = options.authorization;
     this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
     this.#upload =
       options.upload ??
@@ -209,6 +220,11 @@ export class ApiClient {
     this.#csrfToken = undefined;
   }
 
+  /** Who the credentials or the session belong to. */
+  async getCaller(): Promise<Caller> {
+    return this.#call<Caller>('GET', '/v1/users/me');
+  }
+
   async listAccounts(): Promise<Account[]> {
     return (await this.#call<ListAccountsResponse>('GET', '/v1/accounts?pageSize=200')).accounts;
   }
@@ -216,6 +232,10 @@ export class ApiClient {
   async listApps(account: string): Promise<App[]> {
     const path = `/v1/accounts/${encodeURIComponent(account)}/apps?pageSize=200`;
     return (await this.#call<ListAppsResponse>('GET', path)).apps;
+  }
+
+  async getApp(account: string, app: string): Promise<App> {
+    return this.#call<App>('GET', appPath(account, app));
   }
 
   /** A direct-upload application (`uploadable: {}`) in the region (`regions/US-C`, …). */
@@ -254,8 +274,7 @@ export class ApiClient {
   ): Promise<Operation> {
     const form = new FormData();
     form.append('repository', zip, fileName);
-    const headers: Record<string, string> = {};
-    if (this.#csrfToken !== undefined) headers['x-csrf-token'] = this.#csrfToken;
+    const headers = this.#headers('POST');
     const answer = await this.#upload(
       `${this.#baseUrl}/fu/v1/${environment}:upload`,
       form,
@@ -327,8 +346,27 @@ export class ApiClient {
     await this.#followText(`/v1/${environment}/logs?follow=true&tail=${String(tail)}`, onText, signal);
   }
 
+  /** The build's log so far, as text. */
+  async readBuildLog(name: string): Promise<string> {
+    return this.#readText(`/v1/${name}/logs`);
+  }
+
+  /** The newest `tail` lines of the environment's runtime log. */
+  async readRuntimeLog(environment: string, tail: number): Promise<string> {
+    return this.#readText(`/v1/${environment}/logs?tail=${String(tail)}`);
+  }
+
+  async #readText(path: string): Promise<string> {
+    let text = '';
+    await this.#followText(path, (chunk) => {
+      text += chunk;
+    });
+    return text;
+  }
+
   async #followText(path: string, onText: (text: string) => void, signal?: AbortSignal): Promise<void> {
     const response = await this.#fetch(`${this.#baseUrl}${path}`, {
+      headers: this.#headers('GET'),
       credentials: 'same-origin',
       ...(signal !== undefined && { signal }),
     });
@@ -482,6 +520,13 @@ export class ApiClient {
     return (await this.#call<{ schedule: ReportScheduleWire }>('POST', path, fields)).schedule;
   }
 
+  async getReportSchedule(scheduleId: string): Promise<ReportScheduleWire> {
+    return this.#call<ReportScheduleWire>(
+      'GET',
+      `/v1/site_reports/schedules/${encodeURIComponent(scheduleId)}`,
+    );
+  }
+
   async updateReportSchedule(scheduleId: string, fields: ReportScheduleFields): Promise<ReportScheduleWire> {
     const path = `/v1/site_reports/schedules/${encodeURIComponent(scheduleId)}`;
     return (await this.#call<{ schedule: ReportScheduleWire }>('PATCH', path, fields)).schedule;
@@ -503,10 +548,16 @@ export class ApiClient {
     return this.#call<ListSiteReports>('GET', `/v1/site_reports?${query.toString()}`);
   }
 
-  async #call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  #headers(method: string): Record<string, string> {
     const headers: Record<string, string> = {};
-    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (this.#authorization !== undefined) headers.authorization = this.#authorization;
     if (method !== 'GET' && this.#csrfToken !== undefined) headers['x-csrf-token'] = this.#csrfToken;
+    return headers;
+  }
+
+  async #call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const headers = this.#headers(method);
+    if (body !== undefined) headers['content-type'] = 'application/json';
     const response = await this.#fetch(`${this.#baseUrl}${path}`, {
       method,
       headers,

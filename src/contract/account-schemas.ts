@@ -50,6 +50,18 @@ export const UpdateMemberBodySchema = Type.Object(
   { additionalProperties: false, title: 'UpdateMemberBody' },
 );
 
+export const CallerSchema = Type.Object(
+  {
+    id: Type.String({ description: "The user's id" }),
+    email: Type.String({
+      description: 'Service users have a generated svc-…@{account}.service.invalid address',
+    }),
+    kind: Type.String({ description: 'person or service' }),
+  },
+  { title: 'Caller' },
+);
+export type Caller = Static<typeof CallerSchema>;
+
 export const CredentialSchema = Type.Object(
   {
     name: Type.String({ description: 'users/me/credentials/{userId}' }),

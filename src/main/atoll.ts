@@ -72,8 +72,21 @@ async function serve(): Promise<ExitCode> {
   });
 }
 
+let interruptHandler: (() => void) | undefined;
 let exitCode: ExitCode = EXIT.OK;
 const program = createProgram({
+  user: {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdinIsTty: process.stdin.isTTY,
+    env: process.env,
+    // Only while a command wants Ctrl-C for itself: otherwise SIGINT keeps its default (and serve its own).
+    onInterrupt: (handler) => {
+      if (interruptHandler) process.off('SIGINT', interruptHandler);
+      interruptHandler = handler;
+      if (handler) process.on('SIGINT', handler);
+    },
+  },
   version: packageVersion(),
   io,
   serve,

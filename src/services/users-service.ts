@@ -66,6 +66,14 @@ export class UsersService {
     return user;
   }
 
+  /** The signed-in user as `GET /v1/users/me` answers it. */
+  async describe(userId: string): Promise<{ id: string; email: string; kind: UserRecord['kind'] }> {
+    const user = await this.deps.store.users.findById(userId);
+    // A principal always names a stored user: its credential or session was just checked.
+    if (!user) throw new AtollError('UNAUTHENTICATED', 'the signed-in user no longer exists');
+    return { id: user.id, email: user.email, kind: user.kind };
+  }
+
   async requireByEmail(email: string): Promise<UserRecord> {
     const normalised = normaliseEmail(email);
     assertNoViolations(checkEmail('email', normalised));

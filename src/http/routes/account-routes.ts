@@ -3,6 +3,7 @@ import { EmptySchema, PageQuerySchema } from '../../contract/common-schemas.js';
 import {
   AccountSchema,
   AddMemberBodySchema,
+  CallerSchema,
   GeneratedCredentialSchema,
   ListAccountsResponseSchema,
   ListCredentialsResponseSchema,
@@ -119,6 +120,18 @@ export function registerAccountRoutes(app: ApiInstance, services: ApiServices): 
       await services.members.remove(principalOf(request), request.params.account, request.params.email);
       return {};
     },
+  );
+
+  app.get(
+    '/v1/users/me',
+    {
+      schema: {
+        tags: ['API credentials'],
+        summary: 'The signed-in user',
+        response: responses({ 200: CallerSchema }),
+      },
+    },
+    (request) => services.users.describe(principalOf(request).userId),
   );
 
   const credentials = '/v1/users/me/credentials';

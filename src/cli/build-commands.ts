@@ -1,0 +1,190 @@
+import type { Command } from 'commander';
+import type { Build } from '../client/api-client.js';
+import { shortId } from './build-watch.js';
+import { followOrReport } from './environment-commands.js';
+import { table } from './terminal.js';
+import {
+  addCommonOptions,
+  CliError,
+  runUserCommand,
+  withExamples,
+  type CommonOptions,
+  type UserCommandDeps,
+  type UserSession,
+} from './user-command.js';
+
+interface EnvOptions extends CommonOptions {
+  readonly app?: string;
+  readonly env?: string;
+}
+
+/** `--app` and `--env`: where a build id is looked for (a build's full name needs neither). */
+function addEnvOptions(command: Command, required: boolean): Command {
+  const app = 'the application';
+  const env = "the environment's id or display name";
+  if (required) command.requiredOption('--app <app>', app).requiredOption('--env <env>', env);
+  else
+    command.option('--app <app>', `${app} (not needed with a build's full name)`).option('--env <env>', env);
+  return addCommonOptions(command);
+}
+
+async function environmentName(session: UserSession, options: EnvOptions): Promise<string> {
+  if (options.app === undefined || options.env === undefined)
+    throw new CliError(
+      'name the environment with --app and --env',
+      'for example: --app my-site --env Production',
+    );
+  return (await session.environment(options.app, options.env)).name;
+}
+
+/** A build given by its id (with --app and --env) or by its full name `accounts/…/builds/<id>`. */
+async function buildName(session: UserSession, ref: string, options: EnvOptions): Promise<string> {
+  if (/^accounts\/[^/]+\/apps\/[^/]+\/environments\/[^/]+\/builds\/[^/]+$/.test(ref)) return ref;
+  if (ref.includes('/'))
+    throw new CliError(`"${ref}" is neither a build id nor a build's full name (accounts/…/builds/<id>)`);
+  return `${await environmentName(session, options)}/builds/${ref}`;
+}
+
+function duration(build: Build): string {
+  if (build.startTime === undefined) return '-';
+  const end = build.finishTime === undefined ? Date.now() : Date.parse(build.finishTime);
+  return `${((end - Date.parse(build.startTime)) / 1000).toFixed(1)} s`;
+}
+
+function describeBuild(build: Build): string[] {
+  return [
+    `build ${shortId(build.name)}: ${build.state}${build.live ? ' (live)' : ''}${build.phase === 'PHASE_UNSPECIFIED' ? '' : `, ${build.phase}`}`,
+    `  trigger:    ${build.trigger}`,
+    `  created:    ${build.createTime}`,
+    `  duration:   ${duration(build)}`,
+    `  framework:  ${build.framework === '' ? '-' : build.framework}`,
+    `  source:     ${build.sourceDigest} (${String(build.sourceBytes)} bytes)`,
+    ...(build.failureReason ? [`  failure:    ${build.failureReason.message}`] : []),
+    ...(build.archived
+      ? ['  archived:   its artifact was removed by retention; it cannot be redeployed']
+      : []),
+  ];
+}
+
+/** `atoll builds …`, `atoll redeploy` and `atoll logs` (docs/cli.md "Builds and logs"). */
+export function addBuildCommands(program: Command, deps: UserCommandDeps): void {
+  const builds = program.command('builds').description("an environment's builds");
+
+  withExamples(
+    addEnvOptions(builds.command('list').description('list builds, newest first'), true).option(
+      '--limit <n>',
+      'how many, 1 to 200',
+      '20',
+    ),
+    [
+      'atoll builds list --app my-site --env Production',
+      'atoll builds list --app my-site --env Production --json',
+    ],
+  ).action((options: EnvOptions & { limit: string }) =>
+    runUserCommand(deps, options, async (session) => {
+      const limit = Number(options.limit);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 200)
+        throw new CliError(`--limit "${options.limit}": must be 1 to 200`);
+      const list = await session.client.listBuilds(await environmentName(session, options), limit);
+      return {
+        json: { builds: list },
+        text:
+          list.length === 0
+            ? 'no builds yet; deploy with: atoll deploy --app <app> --env <env>'
+            : table(
+                ['ID', 'STATE', 'TRIGGER', 'CREATED', 'DURATION', ''],
+                list.map((b) => [
+                  shortId(b.name),
+                  b.state,
+                  b.trigger,
+                  b.createTime,
+                  duration(b),
+                  b.live ? 'live' : '',
+                ]),
+              ),
+      };
+    }),
+  );
+
+  withExamples(addEnvOptions(builds.command('get <build>').description('show a build'), false), [
+    'atoll builds get 3f1c… --app my-site --env Production',
+    'atoll builds get accounts/my-team/apps/my-site/environments/<env>/builds/<build> --json',
+  ]).action((ref: string, options: EnvOptions) =>
+    runUserCommand(deps, options, async (session) => {
+      const build = await session.client.getBuild(await buildName(session, ref, options));
+      return { json: build, text: describeBuild(build) };
+    }),
+  );
+
+  withExamples(
+    addEnvOptions(builds.command('cancel <build>').description('cancel a queued or running build'), false),
+    ['atoll builds cancel 3f1c… --app my-site --env Production'],
+  ).action((ref: string, options: EnvOptions) =>
+    runUserCommand(deps, options, async (session) => {
+      const build = await session.client.cancelBuild(await buildName(session, ref, options));
+      return { json: build, text: `build ${shortId(build.name)} is ${build.state}` };
+    }),
+  );
+
+  withExamples(
+    addEnvOptions(builds.command('logs <build>').description("print a build's log"), false).option(
+      '-f, --follow',
+      'keep printing until the build has finished',
+    ),
+    ['atoll builds logs 3f1c… --app my-site --env Production --follow'],
+  ).action((ref: string, options: EnvOptions & { follow?: boolean }) =>
+    runUserCommand(deps, options, async (session) => {
+      const name = await buildName(session, ref, options);
+      if (options.follow === true)
+        await session.client.followBuildLog(name, (text) => {
+          session.terminal.write(text);
+        });
+      else session.terminal.write(await session.client.readBuildLog(name));
+      return undefined;
+    }),
+  );
+
+  withExamples(
+    addEnvOptions(
+      program
+        .command('redeploy <build>')
+        .description('deploy an earlier successful build again (rollback) and wait until it is live')
+        .option('--no-wait', 'return once the redeploy is queued'),
+      false,
+    ),
+    [
+      'atoll redeploy 3f1c… --app my-site --env Production',
+      'atoll builds list --app my-site --env Production   # find the build',
+    ],
+  ).action((ref: string, options: EnvOptions & { wait: boolean }) =>
+    runUserCommand(deps, options, async (session) => {
+      const operation = await session.client.redeployBuild(await buildName(session, ref, options));
+      return followOrReport(session, operation, options.wait, 'redeployed');
+    }),
+  );
+
+  withExamples(
+    addCommonOptions(
+      program
+        .command('logs <env>')
+        .description("print an environment's runtime log (a server app's output)")
+        .requiredOption('--app <app>', 'the application')
+        .option('-f, --follow', 'keep printing new lines until Ctrl-C')
+        .option('--tail <n>', 'how many of the newest lines', '100'),
+    ),
+    ['atoll logs Production --app my-site', 'atoll logs Production --app my-site --follow --tail 20'],
+  ).action((ref: string, options: CommonOptions & { app: string; follow?: boolean; tail: string }) =>
+    runUserCommand(deps, options, async (session) => {
+      const tail = Number(options.tail);
+      if (!Number.isInteger(tail) || tail < 0)
+        throw new CliError(`--tail "${options.tail}": must be a whole number`);
+      const environment = await session.environment(options.app, ref);
+      if (options.follow === true)
+        await session.client.followRuntimeLog(environment.name, tail, (text) => {
+          session.terminal.write(text);
+        });
+      else session.terminal.write(await session.client.readRuntimeLog(environment.name, tail));
+      return undefined;
+    }),
+  );
+}
