@@ -53,6 +53,18 @@ describe('authentication, accounts, members and API credentials', () => {
       assert.equal(answer.status, 401);
     });
 
+    it('answers who the credential belongs to at /v1/users/me, and only to that credential', async () => {
+      const me = await api.request('GET', '/v1/users/me', { auth: owner });
+      assert.equal(me.status, 200);
+      assert.deepEqual(
+        { email: me.body.email, kind: me.body.kind },
+        { email: 'owner@acme.test', kind: 'person' },
+      );
+      const other = await api.request('GET', '/v1/users/me', { auth: rival });
+      assert.notEqual(other.body.id, me.body.id);
+      assert.equal((await api.request('GET', '/v1/users/me')).status, 401);
+    });
+
     it('protects every registered /v1 route', async () => {
       const values = {
         account: 'acme',
