@@ -5,6 +5,7 @@ import { followOrReport } from './environment-commands.js';
 import { table } from './terminal.js';
 import {
   addCommonOptions,
+  addEnvironmentOptions,
   CliError,
   runUserCommand,
   withExamples,
@@ -18,14 +19,13 @@ interface EnvOptions extends CommonOptions {
   readonly env?: string;
 }
 
-/** `--app` and `--env`: where a build id is looked for (a build's full name needs neither). */
-function addEnvOptions(command: Command, required: boolean): Command {
-  const app = 'the application';
-  const env = "the environment's id or display name";
-  if (required) command.requiredOption('--app <app>', app).requiredOption('--env <env>', env);
-  else
-    command.option('--app <app>', `${app} (not needed with a build's full name)`).option('--env <env>', env);
-  return addCommonOptions(command);
+/** `--app` and `--env` where a build id is looked for: a build's full name needs neither. */
+function addBuildOptions(command: Command): Command {
+  return addCommonOptions(
+    command
+      .option('--app <app>', "the application (not needed with a build's full name)")
+      .option('--env <env>', "the environment's id or display name"),
+  );
 }
 
 async function environmentName(session: UserSession, options: EnvOptions): Promise<string> {
@@ -71,7 +71,7 @@ export function addBuildCommands(program: Command, deps: UserCommandDeps): void 
   const builds = program.command('builds').description("an environment's builds");
 
   withExamples(
-    addEnvOptions(builds.command('list').description('list builds, newest first'), true).option(
+    addEnvironmentOptions(builds.command('list').description('list builds, newest first')).option(
       '--limit <n>',
       'how many, 1 to 200',
       '20',
@@ -106,7 +106,7 @@ export function addBuildCommands(program: Command, deps: UserCommandDeps): void 
     }),
   );
 
-  withExamples(addEnvOptions(builds.command('get <build>').description('show a build'), false), [
+  withExamples(addBuildOptions(builds.command('get <build>').description('show a build')), [
     'atoll builds get 3f1c… --app my-site --env Production',
     'atoll builds get accounts/my-team/apps/my-site/environments/<env>/builds/<build> --json',
   ]).action((ref: string, options: EnvOptions) =>
@@ -117,7 +117,7 @@ export function addBuildCommands(program: Command, deps: UserCommandDeps): void 
   );
 
   withExamples(
-    addEnvOptions(builds.command('cancel <build>').description('cancel a queued or running build'), false),
+    addBuildOptions(builds.command('cancel <build>').description('cancel a queued or running build')),
     ['atoll builds cancel 3f1c… --app my-site --env Production'],
   ).action((ref: string, options: EnvOptions) =>
     runUserCommand(deps, options, async (session) => {
@@ -127,7 +127,7 @@ export function addBuildCommands(program: Command, deps: UserCommandDeps): void 
   );
 
   withExamples(
-    addEnvOptions(builds.command('logs <build>').description("print a build's log"), false).option(
+    addBuildOptions(builds.command('logs <build>').description("print a build's log")).option(
       '-f, --follow',
       'keep printing until the build has finished',
     ),
@@ -145,12 +145,11 @@ export function addBuildCommands(program: Command, deps: UserCommandDeps): void 
   );
 
   withExamples(
-    addEnvOptions(
+    addBuildOptions(
       program
         .command('redeploy <build>')
         .description('deploy an earlier successful build again (rollback) and wait until it is live')
         .option('--no-wait', 'return once the redeploy is queued'),
-      false,
     ),
     [
       'atoll redeploy 3f1c… --app my-site --env Production',

@@ -45,8 +45,13 @@ export function addDeployCommand(program: Command, deps: UserCommandDeps): void 
 /** Uploads a folder to the environment; when `wait`, follows the build until the deployment is live. */
 export async function deploy(session: UserSession, dir: string, options: DeployOptions) {
   const { terminal } = session;
-  const environment = await session.environment(options.app, options.env);
-  const archive = await archiveProject(dir);
+  // Zipping needs no answer from the API: both at once (and no zip is left behind when the lookup fails).
+  const archiving = archiveProject(dir);
+  const environment = await session.environment(options.app, options.env).catch(async (error: unknown) => {
+    await archiving.then((archive) => archive.remove()).catch(() => undefined);
+    throw error;
+  });
+  const archive = await archiving;
   try {
     for (const skipped of archive.skipped)
       terminal.err(

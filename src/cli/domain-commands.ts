@@ -2,31 +2,18 @@ import type { Command } from 'commander';
 import type { DomainMapping } from '../client/api-client.js';
 import { waitForOperation } from './environment-commands.js';
 import {
-  addCommonOptions,
+  addEnvironmentOptions,
   CliError,
   runUserCommand,
   withExamples,
-  type CommonOptions,
+  type EnvironmentOptions,
   type UserCommandDeps,
   type UserSession,
 } from './user-command.js';
 
-interface EnvOptions extends CommonOptions {
-  readonly app: string;
-  readonly env: string;
-}
-
-interface SetOptions extends EnvOptions {
+interface SetOptions extends EnvironmentOptions {
   readonly primary?: string;
   readonly redirect: readonly string[];
-}
-
-function addEnvOptions(command: Command): Command {
-  return addCommonOptions(
-    command
-      .requiredOption('--app <app>', 'the application')
-      .requiredOption('--env <env>', "the environment's id or display name"),
-  );
 }
 
 /** One mapping as people read it: state, primary, redirect, certificate, and what to do next. */
@@ -46,7 +33,11 @@ export function describeMapping(mapping: DomainMapping): string[] {
   return lines;
 }
 
-async function mappingName(session: UserSession, options: EnvOptions, domain: string): Promise<string> {
+async function mappingName(
+  session: UserSession,
+  options: EnvironmentOptions,
+  domain: string,
+): Promise<string> {
   const environment = await session.environment(options.app, options.env);
   return `${environment.name}/domainMappings/${domain.toLowerCase()}`;
 }
@@ -56,9 +47,11 @@ export function addDomainCommands(program: Command, deps: UserCommandDeps): void
   const domains = program.command('domains').description("an environment's custom domains");
 
   withExamples(
-    addEnvOptions(domains.command('list').description('list the domains, their state and TXT records')),
+    addEnvironmentOptions(
+      domains.command('list').description('list the domains, their state and TXT records'),
+    ),
     ['atoll domains list --app my-site --env Production'],
-  ).action((options: EnvOptions) =>
+  ).action((options: EnvironmentOptions) =>
     runUserCommand(deps, options, async (session) => {
       const environment = await session.environment(options.app, options.env);
       const mappings = await session.client.listDomainMappings(environment.name);
@@ -73,7 +66,7 @@ export function addDomainCommands(program: Command, deps: UserCommandDeps): void
   );
 
   withExamples(
-    addEnvOptions(
+    addEnvironmentOptions(
       domains
         .command('set [domains...]')
         .description(
@@ -142,9 +135,9 @@ export function addDomainCommands(program: Command, deps: UserCommandDeps): void
     ['primary', 'markPrimary', 'make this domain the one the environment’s URL uses'],
   ] as const;
   for (const [verb, action, description] of actions) {
-    withExamples(addEnvOptions(domains.command(`${verb} <domain>`).description(description)), [
+    withExamples(addEnvironmentOptions(domains.command(`${verb} <domain>`).description(description)), [
       `atoll domains ${verb} www.example.com --app my-site --env Production`,
-    ]).action((domain: string, options: EnvOptions) =>
+    ]).action((domain: string, options: EnvironmentOptions) =>
       runUserCommand(deps, options, async (session) => {
         const mapping = await session.client.domainMappingAction(
           await mappingName(session, options, domain),

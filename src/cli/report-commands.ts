@@ -4,11 +4,13 @@ import { EXIT } from './exit-codes.js';
 import { table } from './terminal.js';
 import {
   addCommonOptions,
+  addEnvironmentOptions,
   CliError,
   environmentId,
   runUserCommand,
   withExamples,
   type CommonOptions,
+  type EnvironmentOptions,
   type UserCommandDeps,
   type UserSession,
 } from './user-command.js';
@@ -20,11 +22,6 @@ interface ScheduleOptions extends CommonOptions {
   readonly next?: string;
   readonly recipient: readonly string[];
   readonly section: readonly string[];
-}
-
-interface EnvOptions extends CommonOptions {
-  readonly app: string;
-  readonly env: string;
 }
 
 const collect = (value: string, previous: readonly string[]) => [...previous, value];
@@ -133,16 +130,12 @@ export function addReportCommands(program: Command, deps: UserCommandDeps): void
   );
 
   const schedules = reports.command('schedules').description("an environment's report schedules");
-  const envOptions = (command: Command) =>
-    addCommonOptions(
-      command
-        .requiredOption('--app <app>', 'the application')
-        .requiredOption('--env <env>', "the environment's id or display name (the report's site)"),
-    );
+  // The environment is the report's site.
+  const envOptions = addEnvironmentOptions;
 
   withExamples(envOptions(schedules.command('list').description("list an environment's schedules")), [
     'atoll reports schedules list --app my-site --env Production',
-  ]).action((options: EnvOptions) =>
+  ]).action((options: EnvironmentOptions) =>
     runUserCommand(deps, options, async (session) => {
       const environment = await session.environment(options.app, options.env);
       const list = await session.client.listReportSchedules(environmentId(environment));
@@ -159,7 +152,7 @@ export function addReportCommands(program: Command, deps: UserCommandDeps): void
   withExamples(envOptions(addScheduleOptions(schedules.command('create').description('create a schedule'))), [
     'atoll reports schedules create --app my-site --env Production --title "Monthly report" --template "Site report" \\',
     '  --frequency MONTHLY:1 --next 2026-12-01T09:00:00+01:00 --recipient "Ops <ops@example.com>"',
-  ]).action((options: EnvOptions & ScheduleOptions) =>
+  ]).action((options: EnvironmentOptions & ScheduleOptions) =>
     runUserCommand(deps, options, async (session) => {
       const environment = await session.environment(options.app, options.env);
       const schedule = await session.client.createReportSchedule({

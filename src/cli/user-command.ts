@@ -61,6 +61,21 @@ export function addCommonOptions(command: Command, withAccount = true): Command 
   return command;
 }
 
+/** The options of a command about one environment. */
+export interface EnvironmentOptions extends CommonOptions {
+  readonly app: string;
+  readonly env: string;
+}
+
+/** `--app` and `--env` (an environment's id or display name, see UserSession.environment), and the common options. */
+export function addEnvironmentOptions(command: Command): Command {
+  return addCommonOptions(
+    command
+      .requiredOption('--app <app>', 'the application')
+      .requiredOption('--env <env>', "the environment's id or display name"),
+  );
+}
+
 /** Adds the examples shown at the end of `--help`. */
 export function withExamples(command: Command, examples: readonly string[]): Command {
   return command.addHelpText('after', `\nExamples:\n${examples.map((e) => `  ${e}`).join('\n')}`);

@@ -3,18 +3,13 @@ import type { Webhooks } from '../client/api-client.js';
 import { EXIT } from './exit-codes.js';
 import { table } from './terminal.js';
 import {
-  addCommonOptions,
+  addEnvironmentOptions,
   CliError,
   runUserCommand,
   withExamples,
-  type CommonOptions,
+  type EnvironmentOptions,
   type UserCommandDeps,
 } from './user-command.js';
-
-interface EnvOptions extends CommonOptions {
-  readonly app: string;
-  readonly env: string;
-}
 
 function urls(webhooks: Webhooks): string[] {
   return table(
@@ -29,19 +24,10 @@ export function addWebhookCommands(program: Command, deps: UserCommandDeps): voi
     .command('webhooks')
     .description("an environment's webhook URLs (rebuild, clean rebuild, purge cache), for owners");
   const envCommand = (name: string, description: string, examples: readonly string[]) =>
-    withExamples(
-      addCommonOptions(
-        webhooks
-          .command(name)
-          .description(description)
-          .requiredOption('--app <app>', 'the application')
-          .requiredOption('--env <env>', "the environment's id or display name"),
-      ),
-      examples,
-    );
+    withExamples(addEnvironmentOptions(webhooks.command(name).description(description)), examples);
 
   envCommand('show', 'print the webhook URLs', ['atoll webhooks show --app my-site --env Production']).action(
-    (options: EnvOptions) =>
+    (options: EnvironmentOptions) =>
       runUserCommand(deps, options, async (session) => {
         const environment = await session.environment(options.app, options.env);
         const set = await session.client.getWebhooks(environment.name);
@@ -58,7 +44,7 @@ export function addWebhookCommands(program: Command, deps: UserCommandDeps): voi
   envCommand('create', 'create the webhook URLs', [
     'atoll webhooks create --app my-site --env Production',
     'atoll webhooks create --app my-site --env Production --json | jq -r \'.webhooks[] | select(.action=="REBUILD") | .url\'',
-  ]).action((options: EnvOptions) =>
+  ]).action((options: EnvironmentOptions) =>
     runUserCommand(deps, options, async (session) => {
       const environment = await session.environment(options.app, options.env);
       const set = await session.client.createWebhooks(environment.name);
@@ -68,7 +54,7 @@ export function addWebhookCommands(program: Command, deps: UserCommandDeps): voi
 
   envCommand('regenerate', 'new URLs: the old ones stop working at once', [
     'atoll webhooks regenerate --app my-site --env Production --yes',
-  ]).action((options: EnvOptions) =>
+  ]).action((options: EnvironmentOptions) =>
     runUserCommand(deps, options, async (session) => {
       const environment = await session.environment(options.app, options.env);
       await session.confirmDanger(
@@ -81,7 +67,7 @@ export function addWebhookCommands(program: Command, deps: UserCommandDeps): voi
 
   envCommand('delete', 'delete the URLs: they stop working', [
     'atoll webhooks delete --app my-site --env Production --yes',
-  ]).action((options: EnvOptions) =>
+  ]).action((options: EnvironmentOptions) =>
     runUserCommand(deps, options, async (session) => {
       const environment = await session.environment(options.app, options.env);
       await session.confirmDanger(

@@ -6,7 +6,6 @@ import { AtollError } from '../domain/error-catalogue.js';
 import { createProgram } from '../cli/program.js';
 import { EXIT, type ExitCode } from '../cli/exit-codes.js';
 import { createPlatformLogger } from './platform-logger.js';
-import { startPlatform } from './serve.js';
 
 const io = {
   out: (text: string) => process.stdout.write(`${text}\n`),
@@ -36,6 +35,9 @@ async function serve(): Promise<ExitCode> {
     throw error;
   }
   const logger = createPlatformLogger(config.logLevel);
+  // Loaded here, not at the top: the platform's modules take a second to load, which the other commands
+  // (atoll deploy, atoll apps …) should not pay.
+  const { startPlatform } = await import('./serve.js');
   let platform: Awaited<ReturnType<typeof startPlatform>>;
   try {
     platform = await startPlatform(config, logger);

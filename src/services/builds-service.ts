@@ -202,7 +202,8 @@ export class BuildsService {
     buildId: string,
     follow: boolean,
     write: (text: string) => boolean | Promise<boolean>,
-    pollMs = 500,
+    // A follower (the portal, atoll deploy) learns that a build has finished within this time.
+    pollMs = 200,
   ): Promise<void> {
     const { scope, environment } = await this.deps.environments.locate(
       principal,
