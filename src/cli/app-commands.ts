@@ -106,6 +106,7 @@ export function addAppCommands(program: Command, deps: UserCommandDeps): void {
             'leave out the app name and --region',
           );
         const plan = await readPlan(session, options.file);
+        await checkZipFiles(plan);
         await session.client.createApp(account, plan.appId, plan.region).catch((error: unknown) => {
           if (error instanceof ApiError && error.reason === 'APP_ALREADY_EXISTS')
             throw new CliError(
@@ -123,7 +124,9 @@ export function addAppCommands(program: Command, deps: UserCommandDeps): void {
           'name the application and its region, or give a wpe.json with -f',
           'for example: atoll apps create my-site --region US-C',
         );
-      await session.client.createApp(account, app, options.region);
+      // US-C, uk or regions/UK: the API wants the id in upper case.
+      const region = options.region.startsWith('regions/') ? options.region : options.region.toUpperCase();
+      await session.client.createApp(account, app, region);
       const created = await session.client.getApp(account, app);
       return {
         json: created,
@@ -223,13 +226,8 @@ async function readPlan(session: UserSession, file: string): Promise<WpeAppPlan>
  * domains (the file's list is the whole set), then its upload. A zip file that is missing is
  * refused before anything changes.
  */
-async function applyEnvironments(
-  session: UserSession,
-  account: string,
-  plan: WpeAppPlan,
-  existing: readonly Environment[],
-  wait: boolean,
-): Promise<AppliedEnvironment[]> {
+/** Every zip_file_path must be a file, checked before anything is created or changed. */
+async function checkZipFiles(plan: WpeAppPlan): Promise<void> {
   for (const environment of plan.environments) {
     if (environment.zipFilePath === undefined) continue;
     const info = await stat(environment.zipFilePath).catch(() => undefined);
@@ -238,6 +236,16 @@ async function applyEnvironments(
         `${environment.displayName}: zip_file_path ${environment.zipFilePath} is not a file`,
       );
   }
+}
+
+async function applyEnvironments(
+  session: UserSession,
+  account: string,
+  plan: WpeAppPlan,
+  existing: readonly Environment[],
+  wait: boolean,
+): Promise<AppliedEnvironment[]> {
+  await checkZipFiles(plan);
   const applied: AppliedEnvironment[] = [];
   for (const wanted of plan.environments) {
     const current = existing.find((e) => e.displayName.toLowerCase() === wanted.displayName.toLowerCase());

@@ -1,14 +1,7 @@
 import { Command } from 'commander';
 import { ApiClient } from '../client/api-client.js';
 import { EXIT } from './exit-codes.js';
-import {
-  DEFAULT_PROFILE,
-  nonEmpty,
-  profilesPath,
-  readProfiles,
-  writeProfiles,
-  type Profile,
-} from './profiles-file.js';
+import { nonEmpty, profilesPath, readProfiles, writeProfiles, type Profile } from './profiles-file.js';
 import type { Terminal } from './terminal.js';
 import {
   addCommonOptions,
@@ -66,7 +59,7 @@ export function addAuthCommands(program: Command, deps: UserCommandDeps): void {
     const path = profilesPath(deps.env);
     try {
       const file = await readProfiles(path);
-      const name = options.profile ?? deps.env.ATOLL_PROFILE ?? file.current;
+      const name = options.profile ?? nonEmpty(deps.env.ATOLL_PROFILE) ?? file.current;
       const removed = file.profiles[name] !== undefined;
       if (removed) {
         const profiles = Object.fromEntries(Object.entries(file.profiles).filter(([key]) => key !== name));
@@ -174,7 +167,8 @@ export function addAuthCommands(program: Command, deps: UserCommandDeps): void {
 async function login(deps: UserCommandDeps, terminal: Terminal, options: LoginOptions) {
   const path = profilesPath(deps.env);
   const file = await readProfiles(path);
-  const name = options.profile ?? deps.env.ATOLL_PROFILE ?? DEFAULT_PROFILE;
+  // Logging in again without naming a profile renews the one in use.
+  const name = options.profile ?? nonEmpty(deps.env.ATOLL_PROFILE) ?? file.current;
   const saved = file.profiles[name];
   const url = (
     options.url ??

@@ -6,6 +6,7 @@ import { archiveProject } from './project-archive.js';
 import { ProgressBar } from './terminal.js';
 import {
   addCommonOptions,
+  CliError,
   runUserCommand,
   withExamples,
   type CommonOptions,
@@ -46,12 +47,24 @@ export function addDeployCommand(program: Command, deps: UserCommandDeps): void 
 export async function deploy(session: UserSession, dir: string, options: DeployOptions) {
   const { terminal } = session;
   // Zipping needs no answer from the API: both at once (and no zip is left behind when the lookup fails).
-  const archiving = archiveProject(dir);
+  // Settled at once into a value, so that a failure waits for the lookup without being an unhandled rejection.
+  const archiving = archiveProject(dir).then(
+    (archive) => ({ archive }),
+    (error: unknown) => ({ error }),
+  );
   const environment = await session.environment(options.app, options.env).catch(async (error: unknown) => {
-    await archiving.then((archive) => archive.remove()).catch(() => undefined);
+    const zipped = await archiving;
+    if ('archive' in zipped) await zipped.archive.remove();
     throw error;
   });
-  const archive = await archiving;
+  const zipped = await archiving;
+  // A missing or empty folder is the caller's to fix: say so, without a stack trace.
+  if ('error' in zipped)
+    throw new CliError(
+      zipped.error instanceof Error ? zipped.error.message : String(zipped.error),
+      'atoll deploy <folder> --app <app> --env <env>',
+    );
+  const { archive } = zipped;
   try {
     for (const skipped of archive.skipped)
       terminal.err(

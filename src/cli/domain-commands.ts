@@ -70,7 +70,7 @@ export function addDomainCommands(program: Command, deps: UserCommandDeps): void
       domains
         .command('set [domains...]')
         .description(
-          'replace the set of domains with these (the first is primary unless --primary says otherwise)',
+          'replace the set of domains with these (the first that does not redirect is primary, unless --primary names another)',
         )
         .option('--primary <domain>', 'the domain the environment’s URL uses')
         .option(
@@ -89,8 +89,8 @@ export function addDomainCommands(program: Command, deps: UserCommandDeps): void
       const environment = await session.environment(options.app, options.env);
       const redirects = new Map(
         options.redirect.map((r) => {
-          const [from, to] = r.split('=');
-          if (from === undefined || to === undefined || from === '' || to === '')
+          const [from, to, ...rest] = r.split('=');
+          if (from === undefined || to === undefined || from === '' || to === '' || rest.length > 0)
             throw new CliError(
               `--redirect "${r}": write it as FROM=TO`,
               'for example: --redirect www.example.com=example.com',
@@ -105,6 +105,8 @@ export function addDomainCommands(program: Command, deps: UserCommandDeps): void
         names.find((n) => !redirects.has(n.toLowerCase())) ??
         ''
       ).toLowerCase();
+      if (options.primary !== undefined && !names.some((n) => n.toLowerCase() === primary))
+        throw new CliError(`--primary ${options.primary}: it is not one of the domains given`);
       const operation = await session.client.replaceDomainMappings(
         environment.name,
         names.map((name) => {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Environment, Operation, UpdateEnvironmentBody } from '../client/api-client.js';
 import { buildNameOf, liveResult, shortId, watchBuild } from './build-watch.js';
+import { EXIT } from './exit-codes.js';
 import { table } from './terminal.js';
 import {
   addCommonOptions,
@@ -82,7 +83,8 @@ export async function waitForOperation(session: UserSession, operation: Operatio
     await new Promise((resolve) => setTimeout(resolve, 250));
     current = await session.client.getOperation(operation.name);
   }
-  if (current.error) throw new CliError(`${operation.name}: ${current.error.message}`);
+  if (current.error)
+    throw new CliError(`${operation.name}: ${current.error.message}`, undefined, EXIT.FAILURE);
   return current;
 }
 

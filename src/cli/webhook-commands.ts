@@ -43,7 +43,7 @@ export function addWebhookCommands(program: Command, deps: UserCommandDeps): voi
 
   envCommand('create', 'create the webhook URLs', [
     'atoll webhooks create --app my-site --env Production',
-    'atoll webhooks create --app my-site --env Production --json | jq -r \'.webhooks[] | select(.action=="REBUILD") | .url\'',
+    'atoll webhooks create --app my-site --env Production --json | jq -r \'.webhooks[] | select(.action=="rebuild") | .url\'',
   ]).action((options: EnvironmentOptions) =>
     runUserCommand(deps, options, async (session) => {
       const environment = await session.environment(options.app, options.env);

@@ -350,6 +350,11 @@ describe('the atoll CLI against a running server', { skip: sandboxProblem() }, (
       [['apps', 'list'], 3, /were refused/, { ATOLL_PASSWORD: 'wrong-password-here' }],
       [['apps', 'list'], 5, /cannot reach http:\/\/127\.0\.0\.1:9/, { ATOLL_URL: 'http://127.0.0.1:9' }],
       [['apps', 'delete', 'shop'], 2, /pass --yes/],
+      [
+        ['deploy', '/no/such/folder', '--app', 'shop', '--env', 'Production'],
+        2,
+        /\/no\/such\/folder does not exist/,
+      ],
       [['apps', 'list'], 3, /not logged in/, { ATOLL_PROFILE: 'nobody' }],
     ];
     for (const [args, code, message, env] of cases) {
@@ -394,5 +399,39 @@ describe('the atoll CLI against a running server', { skip: sandboxProblem() }, (
       .builds[0];
     assert.equal(latest.state, 'CANCELLED');
     assert.match(latest.failureReason.message, /cancelled by request/);
+  });
+
+  it('on a terminal, shows the upload bar and asks before cancelling on Ctrl-C', async () => {
+    // script(1) gives the CLI a pseudo-terminal: ^C written to it is SIGINT for the CLI, as from a keyboard.
+    const command = [
+      process.execPath,
+      ATOLL_BIN,
+      'deploy',
+      join(FIXTURES, '04-slow-build'),
+      '--app',
+      'shop',
+      '--env',
+      envId,
+    ]
+      .map((word) => `'${word}'`)
+      .join(' ');
+    const child = spawn('script', ['-qfec', command, '/dev/null'], {
+      env: childEnv({ HOME: home, TERM: 'xterm' }),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let screen = '';
+    child.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    assert.ok(await eventually(() => screen.includes('waiting forever'), 180_000), screen);
+    assert.match(screen, /uploading █+ 100%/, 'a progress bar on a terminal');
+    child.stdin.write('\u0003');
+    assert.ok(await eventually(() => /Cancel build/.test(screen), 20_000), screen);
+    child.stdin.write('y\r');
+    assert.equal(await exited, 130, screen);
+    assert.match(screen, /cancelling build/);
+    assert.match(screen, /\u001b\[31matoll:/, 'errors in colour on a terminal');
+    const latest = json(cli(['builds', 'list', '--app', 'shop', '--env', envId, '--limit', '1', '--json']))
+      .builds[0];
+    assert.equal(latest.state, 'CANCELLED');
   });
 });
