@@ -66,6 +66,29 @@ function describeBuild(build: Build): string[] {
   ];
 }
 
+/** A log read at once: as it is, or with --json `{"build"|"environment", "lines": [...]}`. */
+function logResult(text: string, source: Record<string, string>) {
+  const lines = text === '' ? [] : text.replace(/\n$/, '').split('\n');
+  return { json: { ...source, lines }, text: text.replace(/\n$/, '') };
+}
+
+/**
+ * A followed log, printed as it comes; with --json each line is a JSON string on its own line
+ * (newline-delimited JSON), so a script can read it while it streams.
+ */
+function streamTo(session: UserSession): (text: string) => void {
+  let partial = '';
+  return (text) => {
+    if (!session.json) {
+      session.terminal.write(text);
+      return;
+    }
+    const lines = (partial + text).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) session.terminal.out(JSON.stringify(line));
+  };
+}
+
 /** `atoll builds …`, `atoll redeploy` and `atoll logs` (docs/cli.md "Builds and logs"). */
 export function addBuildCommands(program: Command, deps: UserCommandDeps): void {
   const builds = program.command('builds').description("an environment's builds");
@@ -135,11 +158,8 @@ export function addBuildCommands(program: Command, deps: UserCommandDeps): void 
   ).action((ref: string, options: EnvOptions & { follow?: boolean }) =>
     runUserCommand(deps, options, async (session) => {
       const name = await buildName(session, ref, options);
-      if (options.follow === true)
-        await session.client.followBuildLog(name, (text) => {
-          session.terminal.write(text);
-        });
-      else session.terminal.write(await session.client.readBuildLog(name));
+      if (options.follow !== true) return logResult(await session.client.readBuildLog(name), { build: name });
+      await session.client.followBuildLog(name, streamTo(session));
       return undefined;
     }),
   );
@@ -178,11 +198,11 @@ export function addBuildCommands(program: Command, deps: UserCommandDeps): void 
       if (!Number.isInteger(tail) || tail < 0)
         throw new CliError(`--tail "${options.tail}": must be a whole number`);
       const environment = await session.environment(options.app, ref);
-      if (options.follow === true)
-        await session.client.followRuntimeLog(environment.name, tail, (text) => {
-          session.terminal.write(text);
+      if (options.follow !== true)
+        return logResult(await session.client.readRuntimeLog(environment.name, tail), {
+          environment: environment.name,
         });
-      else session.terminal.write(await session.client.readRuntimeLog(environment.name, tail));
+      await session.client.followRuntimeLog(environment.name, tail, streamTo(session));
       return undefined;
     }),
   );

@@ -180,6 +180,9 @@ describe('the atoll CLI against a running server', { skip: sandboxProblem() }, (
     ]);
     assert.equal(log.status, 0, log.stderr);
     assert.match(log.stdout, /deployment live/);
+    const asJson = json(cli(['builds', 'logs', first.name, '--json']));
+    assert.equal(asJson.build, first.name);
+    assert.ok((asJson.lines as string[]).some((line) => line.includes('deployment live')));
 
     const back = cli(['redeploy', first.name]);
     assert.equal(back.status, 0, back.stderr);
