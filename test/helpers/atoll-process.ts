@@ -87,13 +87,18 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-/** Runs the `atoll` command to completion. */
-export function runCli(args: string[], env: Record<string, string>): CliResult {
+/** Runs the `atoll` command to completion, with `input` on its standard input. */
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+  options: { input?: string; timeoutMs?: number } = {},
+): CliResult {
   requireBuiltBinary();
   const result = spawnSync(process.execPath, [ATOLL_BIN, ...args], {
     env: childEnv(env),
     encoding: 'utf8',
-    timeout: 60_000,
+    timeout: options.timeoutMs ?? 60_000,
+    input: options.input ?? '',
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
