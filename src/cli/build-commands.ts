@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import type { Build } from '../client/api-client.js';
-import { shortId } from './build-watch.js';
+import { resourceId, type Build } from '../client/api-client.js';
+
 import { followOrReport } from './environment-commands.js';
 import { table } from './terminal.js';
 import {
@@ -53,7 +53,7 @@ function duration(build: Build): string {
 
 function describeBuild(build: Build): string[] {
   return [
-    `build ${shortId(build.name)}: ${build.state}${build.live ? ' (live)' : ''}${build.phase === 'PHASE_UNSPECIFIED' ? '' : `, ${build.phase}`}`,
+    `build ${resourceId(build.name)}: ${build.state}${build.live ? ' (live)' : ''}${build.phase === 'PHASE_UNSPECIFIED' ? '' : `, ${build.phase}`}`,
     `  trigger:    ${build.trigger}`,
     `  created:    ${build.createTime}`,
     `  duration:   ${duration(build)}`,
@@ -117,7 +117,7 @@ export function addBuildCommands(program: Command, deps: UserCommandDeps): void 
             : table(
                 ['ID', 'STATE', 'TRIGGER', 'CREATED', 'DURATION', ''],
                 list.map((b) => [
-                  shortId(b.name),
+                  resourceId(b.name),
                   b.state,
                   b.trigger,
                   b.createTime,
@@ -145,7 +145,7 @@ export function addBuildCommands(program: Command, deps: UserCommandDeps): void 
   ).action((ref: string, options: EnvOptions) =>
     runUserCommand(deps, options, async (session) => {
       const build = await session.client.cancelBuild(await buildName(session, ref, options));
-      return { json: build, text: `build ${shortId(build.name)} is ${build.state}` };
+      return { json: build, text: `build ${resourceId(build.name)} is ${build.state}` };
     }),
   );
 

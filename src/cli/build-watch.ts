@@ -1,4 +1,4 @@
-import { ApiError, type Build, type Environment, type Operation } from '../client/api-client.js';
+import { ApiError, resourceId, type Build, type Environment, type Operation } from '../client/api-client.js';
 import { EXIT } from './exit-codes.js';
 import { CliError, type CommandResult, type UserSession } from './user-command.js';
 
@@ -52,7 +52,7 @@ export async function watchBuild(session: UserSession, buildName: string): Promi
     held = [];
     let cancel = session.options.yes === true;
     try {
-      if (!cancel) cancel = await terminal.confirm(`\nCancel build ${shortId(buildName)}?`, true);
+      if (!cancel) cancel = await terminal.confirm(`\nCancel build ${resourceId(buildName)}?`, true);
     } catch {
       // A second Ctrl-C at the question: leave without cancelling.
       state.detached = true;
@@ -63,7 +63,7 @@ export async function watchBuild(session: UserSession, buildName: string): Promi
     for (const text of waiting) print(text);
     if (cancel) {
       state.cancelledHere = true;
-      terminal.err(`cancelling build ${shortId(buildName)}…`);
+      terminal.err(`cancelling build ${resourceId(buildName)}…`);
       await client.cancelBuild(buildName).catch((error: unknown) => {
         // It may have finished meanwhile: the end of the log says how.
         if (!(error instanceof ApiError && error.reason === 'BUILD_FINISHED')) throw error;
@@ -84,7 +84,7 @@ export async function watchBuild(session: UserSession, buildName: string): Promi
     });
     if (state.detached)
       throw new CliError(
-        `stopped following build ${shortId(buildName)}; it goes on running`,
+        `stopped following build ${resourceId(buildName)}; it goes on running`,
         `follow it with "atoll builds logs ${buildName} --follow", cancel it with "atoll builds cancel ${buildName}"`,
         EXIT.INTERRUPTED,
       );
@@ -96,7 +96,7 @@ export async function watchBuild(session: UserSession, buildName: string): Promi
     }
     if (build.state !== 'SUCCEEDED')
       throw new CliError(
-        `build ${shortId(buildName)} ${build.state === 'CANCELLED' ? 'was cancelled' : 'failed'}: ${build.failureReason?.message ?? build.state}`,
+        `build ${resourceId(buildName)} ${build.state === 'CANCELLED' ? 'was cancelled' : 'failed'}: ${build.failureReason?.message ?? build.state}`,
         `its log: atoll builds logs ${buildName}`,
         state.cancelledHere ? EXIT.INTERRUPTED : EXIT.BUILD_FAILED,
       );
@@ -111,11 +111,6 @@ export function liveResult(watched: WatchedBuild, verb: string): CommandResult {
   const { build, environment } = watched;
   return {
     json: { build, environment, url: environment.url },
-    text: `${verb}: ${environment.displayName} is live at ${environment.url} (build ${shortId(build.name)})`,
+    text: `${verb}: ${environment.displayName} is live at ${environment.url} (build ${resourceId(build.name)})`,
   };
-}
-
-/** The build's id: the last segment of its name. */
-export function shortId(name: string): string {
-  return name.split('/').pop() ?? name;
 }

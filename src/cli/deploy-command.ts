@@ -1,7 +1,8 @@
+import { resourceId } from '../client/api-client.js';
 import { openAsBlob } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { buildNameOf, liveResult, shortId, watchBuild } from './build-watch.js';
+import { buildNameOf, liveResult, watchBuild } from './build-watch.js';
 import { archiveProject } from './project-archive.js';
 import { ProgressBar } from './terminal.js';
 import {
@@ -82,9 +83,9 @@ export async function deploy(session: UserSession, dir: string, options: DeployO
     if (!options.wait)
       return {
         json: { operation, build: buildName },
-        text: `uploaded: build ${shortId(buildName)} of ${environment.displayName} is queued; follow it with "atoll builds logs ${buildName} --follow"`,
+        text: `uploaded: build ${resourceId(buildName)} of ${environment.displayName} is queued; follow it with "atoll builds logs ${buildName} --follow"`,
       };
-    terminal.err(`building ${shortId(buildName)} (Ctrl-C offers to cancel it)`);
+    terminal.err(`building ${resourceId(buildName)} (Ctrl-C offers to cancel it)`);
     return liveResult(await watchBuild(session, buildName), 'deployed');
   } finally {
     await archive.remove();

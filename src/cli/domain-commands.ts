@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
-import type { DomainMapping } from '../client/api-client.js';
+import { resourceId, type DomainMapping } from '../client/api-client.js';
 import { waitForOperation } from './environment-commands.js';
 import {
   addEnvironmentOptions,
   CliError,
+  collect,
   runUserCommand,
   withExamples,
   type EnvironmentOptions,
@@ -23,7 +24,7 @@ export function describeMapping(mapping: DomainMapping): string[] {
     ...(mapping.primary ? ['primary'] : []),
     ...(mapping.destinationDomainMapping === ''
       ? []
-      : [`redirects to ${mapping.destinationDomainMapping.split('/').pop() ?? ''}`]),
+      : [`redirects to ${resourceId(mapping.destinationDomainMapping)}`]),
     `certificate ${mapping.certificate.state}`,
   ];
   const lines = [`${mapping.domain}  ${flags.join(', ')}`];
@@ -76,7 +77,7 @@ export function addDomainCommands(program: Command, deps: UserCommandDeps): void
         .option(
           '--redirect <FROM=TO>',
           'answer requests to FROM with a redirect to TO, both in the set (repeat for more)',
-          (value: string, previous: readonly string[]) => [...previous, value],
+          collect,
           [],
         ),
     ),

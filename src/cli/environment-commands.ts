@@ -1,11 +1,17 @@
 import type { Command } from 'commander';
-import type { Environment, Operation, UpdateEnvironmentBody } from '../client/api-client.js';
-import { buildNameOf, liveResult, shortId, watchBuild } from './build-watch.js';
+import {
+  resourceId,
+  type Environment,
+  type Operation,
+  type UpdateEnvironmentBody,
+} from '../client/api-client.js';
+import { buildNameOf, liveResult, watchBuild } from './build-watch.js';
 import { EXIT } from './exit-codes.js';
 import { table } from './terminal.js';
 import {
   addCommonOptions,
   CliError,
+  collect,
   environmentId,
   runUserCommand,
   withExamples,
@@ -44,8 +50,6 @@ interface WaitOption extends AppOption {
 
 type ShellVariable = Environment['shellVariables'][number];
 
-const collect = (value: string, previous: readonly string[]) => [...previous, value];
-
 /** `--var KEY=VALUE` and `--secret KEY=VALUE`, repeatable. */
 function addVariableOptions(command: Command): Command {
   return command
@@ -78,11 +82,7 @@ function variablesOf(options: VariableOptions): ShellVariable[] {
 
 /** Polls an operation until it is done; its error becomes the command's failure. */
 export async function waitForOperation(session: UserSession, operation: Operation): Promise<Operation> {
-  let current = operation;
-  while (!current.done) {
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    current = await session.client.getOperation(operation.name);
-  }
+  const current = await session.client.waitForOperation(operation, 250);
   if (current.error)
     throw new CliError(`${operation.name}: ${current.error.message}`, undefined, EXIT.FAILURE);
   return current;
@@ -92,7 +92,7 @@ export function describeEnvironment(environment: Environment): string[] {
   return [
     `${environment.displayName}  (${environmentId(environment)})`,
     `  url:            ${environment.url}`,
-    `  live build:     ${environment.build === '' ? 'none yet' : shortId(environment.build)}`,
+    `  live build:     ${environment.build === '' ? 'none yet' : resourceId(environment.build)}`,
     `  wpEnvironment:  ${environment.wpEnvironment === '' ? '-' : environment.wpEnvironment}`,
     `  rootDirectory:  ${environment.rootDirectory === '' ? '-' : environment.rootDirectory}`,
     `  domains:        ${environment.domains.length === 0 ? '-' : environment.domains.join(', ')}`,
@@ -125,7 +125,7 @@ export function addEnvironmentCommands(program: Command, deps: UserCommandDeps):
                 environments.map((e) => [
                   e.displayName,
                   environmentId(e),
-                  e.build === '' ? '-' : shortId(e.build),
+                  e.build === '' ? '-' : resourceId(e.build),
                   e.url,
                 ]),
               ),
@@ -304,7 +304,7 @@ export async function followOrReport(
   if (!wait)
     return {
       json: { operation, build: buildName },
-      text: `build ${shortId(buildName)} is queued; follow it with "atoll builds logs ${buildName} --follow"`,
+      text: `build ${resourceId(buildName)} is queued; follow it with "atoll builds logs ${buildName} --follow"`,
     };
   return liveResult(await watchBuild(session, buildName), verb);
 }

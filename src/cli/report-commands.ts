@@ -6,6 +6,7 @@ import {
   addCommonOptions,
   addEnvironmentOptions,
   CliError,
+  collect,
   environmentId,
   runUserCommand,
   withExamples,
@@ -23,8 +24,6 @@ interface ScheduleOptions extends CommonOptions {
   readonly recipient: readonly string[];
   readonly section: readonly string[];
 }
-
-const collect = (value: string, previous: readonly string[]) => [...previous, value];
 
 /** `weekly`, `biweekly`, `monthly:31` or the API's own `UNIT:VALUE` (`DAYS:7`, `MONTHLY:31`). */
 export function parseFrequency(text: string): { unit: string; value: number } {
@@ -78,7 +77,7 @@ async function templateUuid(session: UserSession, ref: string): Promise<string> 
 
 async function accountUid(session: UserSession): Promise<string> {
   const account = await session.account();
-  const found = (await session.client.listAccounts()).find((a) => a.accountId === account);
+  const found = (await session.accounts()).find((a) => a.accountId === account);
   if (!found)
     throw new CliError(
       `you are not a member of "${account}"`,

@@ -91,7 +91,7 @@ export function formatBytes(bytes: number): string {
  */
 export class ProgressBar {
   #lastDraw = 0;
-  #started = Date.now();
+  readonly #started: number;
   #drawn = false;
 
   constructor(

@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { ApiClient, ApiError, type Environment } from '../client/api-client.js';
+import { ApiClient, ApiError, resourceId, type Account, type Environment } from '../client/api-client.js';
 import { EXIT, exitCodeForHttpStatus, type ExitCode } from './exit-codes.js';
 import {
   profilesPath,
@@ -76,6 +76,9 @@ export function addEnvironmentOptions(command: Command): Command {
   );
 }
 
+/** Commander's argument parser for a repeatable option (`--var A=1 --var B=2`): the values in order. */
+export const collect = (value: string, previous: readonly string[]): string[] => [...previous, value];
+
 /** Adds the examples shown at the end of `--help`. */
 export function withExamples(command: Command, examples: readonly string[]): Command {
   return command.addHelpText('after', `\nExamples:\n${examples.map((e) => `  ${e}`).join('\n')}`);
@@ -83,7 +86,7 @@ export function withExamples(command: Command, examples: readonly string[]): Com
 
 /** A signed-in run of one command: the client, the account and the terminal. */
 export class UserSession {
-  #accounts: string | undefined;
+  #accounts: Promise<Account[]> | undefined;
 
   constructor(
     readonly client: ApiClient,
@@ -97,16 +100,17 @@ export class UserSession {
     return this.options.json === true;
   }
 
+  /** The caller's accounts, read once per command. */
+  accounts(): Promise<Account[]> {
+    this.#accounts ??= this.client.listAccounts();
+    return this.#accounts;
+  }
+
   /** The account named by --account, ATOLL_ACCOUNT or the profile; else the caller's only account. */
   async account(): Promise<string> {
     const named = this.options.account ?? this.connection.account;
     if (named !== undefined) return named;
-    this.#accounts ??= await this.#onlyAccount();
-    return this.#accounts;
-  }
-
-  async #onlyAccount(): Promise<string> {
-    const accounts = await this.client.listAccounts();
+    const accounts = await this.accounts();
     const [only] = accounts;
     if (accounts.length === 1 && only) return only.accountId;
     throw new CliError(
@@ -159,7 +163,7 @@ export class UserSession {
 
 /** The `{environment}` segment of an environment's name (its id). */
 export function environmentId(environment: Pick<Environment, 'name'>): string {
-  return environment.name.split('/').pop() ?? '';
+  return resourceId(environment.name);
 }
 
 /** Makes the terminal for a command's options (`--yes` makes it non-interactive). */

@@ -151,6 +151,11 @@ export class ApiError extends Error {
   }
 }
 
+/** The last part of a resource name: `accounts/a/apps/x/environments/<id>` → `<id>`. */
+export function resourceId(name: string): string {
+  return name.slice(name.lastIndexOf('/') + 1);
+}
+
 /** Any failure of a call as an ApiError: a network failure has no HTTP status (0) and no Status. */
 export function asApiError(failure: unknown): ApiError {
   return failure instanceof ApiError ? failure : new ApiError(0, undefined, String(failure));
@@ -263,6 +268,16 @@ export class ApiClient {
 
   async getOperation(name: string): Promise<Operation> {
     return this.#call<Operation>('GET', `/v1/${name}`);
+  }
+
+  /** Reads the operation every `pollMs` until it is done; answers it done (with its `error`, if it failed). */
+  async waitForOperation(operation: Operation, pollMs: number): Promise<Operation> {
+    let current = operation;
+    while (!current.done) {
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+      current = await this.getOperation(operation.name);
+    }
+    return current;
   }
 
   /** Uploads a .zip of the code to the environment (its resource name); answers the build's operation. */

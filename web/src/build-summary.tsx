@@ -1,4 +1,4 @@
-import type { Build } from '../../src/client/api-client.js';
+import { resourceId, type Build } from '../../src/client/api-client.js';
 import { formatDuration } from './ui/time.js';
 
 /** A build still waiting for, or holding, a worker: it can be cancelled and its log is still growing. */
@@ -43,8 +43,7 @@ export function buildDuration(build: Build): string {
 
 /** The build's id, the last part of its name. */
 export function buildId(build: Build | string): string {
-  const name = typeof build === 'string' ? build : build.name;
-  return name.split('/').pop() ?? name;
+  return resourceId(typeof build === 'string' ? build : build.name);
 }
 
 /** The build's state as a coloured badge, and a second one on the build that serves traffic. */

@@ -1,5 +1,11 @@
 import { useCallback, useState, type SyntheticEvent } from 'react';
-import { ApiError, type ApiClient, type DomainMapping, type Operation } from '../../src/client/api-client.js';
+import {
+  ApiError,
+  resourceId,
+  type ApiClient,
+  type DomainMapping,
+  type Operation,
+} from '../../src/client/api-client.js';
 import type { EnvironmentTabProps } from './environment-page.js';
 import { useAccount, usePortal } from './portal-context.js';
 import { ConfirmButton } from './ui/confirm-button.js';
@@ -93,19 +99,16 @@ async function replaceAndWait(
   environment: string,
   set: readonly MappingRequest[],
 ): Promise<Operation> {
-  let operation = await client.replaceDomainMappings(environment, [...set]);
-  while (!operation.done) {
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS / 2));
-    operation = await client.getOperation(operation.name);
-  }
+  const operation = await client.waitForOperation(
+    await client.replaceDomainMappings(environment, [...set]),
+    POLL_MS / 2,
+  );
   if (operation.error !== undefined) throw new ApiError(0, operation.error, operation.error.message);
   return operation;
 }
 
 /** The domain of a mapping's resource name (`…/domainMappings/{domain}`). */
-function domainOf(name: string): string {
-  return name.split('/').pop() ?? name;
-}
+const domainOf = resourceId;
 
 function stateBadge(state: string): string {
   if (state === 'ACTIVE') return 'badge live';

@@ -1,6 +1,7 @@
 import { useCallback, useState, type SyntheticEvent } from 'react';
 import {
   EVENT_TYPES,
+  resourceId,
   type Delivery,
   type EventSubscription,
   type EventType,
@@ -107,7 +108,7 @@ function SubscriptionCard(props: { subscription: EventSubscription; onDeleted: (
     },
   );
   const remove = useAction(() => client.deleteEventSubscription(subscription.name), props.onDeleted);
-  const id = `subscription-${subscription.name.split('/').pop() ?? ''}`;
+  const id = `subscription-${resourceId(subscription.name)}`;
   return (
     <article className="card" aria-labelledby={id}>
       <h3 id={id}>{subscription.targetUrl}</h3>

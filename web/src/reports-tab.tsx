@@ -1,4 +1,5 @@
 import { useCallback, useState } from 'react';
+import { resourceId } from '../../src/client/api-client.js';
 import type { EnvironmentTabProps } from './environment-page.js';
 import { useAccount, usePortal } from './portal-context.js';
 import { ReportScheduleCard } from './report-schedule-card.js';
@@ -24,7 +25,7 @@ export function ReportsTab(props: EnvironmentTabProps) {
   const { client } = usePortal();
   const member = useAccount(props.account);
   // A site of the report API is an environment, named by its id.
-  const siteId = props.environment.name.split('/').pop() ?? '';
+  const siteId = resourceId(props.environment.name);
   const canManage = member?.role === 'owner' || member?.role === 'developer';
   const accountUid = member?.uid;
 
