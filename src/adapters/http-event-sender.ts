@@ -1,48 +1,46 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
-import { isPrivateAddress } from '../domain/address-rules.js';
 import { DeliveryRefused, type EventSender } from '../services/delivery-worker.js';
+import type { DnsLookup } from '../services/domain-ports.js';
+import { createGuardedConnector, hostAddresses, resolverOf, systemResolver } from './guarded-connector.js';
 
 /**
- * Sends event deliveries with undici. Unless the operator allows it, no request reaches a
- * loopback, private or link-local address: the name is resolved once, every address it has is
- * checked, and the connection goes to the address that was checked (no second lookup that a
- * rebinding DNS server could answer differently). Redirects are not followed.
+ * What a delivery to a refused address records, whatever the address and whether anything
+ * listens there: a delivery record that said more would let a tenant map the platform's ports.
+ */
+export const ADDRESS_NOT_ALLOWED =
+  'address not allowed: deliveries do not go to loopback, private, link-local, reserved or documentation addresses, nor to this host (ATOLL_WEBHOOK_ALLOW_PRIVATE=1 allows them)';
+
+/**
+ * Sends event deliveries with undici. Unless the operator allows it, no connection reaches a
+ * loopback, private, link-local, reserved or documentation address, nor any of this host's own:
+ * the check is made by the connector, at connect time, on the address the socket goes to
+ * (src/adapters/guarded-connector.ts). Redirects are not followed.
  */
 export class HttpEventSender implements EventSender {
   readonly #agent: Agent;
 
-  constructor(private readonly options: { readonly allowPrivate: boolean; readonly timeoutMs: number }) {
+  constructor(
+    private readonly options: {
+      readonly allowPrivate: boolean;
+      readonly timeoutMs: number;
+      /** The configured resolvers (ATOLL_DNS_SERVERS); the system's when absent. */
+      readonly dns?: DnsLookup;
+      /** This host's addresses; its interfaces' by default (tests name others). */
+      readonly ownAddresses?: () => readonly string[];
+    },
+  ) {
     this.#agent = new Agent({
-      connect: {
-        timeout: options.timeoutMs,
-        lookup: (hostname, lookupOptions, callback) => {
-          dnsLookup(hostname, { ...lookupOptions, all: true }, (error, addresses: LookupAddress[]) => {
-            if (error) {
-              callback(error, '', 0);
-              return;
-            }
-            const refused = addresses.find((a) => !this.options.allowPrivate && isPrivateAddress(a.address));
-            const first = addresses[0];
-            if (refused || !first) {
-              callback(new DeliveryRefused(this.#refusal(hostname, refused?.address ?? 'no address')), '', 0);
-              return;
-            }
-            if (lookupOptions.all === true) callback(null, [first] as never, first.family);
-            else callback(null, first.address, first.family);
-          });
-        },
-      },
+      connect: createGuardedConnector({
+        allowPrivate: options.allowPrivate,
+        timeoutMs: options.timeoutMs,
+        resolve: options.dns === undefined ? systemResolver : resolverOf(options.dns),
+        ownAddresses: options.ownAddresses ?? hostAddresses,
+        refusal: () => new DeliveryRefused(ADDRESS_NOT_ALLOWED),
+      }),
     });
   }
 
   async send(url: string, headers: Record<string, string>, body: string): Promise<{ status: number }> {
-    const target = new URL(url);
-    const host = target.hostname.replace(/^\[|\]$/g, '');
-    // A literal address is never looked up: it is checked here.
-    if (isIP(host) !== 0 && !this.options.allowPrivate && isPrivateAddress(host))
-      throw new DeliveryRefused(this.#refusal(host, host));
     const answer = await request(url, {
       method: 'POST',
       headers,
@@ -65,9 +63,5 @@ export class HttpEventSender implements EventSender {
 
   async close(): Promise<void> {
     await this.#agent.close();
-  }
-
-  #refusal(hostname: string, address: string): string {
-    return `refused: ${hostname} resolves to ${address}, a loopback, private or link-local address (ATOLL_WEBHOOK_ALLOW_PRIVATE=1 allows it)`;
   }
 }

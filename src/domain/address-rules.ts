@@ -2,9 +2,11 @@ import { BlockList, isIP } from 'node:net';
 
 /**
  * Addresses an outbound request from the platform must not reach unless the operator allows it:
- * loopback, private (RFC 1918, RFC 4193), link-local, carrier-grade NAT, unspecified, multicast
- * and reserved ranges, in IPv4, IPv6 and IPv4-mapped IPv6. They are the platform's own services
- * and its network's, where a tenant's URL must not lead.
+ * loopback, private (RFC 1918, RFC 4193), link-local, carrier-grade NAT, unspecified, multicast,
+ * reserved and documentation ranges, in IPv4, IPv6 and IPv4-mapped IPv6. They are the platform's
+ * own services and its network's, where a tenant's URL must not lead. The documentation ranges
+ * (RFC 5737, RFC 3849) are never on the public internet, so a machine numbered from them is on
+ * a private network of its own (as test and CI hosts are).
  */
 const BLOCKED = new BlockList();
 for (const [network, prefix] of [
@@ -15,8 +17,11 @@ for (const [network, prefix] of [
   ['169.254.0.0', 16],
   ['172.16.0.0', 12],
   ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
   ['192.168.0.0', 16],
   ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
   ['224.0.0.0', 4],
   ['240.0.0.0', 4],
 ] as const)
@@ -28,6 +33,7 @@ for (const [network, prefix] of [
   ['fe80::', 10],
   ['ff00::', 8],
   ['64:ff9b::', 96],
+  ['2001:db8::', 32],
 ] as const)
   BLOCKED.addSubnet(network, prefix, 'ipv6');
 

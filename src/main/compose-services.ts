@@ -129,6 +129,13 @@ export function composeServices(deps: {
     sender: new HttpEventSender({
       allowPrivate: settings.events.allowPrivate,
       timeoutMs: settings.events.timeoutMs,
+      // Targets are resolved where custom domains are: by the configured resolvers, if any.
+      ...(settings.domains.dnsServers.length > 0 && {
+        dns: new DnsResolver({
+          servers: settings.domains.dnsServers,
+          timeoutMs: settings.domains.dnsTimeoutMs,
+        }),
+      }),
     }),
     secretBox: createAesSecretBox(deps.platformKey),
     clock,

@@ -20,7 +20,7 @@ import type { DeliveryAttempt, DeliveryRecord, EventSubscriptionRecord, Store } 
 const SUBSCRIPTIONS_LIST = 'eventSubscriptions';
 const DELIVERIES_LIST = 'deliveries';
 
-/** Checks a target URL as given; the address it resolves to is checked again at every delivery. */
+/** Checks a target URL as given; the address a delivery connects to is checked again, at every connection. */
 export function checkTargetUrl(field: string, value: string, allowPrivate: boolean): FieldViolation[] {
   let url: URL;
   try {
@@ -42,7 +42,7 @@ export function checkTargetUrl(field: string, value: string, allowPrivate: boole
       {
         field,
         description:
-          'must not point to a loopback, private or link-local address (ATOLL_WEBHOOK_ALLOW_PRIVATE=1 allows it)',
+          'must not point to a loopback, private, link-local, reserved or documentation address (ATOLL_WEBHOOK_ALLOW_PRIVATE=1 allows it)',
       },
     ];
   return [];

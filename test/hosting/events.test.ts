@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import { networkInterfaces } from 'node:os';
 import { after, before, describe, it } from 'node:test';
-import { HttpEventSender } from '../../src/adapters/http-event-sender.js';
+import { ADDRESS_NOT_ALLOWED, HttpEventSender } from '../../src/adapters/http-event-sender.js';
 import { DeliveryRefused, DeliveryWorker } from '../../src/services/delivery-worker.js';
 import { BuildHarness, eventually } from '../helpers/build-harness.js';
+import { TestDnsServer } from '../helpers/dns-server.js';
 import { EventReceiver, signedWith, type Received } from '../helpers/event-receiver.js';
-import { secretBoxForTests } from '../helpers/test-api.js';
+import { secretBoxForTests, TestApi, type Credentials } from '../helpers/test-api.js';
 
 describe('outbound event notifications: signed, retried, guarded and durable', () => {
   let h: BuildHarness;
@@ -160,4 +164,116 @@ describe('outbound event notifications: signed, retried, guarded and durable', (
     assert.equal(receiver.received.length, before);
     await sender.close();
   });
+});
+
+/** A non-loopback IPv4 address of this host's own interfaces (from os.networkInterfaces()), if it has one. */
+function ownInterfaceAddress(): string | undefined {
+  return Object.values(networkInterfaces())
+    .flatMap((list) => list ?? [])
+    .find((i) => !i.internal && i.family === 'IPv4')?.address;
+}
+
+/** An HTTP server that counts the connections it accepts (not only requests: a bare connect counts). */
+async function listenCounting(
+  host: string,
+  onRequest: (res: ServerResponse) => void = (res) => res.end('ok'),
+): Promise<{ server: Server; port: number; connections: () => number }> {
+  let connections = 0;
+  const server = createServer((_req, res) => {
+    onRequest(res);
+  });
+  server.on('connection', () => (connections += 1));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  const address = server.address();
+  if (typeof address !== 'object' || address === null) throw new Error('no address');
+  return { server, port: address.port, connections: () => connections };
+}
+
+async function closeServer(server: Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+}
+
+describe('outbound event deliveries without ATOLL_WEBHOOK_ALLOW_PRIVATE: checked at connect time', () => {
+  let api: TestApi;
+  let dns: TestDnsServer;
+  let owner: Credentials;
+  const own = ownInterfaceAddress();
+
+  before(async () => {
+    dns = await TestDnsServer.start();
+    api = await TestApi.start({ buildEnv: { ATOLL_DNS_SERVERS: dns.address } });
+    owner = await api.createTenant('acme');
+  });
+  after(async () => {
+    await api.close();
+    await dns.stop();
+  });
+
+  async function attemptsOf(name: string): Promise<{ statusCode?: number; error: string }[]> {
+    const answer = await api.request('GET', `/v1/${name}/deliveries`, { auth: owner });
+    assert.equal(answer.status, 200, answer.text);
+    return answer.body.deliveries[0]?.attempts ?? [];
+  }
+
+  it(
+    "never delivers to the host's own interface addresses (prevents scanning the host's ports)",
+    { skip: own === undefined && 'this host has no non-loopback IPv4 interface' },
+    async () => {
+      const address = own ?? '';
+      const listener = await listenCounting(address);
+      // A port of the same address where nothing listens: its record must read the same.
+      const closed = await listenCounting(address);
+      await closeServer(closed.server);
+      try {
+        dns.set('own.hooks.test', 'A', [address]);
+        dns.set('closed.hooks.test', 'A', [address]);
+        const literal = `http://${address}:${String(listener.port)}/hook`;
+        const refused = await api.request('POST', '/v1/accounts/acme/eventSubscriptions', {
+          auth: owner,
+          body: { targetUrl: literal, eventTypes: ['build.failed'] },
+        });
+        assert.equal(refused.status, 400, refused.text);
+        // One made before this check (or while the operator allowed it) meets the check at connect time.
+        const account = await api.testStore.store.accounts.findByName('acme');
+        const literalId = randomUUID();
+        await api.testStore.store.events.insertSubscription({
+          id: literalId,
+          accountId: account?.id ?? '',
+          targetUrl: literal,
+          eventTypes: ['build.failed'],
+          description: '',
+          secretSealed: secretBoxForTests().seal('whsec_test'),
+          createTime: new Date(),
+        });
+        const names = [`accounts/acme/eventSubscriptions/${literalId}`];
+        for (const url of [
+          `http://own.hooks.test:${String(listener.port)}/hook`,
+          `http://closed.hooks.test:${String(closed.port)}/hook`,
+        ]) {
+          const created = await api.request('POST', '/v1/accounts/acme/eventSubscriptions', {
+            auth: owner,
+            body: { targetUrl: url, eventTypes: ['build.failed'] },
+          });
+          assert.equal(created.status, 200, created.text);
+          names.push(created.body.name as string);
+        }
+        for (const name of names)
+          assert.equal((await api.request('POST', `/v1/${name}:test`, { auth: owner })).status, 200);
+        assert.equal(await api.services.deliveryWorker.runOnce(), 3);
+
+        assert.equal(listener.connections(), 0, 'no connection reached the listener');
+        assert.ok(dns.questions.includes('A own.hooks.test'), 'the name was resolved by the configured DNS');
+        // The same record for a listening port, a closed one, a literal and a name: no port-scanner oracle.
+        for (const name of names)
+          assert.deepEqual(
+            (await attemptsOf(name)).map((a) => [a.statusCode, a.error]),
+            [[undefined, ADDRESS_NOT_ALLOWED]],
+            name,
+          );
+      } finally {
+        await closeServer(listener.server);
+      }
+    },
+  );
 });
