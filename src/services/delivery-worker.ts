@@ -114,33 +114,30 @@ export class DeliveryWorker {
     }
     const now = clock.now();
     const attempts = delivery.attempts + 1;
-    await store.events.addAttempt(delivery.id, {
+    const attempt = {
       time: started,
       statusCode,
       error,
       durationMs: Math.max(0, now.getTime() - started.getTime()),
-    });
-    if (error === '') {
-      await store.events.updateDelivery({
-        ...delivery,
-        state: 'SUCCEEDED',
-        attempts,
-        nextAttemptTime: null,
-        updateTime: now,
-      });
-      return;
-    }
+    };
     const next = new Date(
       now.getTime() + doublingDelayMs(attempts, settings.retryBaseMs, DELIVERY_RETRY_MAX_MS),
     );
     const givenUp = next.getTime() - event.time.getTime() > settings.maxAgeMs;
-    logger.warn({ deliveryId: delivery.id, attempts, givenUp, error }, 'events: a delivery failed');
-    await store.events.updateDelivery({
-      ...delivery,
-      state: givenUp ? 'FAILED' : 'PENDING',
-      attempts,
-      nextAttemptTime: givenUp ? null : next,
-      updateTime: now,
-    });
+    const state = error === '' ? 'SUCCEEDED' : givenUp ? 'FAILED' : 'PENDING';
+    const recorded = await store.events.recordAttempt(
+      { ...delivery, state, attempts, nextAttemptTime: state === 'PENDING' ? next : null, updateTime: now },
+      attempt,
+    );
+    // The subscription was deleted while the request was in flight, its deliveries with it: nothing is left to record.
+    if (!recorded) {
+      logger.info(
+        { deliveryId: delivery.id },
+        'events: the subscription went during a delivery; its attempt is dropped',
+      );
+      return;
+    }
+    if (error !== '')
+      logger.warn({ deliveryId: delivery.id, attempts, givenUp, error }, 'events: a delivery failed');
   }
 }

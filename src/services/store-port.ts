@@ -460,8 +460,11 @@ export interface EventsRepository {
   ): Promise<
     { delivery: DeliveryRecord; event: EventRecord; subscription: EventSubscriptionRecord; account: string }[]
   >;
-  updateDelivery(record: DeliveryRecord): Promise<void>;
-  addAttempt(deliveryId: string, attempt: DeliveryAttempt): Promise<void>;
+  /**
+   * Records an attempt and the delivery's state after it, together; false, with nothing written,
+   * when the delivery is gone (its subscription was deleted while the attempt was in flight).
+   */
+  recordAttempt(record: DeliveryRecord, attempt: DeliveryAttempt): Promise<boolean>;
   findDelivery(id: string): Promise<DeliveryRecord | undefined>;
   /** Newest first, each with its event type and its attempts (oldest first). */
   listDeliveries(

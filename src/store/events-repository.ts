@@ -200,29 +200,23 @@ export function createEventsRepository(db: Kysely<Database>): EventsRepository {
         account: row.account_name,
       }));
     },
-    async updateDelivery(record) {
-      await db
-        .updateTable('event_deliveries')
-        .set({
-          state: record.state,
-          attempts: record.attempts,
-          next_attempt_time: record.nextAttemptTime,
-          update_time: record.updateTime,
-        })
-        .where('id', '=', record.id)
-        .execute();
-    },
-    async addAttempt(deliveryId, attempt: DeliveryAttempt) {
-      await db
-        .insertInto('event_delivery_attempts')
-        .values({
-          delivery_id: deliveryId,
-          time: attempt.time,
-          status_code: attempt.statusCode,
-          error: attempt.error,
-          duration_ms: attempt.durationMs,
-        })
-        .execute();
+    async recordAttempt(record, attempt: DeliveryAttempt) {
+      // One statement: the update locks the delivery row, so a delete of its subscription either
+      // waits for this to commit (and removes both) or went first (and nothing is written). An
+      // insert of its own would meet the deleted row as a foreign-key violation.
+      const result = await sql<{ id: string }>`
+        with updated as (
+          update event_deliveries
+          set state = ${record.state}, attempts = ${record.attempts},
+              next_attempt_time = ${record.nextAttemptTime}, update_time = ${record.updateTime}
+          where id = ${record.id}
+          returning id)
+        insert into event_delivery_attempts (delivery_id, time, status_code, error, duration_ms)
+        select id, ${attempt.time}::timestamptz, ${attempt.statusCode}::integer, ${attempt.error}::text,
+          ${attempt.durationMs}::integer
+        from updated
+        returning delivery_id as id`.execute(db);
+      return result.rows.length > 0;
     },
     async findDelivery(id) {
       if (!isUuid(id)) return undefined;

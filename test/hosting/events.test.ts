@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { networkInterfaces } from 'node:os';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { ADDRESS_NOT_ALLOWED, HttpEventSender } from '../../src/adapters/http-event-sender.js';
 import { DeliveryRefused, DeliveryWorker } from '../../src/services/delivery-worker.js';
 import { BuildHarness, eventually } from '../helpers/build-harness.js';
@@ -194,6 +195,17 @@ async function closeServer(server: Server): Promise<void> {
   await new Promise((resolve) => server.close(resolve));
 }
 
+/** A logger that keeps what it is told, by level. */
+function recordingLogger() {
+  const lines: { level: 'info' | 'warn' | 'error'; message: string }[] = [];
+  const at =
+    (level: 'info' | 'warn' | 'error') =>
+    (_fields: object, message: string): void => {
+      lines.push({ level, message });
+    };
+  return { lines, logger: { info: at('info'), warn: at('warn'), error: at('error') } };
+}
+
 describe('outbound event deliveries without ATOLL_WEBHOOK_ALLOW_PRIVATE: checked at connect time', () => {
   let api: TestApi;
   let dns: TestDnsServer;
@@ -276,4 +288,61 @@ describe('outbound event deliveries without ATOLL_WEBHOOK_ALLOW_PRIVATE: checked
       }
     },
   );
+});
+
+describe('deleting an event subscription while its delivery is in flight', () => {
+  let api: TestApi;
+  let owner: Credentials;
+
+  before(async () => {
+    api = await TestApi.start({ buildEnv: { ATOLL_WEBHOOK_ALLOW_PRIVATE: '1' } });
+    owner = await api.createTenant('acme');
+  });
+  after(async () => {
+    await api.close();
+  });
+
+  it('drops the attempt quietly and leaves the store consistent (prevents a foreign-key error in the log)', async () => {
+    // The receiver holds the request open until the test lets it answer.
+    const held: ServerResponse[] = [];
+    const receiver = await listenCounting('127.0.0.1', (res) => held.push(res));
+    try {
+      const created = await api.request('POST', '/v1/accounts/acme/eventSubscriptions', {
+        auth: owner,
+        body: { targetUrl: `http://127.0.0.1:${String(receiver.port)}/hook`, eventTypes: ['build.failed'] },
+      });
+      assert.equal(created.status, 200, created.text);
+      const name = created.body.name as string;
+      const delivery = await api.request('POST', `/v1/${name}:test`, { auth: owner });
+      const deliveryId = String(delivery.body.name).split('/').pop() ?? '';
+      const { lines, logger } = recordingLogger();
+      const worker = new DeliveryWorker({
+        store: api.testStore.store,
+        sender: new HttpEventSender({ allowPrivate: true, timeoutMs: 5_000 }),
+        secretBox: secretBoxForTests(),
+        clock: { now: () => new Date() },
+        logger,
+        settings: { retryBaseMs: 100, maxAgeMs: 3_600_000, pollMs: 100, leaseMs: 10_000 },
+      });
+      const pass = worker.runOnce();
+      assert.ok(await eventually(() => held.length === 1, 10_000), 'the delivery reached the receiver');
+      assert.equal((await api.request('DELETE', `/v1/${name}`, { auth: owner })).status, 200);
+      held[0]?.writeHead(200).end('ok');
+      // The pass ends normally: a failed pass is what the polling loop logs as an error.
+      assert.equal(await pass, 1);
+      assert.deepEqual(
+        lines.filter((l) => l.level === 'error'),
+        [],
+      );
+      assert.equal(await api.testStore.store.events.findDelivery(deliveryId), undefined);
+      const { rows } = await sql<{ n: number }>`
+        select count(*)::int as n from event_delivery_attempts where delivery_id = ${deliveryId}`.execute(
+        api.testStore.db,
+      );
+      assert.equal(rows[0]?.n, 0);
+      assert.equal((await api.request('GET', `/v1/${name}`, { auth: owner })).status, 404);
+    } finally {
+      await closeServer(receiver.server);
+    }
+  });
 });

@@ -67,18 +67,11 @@ describe(`events repository (${process.env.DATABASE_URL ? 'PostgreSQL server' : 
     assert.ok(claimed);
     assert.equal(claimed.account, 'acme');
     assert.equal(claimed.subscription.id, subscription.id);
-    await t.store.events.addAttempt(claimed.delivery.id, {
-      time: now,
-      statusCode: 500,
-      error: 'boom',
-      durationMs: 3,
-    });
-    await t.store.events.updateDelivery({
-      ...claimed.delivery,
-      state: 'SUCCEEDED',
-      attempts: 1,
-      nextAttemptTime: null,
-    });
+    const recorded = await t.store.events.recordAttempt(
+      { ...claimed.delivery, state: 'SUCCEEDED', attempts: 1, nextAttemptTime: null },
+      { time: now, statusCode: 500, error: 'boom', durationMs: 3 },
+    );
+    assert.equal(recorded, true);
     const listed = await t.store.events.listDeliveries(subscription.id, { pageSize: 10, after: undefined });
     const found = listed.items.find((d) => d.id === claimed.delivery.id);
     assert.equal(found?.state, 'SUCCEEDED');
@@ -86,8 +79,18 @@ describe(`events repository (${process.env.DATABASE_URL ? 'PostgreSQL server' : 
       found.attemptList.map((a) => [a.statusCode, a.error]),
       [[500, 'boom']],
     );
-    // Deleting the subscription takes its deliveries with it.
+    // Deleting the subscription takes its deliveries with it; an attempt that ends afterwards records nothing.
     assert.equal(await t.store.events.deleteSubscription(accountId, subscription.id), true);
     assert.equal(await t.store.events.findDelivery(claimed.delivery.id), undefined);
+    const late = second[0] ?? first[1];
+    assert.ok(late);
+    assert.equal(
+      await t.store.events.recordAttempt(
+        { ...late.delivery, state: 'PENDING', attempts: 1 },
+        { time: now, statusCode: null, error: 'late', durationMs: 1 },
+      ),
+      false,
+    );
+    assert.equal(await t.store.events.findDelivery(late.delivery.id), undefined);
   });
 });
