@@ -164,12 +164,12 @@ export function composeServices(deps: {
     clock,
     logger,
     addressThrottle: throttle,
-    accountLockout: new FailureThrottle(
+    pairLockout: new FailureThrottle(
       clock,
       settings.sessions.lockoutFailures,
       settings.sessions.lockoutWindowMs,
       10_000,
-      'failed sign-ins for this email address',
+      'failed sign-ins for this email address from this client address',
     ),
     settings: settings.sessions,
   });

@@ -57,13 +57,21 @@ export class AuthService {
       this.#touch(cached.credentialId);
       return cached;
     }
-    this.deps.throttle.assertAllowed(clientAddress);
+    const { throttle } = this.deps;
     const credential = await this.deps.store.credentials.findById(credentialId);
+    // Past the limit, an unknown id is refused before any hash, so that a throttled client cannot
+    // make the platform hash for nothing (ids are random UUIDs: learning that one is unknown
+    // tells nothing).
+    if (!credential) throttle.assertAllowed(clientAddress);
     // An unknown id still pays one hash so that timing does not tell which ids exist.
     const encoded = credential?.secretHash ?? (await this.#equaliser.hash());
     const matches = await this.deps.hasher.verify(password, encoded);
+    // A secret that verifies is accepted whatever its address did: 256 random bits cannot be
+    // guessed, so refusing it would only let anyone behind the same address lock its users out.
+    // Failures are counted, and answer 429 once the address has failed too often.
     if (!credential || !matches) {
-      this.deps.throttle.recordFailure(clientAddress);
+      throttle.assertAllowed(clientAddress);
+      throttle.recordFailure(clientAddress);
       throw new AtollError('UNAUTHENTICATED', UNAUTHENTICATED_MESSAGE);
     }
     const principal = { userId: credential.userId, credentialId: credential.id };

@@ -3,8 +3,9 @@ import { AtollError } from '../domain/error-catalogue.js';
 import type { Clock } from './platform-ports.js';
 
 /**
- * Counts failures per key (a client address) in fixed windows and refuses the key once it
- * has failed too often, so that guessing credentials costs a window per few guesses.
+ * Counts failures per key (a client address, an email address and client address) in fixed
+ * windows and refuses the key once it has failed too often, so that guessing credentials costs
+ * a window per few guesses.
  */
 export class FailureThrottle {
   readonly #windows: LRUCache<string, { start: number; failures: number }>;
@@ -42,6 +43,11 @@ export class FailureThrottle {
     } else {
       window.failures += 1;
     }
+  }
+
+  /** Starts the key afresh (a success ends what its failures were counting). */
+  forget(key: string): void {
+    this.#windows.delete(key);
   }
 
   /** Counts one use of the key, refused with RATE_LIMITED once the key has used up its window (request budgets). */

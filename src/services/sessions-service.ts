@@ -1,4 +1,5 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { AtollError, invalidFields } from '../domain/error-catalogue.js';
 import { checkPassword, normaliseEmail } from '../domain/identifier-rules.js';
 import type { Principal } from './auth-service.js';
@@ -27,16 +28,25 @@ export interface SessionView {
 const TOUCH_INTERVAL_MS = 60_000;
 const SIGN_IN_FAILED_MESSAGE = 'the email address or the password is wrong';
 
+/** The key of the sign-in lockout: one email address from one client address. */
+function pairKey(email: string, clientAddress: string): string {
+  return `${email}\u0000${clientAddress}`;
+}
+
 /**
  * Portal sign-in with email and password (people created by the operator or invited as
  * members; service users have no password). A session is a 256-bit random token in an
  * HttpOnly cookie; the store keeps only its keyed digest. Changes made with the cookie need
  * the session's CSRF token, a second keyed digest of the token that the page reads from the
  * sign-in answer (a cross-site page can send the cookie but cannot read the answer).
- * Guessing is throttled per client address and per email address (a temporary lockout).
+ * Guessing is throttled per email address and client address together (a temporary lockout of
+ * that pair alone, so that a stranger elsewhere cannot lock a person out) and per client address
+ * (against one address trying a password on many accounts).
  */
 export class SessionsService {
   readonly #equaliser: TimingEqualiser;
+  /** Pairs (email address, client address) that signed in, for as long as a session may last. */
+  readonly #signedInFrom: LRUCache<string, true>;
 
   constructor(
     private readonly deps: {
@@ -47,12 +57,17 @@ export class SessionsService {
       readonly logger: Logger;
       /** Failed sign-ins per client address (shared with Basic auth). */
       readonly addressThrottle: FailureThrottle;
-      /** Failed sign-ins per email address: the temporary lockout. */
-      readonly accountLockout: FailureThrottle;
+      /** Failed sign-ins per email address and client address: the temporary lockout. */
+      readonly pairLockout: FailureThrottle;
       readonly settings: SessionSettings;
     },
   ) {
     this.#equaliser = new TimingEqualiser(deps.hasher);
+    this.#signedInFrom = new LRUCache({
+      max: 10_000,
+      ttl: deps.settings.maxAgeMs,
+      perf: { now: () => deps.clock.now().getTime() },
+    });
   }
 
   /** Answers the new session's cookie token (to set, never shown) and what the page may read. */
@@ -61,18 +76,24 @@ export class SessionsService {
     password: string,
     clientAddress: string,
   ): Promise<{ token: string; view: SessionView }> {
-    const { store, hasher, clock, addressThrottle, accountLockout, settings } = this.deps;
+    const { store, hasher, clock, addressThrottle, pairLockout, settings } = this.deps;
     const address = normaliseEmail(email);
-    addressThrottle.assertAllowed(clientAddress);
-    accountLockout.assertAllowed(address);
+    const pair = pairKey(address, clientAddress);
+    // Both are checked before the password: a password is guessable, so a guesser must not learn
+    // from a throttled answer whether the guess was right.
+    pairLockout.assertAllowed(pair);
+    // A pair that signed in before is not held back by the failures of others behind its address.
+    if (!this.#signedInFrom.has(pair)) addressThrottle.assertAllowed(clientAddress);
     const user = await store.users.findByEmail(address);
     // An unknown address, or a user without a password, still pays one hash: timing does not tell them apart.
     const matches = await hasher.verify(password, user?.passwordHash ?? (await this.#equaliser.hash()));
     if (!user || user.kind !== 'person' || user.passwordHash === null || !matches) {
       addressThrottle.recordFailure(clientAddress);
-      accountLockout.recordFailure(address);
+      pairLockout.recordFailure(pair);
       throw new AtollError('SIGN_IN_FAILED', SIGN_IN_FAILED_MESSAGE);
     }
+    pairLockout.forget(pair);
+    this.#signedInFrom.set(pair, true);
     const now = clock.now();
     const token = generateSecret();
     const session: SessionRecord = {
@@ -118,10 +139,15 @@ export class SessionsService {
 
   /**
    * A signed-in person changes their password: the current one is checked (counted like a
-   * failed sign-in when wrong), and every other session of theirs ends.
+   * failed sign-in from the caller's address when wrong), and every other session of theirs ends.
    */
-  async changePassword(principal: Principal, currentPassword: string, newPassword: string): Promise<void> {
-    const { store, hasher, accountLockout } = this.deps;
+  async changePassword(
+    principal: Principal,
+    currentPassword: string,
+    newPassword: string,
+    clientAddress: string,
+  ): Promise<void> {
+    const { store, hasher, pairLockout } = this.deps;
     const user = await store.users.findById(principal.userId);
     if (!user || user.passwordHash === null)
       throw invalidFields([
@@ -130,10 +156,11 @@ export class SessionsService {
           description: 'this user has no password (a service user cannot sign in)',
         },
       ]);
-    accountLockout.assertAllowed(user.email);
+    const pair = pairKey(normaliseEmail(user.email), clientAddress);
+    pairLockout.assertAllowed(pair);
     const violations = checkPassword('newPassword', newPassword);
     if (!(await hasher.verify(currentPassword, user.passwordHash))) {
-      accountLockout.recordFailure(user.email);
+      pairLockout.recordFailure(pair);
       violations.unshift({ field: 'currentPassword', description: 'is not your current password' });
     } else if (currentPassword === newPassword)
       violations.push({ field: 'newPassword', description: 'must differ from the current password' });

@@ -48,7 +48,7 @@ export class WebhooksService {
       /** Mints, opens and looks up the webhook token (kind `webhook`), like the platform services' tokens. */
       readonly tokens: PlatformTokens;
       readonly clock: Clock;
-      /** Failed token checks per client address: guessing costs a window per few guesses. */
+      /** Failed token checks per client address: past the limit, wrong tokens answer 429. */
       readonly throttle: FailureThrottle;
       /** ATOLL_PUBLIC_URL: where the URLs point. */
       readonly publicUrl: string;
@@ -105,7 +105,9 @@ export class WebhooksService {
   /**
    * The environment a trigger URL opens. Every way of failing (no token, a wrong, old or deleted
    * one, a token of another environment, a path naming nothing) gives the same answer, and is
-   * counted against the caller's address.
+   * counted against the caller's address; once the address has failed too often, failures answer
+   * 429 instead. The right token is accepted whatever its address did: 192 random bits cannot be
+   * guessed, so refusing it would only let anyone behind the same address lock the webhook out.
    */
   async authorize(
     path: { readonly account: string; readonly app: string; readonly environment: string },
@@ -113,8 +115,8 @@ export class WebhooksService {
     clientAddress: string,
   ): Promise<WebhookTarget> {
     const { store, tokens, throttle } = this.deps;
-    throttle.assertAllowed(clientAddress);
     const fail = (): never => {
+      throttle.assertAllowed(clientAddress);
       throttle.recordFailure(clientAddress);
       throw invalidToken();
     };

@@ -408,7 +408,7 @@ describe('authentication, accounts, members and API credentials', () => {
 });
 
 describe('sign-in throttling and rate limits', () => {
-  it('throttles an address after repeated failed sign-ins, with Retry-After', async () => {
+  it('throttles an address after repeated failed sign-ins, with Retry-After (prevents guessing credentials)', async () => {
     const clock = new TestClock(Date.now());
     const api = await TestApi.start({ authFailuresPerMinute: 3, clock });
     try {
@@ -420,10 +420,29 @@ describe('sign-in throttling and rate limits', () => {
       assert.equal(blocked.status, 429);
       assert.equal(blocked.body.code, 8);
       assert.ok(Number(blocked.headers.get('retry-after')) >= 1);
-      // Even the right password waits out the window: guessing gets no oracle.
-      assert.equal((await api.request('GET', '/v1/accounts', { auth: owner })).status, 429);
+      const unknown = { userId: '00000000-0000-4000-8000-000000000000', password: 'guess' };
+      assert.equal((await api.request('GET', '/v1/accounts', { auth: unknown })).status, 429);
       clock.advance(61_000);
+      assert.equal((await api.request('GET', '/v1/accounts', { auth: wrong })).status, 401);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('accepts a new correct API credential from an address that failed 20 times (prevents address-wide lockouts)', async () => {
+    const api = await TestApi.start({ authFailuresPerMinute: 20, clock: new TestClock(Date.now()) });
+    try {
+      const owner = await api.createTenant('acme');
+      const wrong = { userId: owner.userId, password: 'guess' };
+      for (let i = 0; i < 20; i++)
+        assert.equal((await api.request('GET', '/v1/accounts', { auth: wrong })).status, 401);
+      assert.equal((await api.request('GET', '/v1/accounts', { auth: wrong })).status, 429);
+      // Never verified before (no cached verification), from the same address: 256 random bits are not guessed.
+      const fresh = await api.addMember('acme', 'new@acme.test', 'developer');
+      assert.equal((await api.request('GET', '/v1/accounts', { auth: fresh })).status, 200);
       assert.equal((await api.request('GET', '/v1/accounts', { auth: owner })).status, 200);
+      // Guessing from there is still refused.
+      assert.equal((await api.request('GET', '/v1/accounts', { auth: wrong })).status, 429);
     } finally {
       await api.close();
     }

@@ -18,7 +18,8 @@ describe('portal sessions', () => {
   const clock = new TestClock();
 
   before(async () => {
-    api = await TestApi.start({ clock });
+    // Sign-ins "from" other client addresses arrive through a trusted proxy's X-Forwarded-For.
+    api = await TestApi.start({ clock, trustProxy: ['127.0.0.1'], authFailuresPerMinute: 20 });
   });
   after(async () => {
     await api.close();
@@ -132,6 +133,45 @@ describe('portal sessions', () => {
     assert.match(locked.body.message, /failed sign-ins for this email address/);
     clock.advance(15 * 60_000);
     assert.equal((await signIn(EMAIL, PASSWORD)).status, 200);
+  });
+
+  it('does not lock a user out because a stranger failed from another address (prevents lockout by strangers)', async () => {
+    const stranger = '198.51.100.7';
+    const statuses: number[] = [];
+    for (let i = 0; i < 25; i += 1)
+      statuses.push((await signIn(EMAIL, `wrong password ${String(i)}`, stranger)).status);
+    // Guessing is still throttled where it happens: five failures, then 429 for that address.
+    assert.deepEqual(statuses, [...Array<number>(5).fill(401), ...Array<number>(20).fill(429)]);
+    const held = await signIn(EMAIL, PASSWORD, stranger);
+    assert.equal(held.status, 429, 'the guesser learns nothing, not even from the right password');
+    assert.match(held.body.message, /failed sign-ins for this email address from this client address/);
+    assert.match(held.headers.get('retry-after') ?? '', /^\d+$/);
+    // The person, from their own address, is not locked out.
+    assert.equal((await signIn(EMAIL, PASSWORD, '203.0.113.5')).status, 200);
+    assert.equal((await signIn(EMAIL, PASSWORD)).status, 200);
+  });
+
+  it('still throttles an address that tries passwords on many accounts (prevents password spraying)', async () => {
+    const sprayer = '198.51.100.9';
+    for (let i = 0; i < 20; i += 1)
+      assert.equal((await signIn(`user${String(i)}@acme.test`, PASSWORD, sprayer)).status, 401);
+    const throttled = await signIn('user20@acme.test', PASSWORD, sprayer);
+    assert.equal(throttled.status, 429);
+    assert.match(throttled.body.message, /failed sign-in attempts from this address/);
+    assert.match(throttled.headers.get('retry-after') ?? '', /^\d+$/);
+    // Nor is a right password answered from there: that would tell a sprayer which guess was right.
+    assert.equal((await signIn(EMAIL, PASSWORD, sprayer)).status, 429);
+    clock.advance(60_000);
+    assert.equal((await signIn(EMAIL, PASSWORD, sprayer)).status, 200);
+  });
+
+  it('lets a person who signed in before from an address in while strangers there are throttled (prevents lockout by strangers behind the same address)', async () => {
+    const office = '192.0.2.50';
+    assert.equal((await signIn(EMAIL, PASSWORD, office)).status, 200);
+    for (let i = 0; i < 20; i += 1)
+      assert.equal((await signIn(`user${String(i)}@acme.test`, 'guess', office)).status, 401);
+    assert.equal((await signIn('user20@acme.test', 'guess', office)).status, 429);
+    assert.equal((await signIn(EMAIL, PASSWORD, office)).status, 200);
   });
 
   it('ends a session on sign-out, after the idle time and at its maximum age', async () => {

@@ -55,6 +55,8 @@ export interface TestApiOptions {
   readonly rateLimitPerMinute?: number;
   readonly webhookTriggersPerMinute?: number;
   readonly authFailuresPerMinute?: number;
+  /** Addresses whose X-Forwarded-For is trusted: a test can then sign in "from" other addresses. */
+  readonly trustProxy?: readonly string[];
   readonly bodyLimitBytes?: number;
   readonly authCacheTtlMs?: number;
   readonly uploadLimits?: Partial<ArchiveLimits>;
@@ -135,7 +137,7 @@ export class TestApi {
         bodyLimitBytes: options.bodyLimitBytes ?? 1_048_576,
         rateLimitPerMinute: options.rateLimitPerMinute ?? 1_000_000,
         publicUrl: 'http://127.0.0.1:8080',
-        trustProxy: [],
+        trustProxy: options.trustProxy ?? [],
         uploadLimits,
         webhookTriggersPerMinute: options.webhookTriggersPerMinute ?? 10,
         docsDir: DOCS_DIR,

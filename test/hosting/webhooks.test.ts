@@ -33,7 +33,7 @@ describe('webhooks: triggers through a real build and a real cache, and their ma
   let urls: Record<string, string>;
 
   before(async () => {
-    h = await BuildHarness.start({ authFailuresPerMinute: 8 });
+    h = await BuildHarness.start({ authFailuresPerMinute: 20 });
     await h.api.startHosting();
   });
   after(async () => {
@@ -136,14 +136,21 @@ describe('webhooks: triggers through a real build and a real cache, and their ma
     assert.equal(await builds(), before);
   });
 
-  it('throttles an address that keeps guessing, even with the right token afterwards', async () => {
+  it('throttles an address that keeps guessing: wrong tokens answer 429 with Retry-After (prevents guessing tokens)', async () => {
     const good = new URL(local(h, urls.purgeCache ?? ''));
-    // 6 failures above, 8 allowed a minute: two more, then the address is refused.
-    for (let i = 0; i < 2; i++)
+    // 6 failures above, 20 allowed a minute: 14 more, then the address's wrong tokens are refused.
+    for (let i = 0; i < 14; i++)
       assert.equal((await post(`${good.origin}${good.pathname}?token=guess${String(i)}`)).status, 401);
-    const refused = await post(good.toString());
+    const refused = await post(`${good.origin}${good.pathname}?token=guess-again`);
     assert.equal(refused.status, 429);
     assert.ok(Number(refused.headers.get('retry-after')) > 0);
+    assert.equal((await post(`${good.origin}${good.pathname}`)).status, 429);
+  });
+
+  it('accepts the right webhook token after 20 wrong ones from the same address (prevents strangers locking out a webhook)', async () => {
+    const purged = await post(local(h, urls.purgeCache ?? ''));
+    assert.equal(purged.status, 200, JSON.stringify(purged.body));
+    assert.deepEqual(purged.body, {});
   });
 });
 

@@ -95,6 +95,16 @@ describe('FailureThrottle', () => {
     throttle.assertAllowed('10.0.0.3');
   });
 
+  it('starts a forgotten key afresh (a success ends the count of its failures)', () => {
+    const throttle = new FailureThrottle(fakeClock(), 2, 60_000);
+    throttle.recordFailure('k');
+    throttle.recordFailure('k');
+    throttle.forget('k');
+    throttle.assertAllowed('k');
+    throttle.recordFailure('k');
+    throttle.assertAllowed('k');
+  });
+
   it('forgets the least recently used keys beyond maxKeys', () => {
     const throttle = new FailureThrottle(fakeClock(), 1, 60_000, 2);
     throttle.recordFailure('a');

@@ -107,6 +107,7 @@ export function registerSignedInRoutes(
         principalOf(request),
         request.body.currentPassword,
         request.body.newPassword,
+        request.ip,
       );
       return reply.code(204).send(null);
     },
