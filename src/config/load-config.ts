@@ -45,7 +45,10 @@ export interface SessionSettings {
   readonly idleMs: number;
   /** A portal session ends this long after sign-in, however often it is used. */
   readonly maxAgeMs: number;
-  /** Failed sign-ins for one email address within lockoutWindowMs before it is locked until the window ends. */
+  /**
+   * Failed sign-ins for one email address from one client address within lockoutWindowMs before
+   * that pair is locked until the window ends.
+   */
   readonly lockoutFailures: number;
   readonly lockoutWindowMs: number;
 }

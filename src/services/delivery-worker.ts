@@ -9,7 +9,7 @@ export interface EventSender {
   send(url: string, headers: Record<string, string>, body: string): Promise<{ status: number }>;
 }
 
-/** The target resolves to an address deliveries may not reach. */
+/** The target is (or resolves to) an address deliveries may not reach; no connection was attempted. */
 export class DeliveryRefused extends Error {
   override readonly name = 'DeliveryRefused';
 }
