@@ -33,7 +33,7 @@ export function hostAddresses(): string[] {
 /** Whether an outbound connection to `address` is refused: the address rules, or one of `own`. */
 export function isForbiddenAddress(address: string, own: readonly string[]): boolean {
   if (isPrivateAddress(address)) return true;
-  // BlockList compares addresses, not spellings (2001:db8::1 is 2001:0db8:0::1; ::ffff:c000:202 is 192.0.2.2).
+  // BlockList compares addresses, not spellings: 2001:db8::1 is 2001:0db8:0::1, ::ffff:c000:202 is 192.0.2.2.
   const list = new BlockList();
   for (const a of own) {
     const family = isIP(a);
@@ -43,13 +43,13 @@ export function isForbiddenAddress(address: string, own: readonly string[]): boo
 }
 
 export interface GuardedConnectorOptions {
-  /** ATOLL_WEBHOOK_ALLOW_PRIVATE: the operator lets outbound requests reach any address. */
+  /** ATOLL_WEBHOOK_ALLOW_PRIVATE: the operator lets requests reach any address (still resolved here). */
   readonly allowPrivate: boolean;
   readonly timeoutMs: number;
   readonly resolve: AddressResolver;
   /** Read at every connection: interfaces come and go. */
   readonly ownAddresses: () => readonly string[];
-  /** The error of every refusal: one and the same, so that it tells nothing about the address or its ports. */
+  /** The error of every refusal: always the same, so that it tells nothing of the address or its ports. */
   readonly refusal: () => Error;
 }
 
@@ -61,12 +61,12 @@ export interface GuardedConnectorOptions {
  */
 export function createGuardedConnector(options: GuardedConnectorOptions): buildConnector.connector {
   const connect = buildConnector({ timeout: options.timeoutMs });
-  if (options.allowPrivate) return connect;
   const checked = async (hostname: string): Promise<string> => {
     const addresses = isIP(hostname) === 0 ? await options.resolve(hostname) : [hostname];
-    const own = options.ownAddresses();
     const first = addresses[0];
     if (first === undefined) throw new Error(`could not resolve ${hostname}: no address`);
+    if (options.allowPrivate) return first;
+    const own = options.ownAddresses();
     if (addresses.some((address) => isForbiddenAddress(address, own))) throw options.refusal();
     return first;
   };
