@@ -129,7 +129,7 @@ export class DeliveryWorker {
       { ...delivery, state, attempts, nextAttemptTime: state === 'PENDING' ? next : null, updateTime: now },
       attempt,
     );
-    // The subscription was deleted (its deliveries with it) while the request was in flight: nothing to record.
+    // The subscription and its deliveries were deleted while the request was in flight: nothing to record.
     if (!recorded) {
       logger.info(
         { deliveryId: delivery.id },
