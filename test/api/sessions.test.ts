@@ -124,7 +124,7 @@ describe('portal sessions', () => {
     assert.equal(missing.status, 400);
   });
 
-  it('locks an email address after repeated failed sign-ins (prevents password guessing)', async () => {
+  it('locks an email address at one client address after repeated failed sign-ins (prevents password guessing)', async () => {
     for (let i = 0; i < 5; i += 1)
       assert.equal((await signIn(EMAIL, `wrong password ${String(i)}`)).status, 401);
     const locked = await signIn(EMAIL, PASSWORD);
