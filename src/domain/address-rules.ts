@@ -6,8 +6,7 @@ import { BlockList, isIP } from 'node:net';
  * and reserved ranges, in IPv4, IPv6 and IPv4-mapped IPv6. They are the platform's own services
  * and its network's, where a tenant's URL must not lead.
  */
-const BLOCKED = new BlockList();
-for (const [network, prefix] of [
+export const NON_PUBLIC_IPV4_RANGES: readonly (readonly [string, number])[] = [
   ['0.0.0.0', 8],
   ['10.0.0.0', 8],
   ['100.64.0.0', 10],
@@ -19,17 +18,19 @@ for (const [network, prefix] of [
   ['198.18.0.0', 15],
   ['224.0.0.0', 4],
   ['240.0.0.0', 4],
-] as const)
-  BLOCKED.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of [
+];
+/** The IPv6 ones. Both lists are exported for the build sandbox's firewall, which refuses them too. */
+export const NON_PUBLIC_IPV6_RANGES: readonly (readonly [string, number])[] = [
   ['::', 128],
   ['::1', 128],
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],
   ['64:ff9b::', 96],
-] as const)
-  BLOCKED.addSubnet(network, prefix, 'ipv6');
+];
+const BLOCKED = new BlockList();
+for (const [network, prefix] of NON_PUBLIC_IPV4_RANGES) BLOCKED.addSubnet(network, prefix, 'ipv4');
+for (const [network, prefix] of NON_PUBLIC_IPV6_RANGES) BLOCKED.addSubnet(network, prefix, 'ipv6');
 
 export function isPrivateAddress(address: string): boolean {
   const family = isIP(address);
