@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { request, type Dispatcher } from 'undici';
 import yazl from 'yazl';
@@ -57,6 +57,25 @@ export function processesRunning(text: string): string[] {
     .stdout.toString()
     .split('\n')
     .filter((l) => l !== '');
+}
+
+/**
+ * `pid: command line` of every process on the machine whose arguments hold one of the values:
+ * what any local user reads in /proc/<pid>/cmdline, so never a secret.
+ */
+export function commandLinesHolding(values: readonly string[]): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    let commandLine: string;
+    try {
+      commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    } catch {
+      continue; // It ended meanwhile.
+    }
+    if (values.some((value) => commandLine.includes(value)))
+      found.push(`${pid}: ${commandLine.replaceAll('\0', ' ')}`);
+  }
+  return found;
 }
 
 /**
