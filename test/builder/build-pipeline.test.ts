@@ -118,7 +118,7 @@ describe('the build pipeline, for real', { skip: sandboxProblem() }, () => {
 
   it('cancels a running build within seconds, killing its processes', async () => {
     const { operation, buildId } = await upload('04-slow-build');
-    await harness.waitForLog(buildId, 'waiting forever');
+    await harness.waitForLog(buildId, 'stdout: waiting forever');
     // A follower of the log sees the lines as they come, and its answer ends with the build.
     const following = fetch(`${api.url}${envPath}/builds/${buildId}/logs?follow=true`, {
       headers: { authorization: auth() },
@@ -172,7 +172,7 @@ describe('the build pipeline, for real', { skip: sandboxProblem() }, () => {
     });
     const doomed = /environments\/([^/]+)\//.exec(created.body.name)?.[1] ?? '';
     const { buildId } = await harness.upload('04-slow-build', doomed);
-    await harness.waitForLog(buildId, 'waiting forever');
+    await harness.waitForLog(buildId, 'stdout: waiting forever');
     const deleted = await api.request('DELETE', `/v1/accounts/acme/apps/web/environments/${doomed}`, {
       auth: owner,
     });
