@@ -158,6 +158,15 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
     },
   },
-  // Plain JavaScript run by hosted apps' own Node.js: checked without type information.
-  { files: ['eslint.config.js', 'assets/**/*.mjs'], ...tseslint.configs.disableTypeChecked },
+  // Plain JavaScript run by hosted apps' own Node.js (and the platform's, in sandboxes): checked without type information.
+  {
+    files: ['eslint.config.js', 'assets/**/*.mjs', 'assets/**/*.cjs'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+  // CommonJS on purpose (assets/sandbox-exec.cjs says why): require() is how it imports.
+  {
+    files: ['assets/**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
 );

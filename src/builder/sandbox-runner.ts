@@ -1,11 +1,14 @@
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { rm, stat } from 'node:fs/promises';
+import { realpathSync } from 'node:fs';
+import { readlink, rm, stat } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import type { AllowedNetwork } from '../domain/network-allowance.js';
 import {
   prlimitArgv,
   superviseCommand,
@@ -15,20 +18,87 @@ import {
   type SandboxSpec,
 } from './command-runner.js';
 import { findFreePort } from './free-port.js';
+import { sandboxFirewallRules, SANDBOX_DNS } from './sandbox-firewall.js';
+import {
+  mountArgs,
+  readHostPaths,
+  SYSTEM_ETC_PATHS,
+  SYSTEM_PATHS,
+  type MountStep,
+} from './sandbox-filesystem.js';
 
 const runFile = promisify(execFile);
 
+/** Where a sandbox finds the platform's own Node.js and the script that hands a command its environment. */
+const HELPER_NODE = '/opt/atoll/sandbox/node';
+const HELPER_SCRIPT = '/opt/atoll/sandbox/exec.cjs';
+const EXEC_SCRIPT = fileURLToPath(new URL('../../assets/sandbox-exec.cjs', import.meta.url));
+
+/** bubblewrap's file descriptors: the command's environment, /etc/resolv.conf, then the network's info and block. */
+const ENV_FD: number = 3;
+const RESOLV_FD: number = 4;
+const INFO_FD: number = 5;
+const BLOCK_FD: number = 6;
+
+/** What of the host every sandbox gets: read once, then the same for every command. */
+export interface SandboxHost {
+  /** The system's folders and parts of /etc, as readHostPaths finds them here. */
+  readonly system: readonly MountStep[];
+  /** The platform's own Node.js binary (the command's environment is handed over with it). */
+  readonly node: string;
+}
+
+let host: SandboxHost | undefined;
+
+function readSandboxHost(): SandboxHost {
+  host ??= {
+    system: readHostPaths([...SYSTEM_PATHS, ...SYSTEM_ETC_PATHS]),
+    node: realpathSync(process.execPath),
+  };
+  return host;
+}
+
+/** What the operator configures for every sandbox. */
+export interface SandboxSettings {
+  /** Non-public networks that builds and apps may reach (ATOLL_SANDBOX_ALLOW_NETWORKS). */
+  readonly allowNetworks: readonly AllowedNetwork[];
+}
+
 /**
  * Runs one command of a build in a bubblewrap sandbox (stack-notes.md §5, §9): new pid, ipc,
- * uts, net and cgroup namespaces; the system read-only; /tmp and /run private (no host
- * sockets, PostgreSQL's included); only the work folder writable; the data folder hidden;
- * a real unprivileged uid with no capabilities and no-new-privs; rlimits from prlimit and a
- * resident-memory watchdog over the whole process tree.
- * Outbound network, when asked for, goes through slirp4netns with the host's loopback cut
- * off. No shell: every argument is an array element.
+ * uts, net and cgroup namespaces; of the host only the system's folders and the parts of /etc
+ * programs read, read-only (no /home, /root, /srv, /var, no other checkout, no data folder);
+ * /tmp and /run private (no host sockets, PostgreSQL's included); only the work folder and
+ * the caller's mounts writable; a real unprivileged uid with no capabilities and no-new-privs;
+ * rlimits from prlimit and a resident-memory watchdog over the whole process tree.
+ * The command's environment is read from a file descriptor by sandbox-exec.cjs once
+ * privileges are dropped: no argument holds it (any local user reads arguments), and the
+ * steps that run as root never see it. Outbound network, when asked for, goes through
+ * slirp4netns behind the sandbox's own firewall (sandbox-firewall.ts). No shell: every
+ * argument is an array element.
  */
-export function bubblewrapArgs(spec: SandboxSpec, withNetworkFds: boolean): string[] {
-  const args = [
+export function bubblewrapArgs(
+  spec: SandboxSpec,
+  sandboxHost: SandboxHost,
+  withNetworkFds: boolean,
+): string[] {
+  const steps: MountStep[] = [
+    ...sandboxHost.system,
+    // slirp4netns's DNS forwarder: the host's resolver may sit on an address the firewall refuses.
+    { kind: 'data', fd: RESOLV_FD, target: '/etc/resolv.conf', perms: '0644' },
+    { kind: 'dev', target: '/dev' },
+    { kind: 'proc', target: '/proc' },
+    // A private /tmp the build uid can write to, as on any system (yarn, for one, needs it).
+    { kind: 'tmpfs', target: '/tmp', perms: '1777' },
+    { kind: 'tmpfs', target: '/run' },
+    ...spec.hidden.map((folder): MountStep => ({ kind: 'tmpfs', target: folder })),
+    { kind: 'ro-bind', source: sandboxHost.node, target: HELPER_NODE },
+    { kind: 'ro-bind', source: EXEC_SCRIPT, target: HELPER_SCRIPT },
+    ...spec.readOnly.map((m): MountStep => ({ kind: 'ro-bind', source: m.source, target: m.target })),
+    ...(spec.writable ?? []).map((m): MountStep => ({ kind: 'bind', source: m.source, target: m.target })),
+    { kind: 'bind', source: spec.workDir, target: spec.workDir },
+  ];
+  return [
     '--unshare-ipc',
     '--unshare-pid',
     '--unshare-net',
@@ -38,56 +108,12 @@ export function bubblewrapArgs(spec: SandboxSpec, withNetworkFds: boolean): stri
     '--new-session',
     '--hostname',
     'sandbox',
-    '--ro-bind',
-    '/',
-    '/',
-    '--dev',
-    '/dev',
-    '--proc',
-    '/proc',
-    // A private /tmp the build uid can write to, as on any system (yarn, for one, needs it).
-    '--perms',
-    '1777',
-    '--tmpfs',
-    '/tmp',
-    '--tmpfs',
-    '/run',
-    // Toolchains are mounted under /opt/atoll; the host's /opt is not the build's business.
-    '--tmpfs',
-    '/opt',
-  ];
-  for (const folder of spec.hidden) args.push('--tmpfs', folder);
-  // Mount points inside an empty tmpfs get folders bubblewrap would make 0700 (root only):
-  // make them 0755 first, or the build uid could not reach its own work folder or toolchain.
-  const bases = ['/opt', '/run', ...spec.hidden];
-  const made = new Set<string>();
-  const targets = [
-    ...spec.readOnly,
-    ...(spec.writable ?? []),
-    { source: spec.workDir, target: spec.workDir },
-  ].map((m) => m.target);
-  for (const target of targets) {
-    const base = bases.find((b) => target.startsWith(`${b}/`));
-    if (base === undefined) continue;
-    const parts = target
-      .slice(base.length + 1)
-      .split('/')
-      .slice(0, -1);
-    let path = base;
-    for (const part of parts) {
-      path = `${path}/${part}`;
-      if (made.has(path)) continue;
-      made.add(path);
-      args.push('--perms', '0755', '--dir', path);
-    }
-  }
-  for (const mount of spec.readOnly) args.push('--ro-bind', mount.source, mount.target);
-  for (const mount of spec.writable ?? []) args.push('--bind', mount.source, mount.target);
-  args.push('--bind', spec.workDir, spec.workDir, '--chdir', spec.workDir, '--clearenv');
-  const env = spec.inbound ? { ...spec.env, PORT: String(spec.inbound.guestPort) } : spec.env;
-  for (const [key, value] of Object.entries(env)) args.push('--setenv', key, value);
-  if (withNetworkFds) args.push('--info-fd', '3', '--block-fd', '4');
-  args.push(
+    ...mountArgs(steps),
+    '--chdir',
+    spec.workDir,
+    // setpriv and prlimit run with nothing of the platform's environment, nor of the command's.
+    '--clearenv',
+    ...(withNetworkFds ? ['--info-fd', String(INFO_FD), '--block-fd', String(BLOCK_FD)] : []),
     '--',
     'setpriv',
     `--reuid=${spec.uid}`,
@@ -98,9 +124,43 @@ export function bubblewrapArgs(spec: SandboxSpec, withNetworkFds: boolean): stri
     '--no-new-privs',
     '--',
     ...prlimitArgv(spec.limits, true),
+    HELPER_NODE,
+    '--v8-pool-size=1',
+    HELPER_SCRIPT,
+    String(ENV_FD),
+    '--',
     ...spec.argv,
-  );
-  return args;
+  ];
+}
+
+/** Every address of the host's own interfaces, loopback and public ones included. */
+function hostAddresses(): string[] {
+  return Object.values(networkInterfaces()).flatMap((entries) => (entries ?? []).map((e) => e.address));
+}
+
+/**
+ * Loads the firewall into the sandbox's network namespace while bubblewrap still blocks, so it
+ * holds before the code's first packet (nsenter: only the network namespace is entered; the
+ * rules come on standard input).
+ */
+async function applyFirewall(childPid: number, rules: string): Promise<void> {
+  const netns = `/proc/${String(childPid)}/ns/net`;
+  // Never the host's own namespace, whatever the pid turned out to be: its rules would cut the platform off.
+  const [theirs, ours] = await Promise.all([readlink(netns), readlink('/proc/self/ns/net')]);
+  if (theirs === ours) throw new Error('the sandbox has no network namespace of its own');
+  const nft = spawn('nsenter', [`--net=${netns}`, '--', 'nft', '-f', '-'], {
+    stdio: ['pipe', 'ignore', 'pipe'],
+  });
+  let errors = '';
+  nft.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+  nft.stdin.on('error', () => undefined);
+  nft.stdin.end(rules);
+  const code = await new Promise<number | null>((resolve, reject) => {
+    nft.once('error', reject);
+    nft.once('close', resolve);
+  });
+  if (code !== 0)
+    throw new Error(`nft could not load the sandbox's firewall (exit ${String(code)}): ${errors.trim()}`);
 }
 
 /** Attaches slirp4netns to the sandbox's network namespace and resolves when it is ready. */
@@ -186,14 +246,19 @@ function readInfo(stream: Readable): Promise<number> {
   });
 }
 
-export async function runSandboxed(spec: SandboxSpec): Promise<SandboxResult> {
+export async function runSandboxed(
+  spec: SandboxSpec,
+  settings: SandboxSettings = { allowNetworks: [] },
+): Promise<SandboxResult> {
   const withNetwork = spec.network === 'outbound';
-  const stdin = spec.stdin ? 'pipe' : 'ignore';
-  const child = spawn('bwrap', bubblewrapArgs(spec, withNetwork), {
-    stdio: withNetwork ? [stdin, 'pipe', 'pipe', 'pipe', 'pipe'] : [stdin, 'pipe', 'pipe'],
-  });
-  // The info and block pipes close when bwrap ends: a reset there is the end, not a fault.
+  const stdio: ('pipe' | 'ignore')[] = [spec.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe', 'pipe'];
+  if (withNetwork) stdio.push('pipe', 'pipe');
+  const child: ChildProcess = spawn('bwrap', bubblewrapArgs(spec, readSandboxHost(), withNetwork), { stdio });
+  // These pipes close when bwrap ends (or reads no more): a reset there is the end, not a fault.
   for (const pipe of child.stdio.slice(3)) pipe?.on('error', () => undefined);
+  const env = spec.inbound ? { ...spec.env, PORT: String(spec.inbound.guestPort) } : spec.env;
+  (child.stdio[ENV_FD] as Writable).end(JSON.stringify(env));
+  (child.stdio[RESOLV_FD] as Writable).end(`nameserver ${SANDBOX_DNS}\n`);
   const kill = () => {
     // bwrap is pid 1's parent with --die-with-parent: killing it ends the whole pid namespace.
     if (child.exitCode === null) child.kill('SIGKILL');
@@ -201,7 +266,12 @@ export async function runSandboxed(spec: SandboxSpec): Promise<SandboxResult> {
   const inbound = spec.inbound;
   const apiSocket = inbound ? join(tmpdir(), `atoll-slirp-${randomUUID()}.sock`) : undefined;
   const attachNetwork = async () => {
-    const slirp = await startSlirp(await readInfo(child.stdio[3] as Readable), apiSocket);
+    const childPid = await readInfo(child.stdio[INFO_FD] as Readable);
+    await applyFirewall(
+      childPid,
+      sandboxFirewallRules({ allowed: settings.allowNetworks, hostAddresses: hostAddresses() }),
+    );
+    const slirp = await startSlirp(childPid, apiSocket);
     const stop = () => {
       slirp.kill('SIGKILL');
       if (apiSocket !== undefined) void rm(apiSocket, { force: true });
@@ -212,17 +282,20 @@ export async function runSandboxed(spec: SandboxSpec): Promise<SandboxResult> {
       stop();
       throw error;
     }
-    (child.stdio[4] as Writable).end('go');
+    (child.stdio[BLOCK_FD] as Writable).end('go');
     return stop;
   };
   return superviseCommand(child, spec, kill, withNetwork ? attachNetwork : undefined);
 }
 
-export const bubblewrapRunner: CommandRunner = {
-  isolatesNetwork: true,
-  handOver: chownTree,
-  run: runSandboxed,
-};
+/** The bubblewrap sandbox as the platform's command runner, with the operator's settings. */
+export function createBubblewrapRunner(settings: SandboxSettings): CommandRunner {
+  return {
+    isolatesNetwork: true,
+    handOver: chownTree,
+    run: (spec) => runSandboxed(spec, settings),
+  };
+}
 
 /**
  * Hands a folder tree to a build uid (its gid is the same number). A folder the uid already
@@ -238,7 +311,7 @@ export async function chownTree(path: string, uid: number): Promise<void> {
 
 /**
  * Why builds cannot run here, or undefined: the worker runs as root to hand each
- * environment its own uid, and needs bubblewrap, slirp4netns, setpriv and prlimit.
+ * environment its own uid, and needs bubblewrap, slirp4netns, setpriv, prlimit, nsenter and nft.
  */
 export function sandboxProblem(): string | undefined {
   if (process.getuid?.() !== 0)
@@ -248,6 +321,8 @@ export function sandboxProblem(): string | undefined {
     ['slirp4netns', 'slirp4netns'],
     ['setpriv', 'util-linux'],
     ['prlimit', 'util-linux'],
+    ['nsenter', 'util-linux'],
+    ['nft', 'nftables'],
   ].filter(([command]) => spawnSync(command ?? '', ['--version'], { stdio: 'ignore' }).status !== 0);
   if (missing.length === 0) return undefined;
   const packages = [...new Set(missing.map(([, pkg]) => pkg))].join(' ');

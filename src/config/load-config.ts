@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import type { ArchiveLimits } from '../domain/archive-rules.js';
+import { parseAllowedNetwork, type AllowedNetwork } from '../domain/network-allowance.js';
 import type { SandboxLimits } from '../builder/command-runner.js';
 
 /**
@@ -145,6 +146,8 @@ export interface BuildSettings {
   readonly limits: SandboxLimits;
   /** ATOLL_UNSAFE_BUILDS: without bubblewrap, run builds unisolated (development only). */
   readonly unsafe: boolean;
+  /** ATOLL_SANDBOX_ALLOW_NETWORKS: non-public networks that builds and apps may reach (a registry mirror, say). */
+  readonly allowNetworks: readonly AllowedNetwork[];
 }
 
 export class ConfigError extends Error {
@@ -247,6 +250,20 @@ function readList(env: Env, key: string): readonly string[] {
       .map((s) => s.trim())
       .filter((s) => s !== ''),
   );
+}
+
+/** `address[/prefix][:port]` entries (`[v6]:port` for IPv6 with a port). */
+function readAllowNetworks(env: Env, problems: string[]): readonly AllowedNetwork[] {
+  const networks: AllowedNetwork[] = [];
+  for (const entry of readList(env, 'ATOLL_SANDBOX_ALLOW_NETWORKS')) {
+    const network = parseAllowedNetwork(entry);
+    if (network === undefined)
+      problems.push(
+        `ATOLL_SANDBOX_ALLOW_NETWORKS must be a comma-separated list of address[/prefix][:port], IPv6 in brackets before a port (got "${entry}")`,
+      );
+    else networks.push(Object.freeze(network));
+  }
+  return Object.freeze(networks);
 }
 
 function readHosting(env: Env, host: string, problems: string[]): HostingSettings {
@@ -465,6 +482,7 @@ export function loadConfig(env: Env, cwd: string): Config {
         problems,
       ),
       unsafe: readFlag(env, 'ATOLL_UNSAFE_BUILDS', problems),
+      allowNetworks: readAllowNetworks(env, problems),
       limits: Object.freeze({
         wallMs: readInteger(env, 'ATOLL_BUILD_TIMEOUT_MS', 20 * 60_000, 1_000, 24 * 3_600_000, problems),
         cpuSeconds: readInteger(env, 'ATOLL_BUILD_CPU_SECONDS', 40 * 60, 1, 86_400, problems),

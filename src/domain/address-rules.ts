@@ -8,8 +8,7 @@ import { BlockList, isIP } from 'node:net';
  * (RFC 5737, RFC 3849) are never on the public internet, so a machine numbered from them is on
  * a private network of its own (as test and CI hosts are).
  */
-const BLOCKED = new BlockList();
-for (const [network, prefix] of [
+export const NON_PUBLIC_IPV4_RANGES: readonly (readonly [string, number])[] = [
   ['0.0.0.0', 8],
   ['10.0.0.0', 8],
   ['100.64.0.0', 10],
@@ -24,9 +23,9 @@ for (const [network, prefix] of [
   ['203.0.113.0', 24],
   ['224.0.0.0', 4],
   ['240.0.0.0', 4],
-] as const)
-  BLOCKED.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of [
+];
+/** The IPv6 ones. Both lists are exported for the build sandbox's firewall, which refuses them too. */
+export const NON_PUBLIC_IPV6_RANGES: readonly (readonly [string, number])[] = [
   ['::', 128],
   ['::1', 128],
   ['fc00::', 7],
@@ -34,8 +33,10 @@ for (const [network, prefix] of [
   ['ff00::', 8],
   ['64:ff9b::', 96],
   ['2001:db8::', 32],
-] as const)
-  BLOCKED.addSubnet(network, prefix, 'ipv6');
+];
+const BLOCKED = new BlockList();
+for (const [network, prefix] of NON_PUBLIC_IPV4_RANGES) BLOCKED.addSubnet(network, prefix, 'ipv4');
+for (const [network, prefix] of NON_PUBLIC_IPV6_RANGES) BLOCKED.addSubnet(network, prefix, 'ipv6');
 
 export function isPrivateAddress(address: string): boolean {
   const family = isIP(address);

@@ -6,7 +6,7 @@ import { yauzlArchiveInspector } from '../builder/archive-inspector.js';
 import { sweepEnvironmentCaches } from '../builder/build-cache.js';
 import { SandboxedBuildExecutor } from '../builder/build-executor.js';
 import type { CommandRunner } from '../builder/command-runner.js';
-import { bubblewrapRunner } from '../builder/sandbox-runner.js';
+import { createBubblewrapRunner } from '../builder/sandbox-runner.js';
 import { ToolchainProvisioner } from '../builder/toolchain-provisioner.js';
 import { BuildInputsSource } from '../services/build-inputs.js';
 import { BuildQueue } from '../services/build-queue.js';
@@ -296,7 +296,8 @@ export function composeServices(deps: {
   });
   late.usageMeter = usageMeter;
   const blobs = createFilesystemBlobStore(join(settings.dataDir, 'blobs'));
-  const runner = deps.commandRunner ?? bubblewrapRunner;
+  const runner =
+    deps.commandRunner ?? createBubblewrapRunner({ allowNetworks: settings.builds.allowNetworks });
   const toolchains = new ToolchainProvisioner(join(settings.dataDir, 'cache', 'toolchains'));
   const buildInputs = new BuildInputsSource({ store, environments, blobs }, settings.builds.uidRange);
   const runtimeLogs = new RuntimeLogWriter({ store, clock, logger }, hosting.runtimeLogLines);

@@ -6,7 +6,7 @@ import type { Logger as PinoLogger } from 'pino';
 import type { Config } from '../config/load-config.js';
 import { systemClock } from '../adapters/system-clock.js';
 import { buildAdminServer } from '../http/build-admin-server.js';
-import { bubblewrapRunner, sandboxProblem } from '../builder/sandbox-runner.js';
+import { createBubblewrapRunner, sandboxProblem } from '../builder/sandbox-runner.js';
 import { unsafeRunner } from '../builder/unsafe-runner.js';
 import { buildApiServer } from '../http/build-api-server.js';
 import { composeServices } from './compose-services.js';
@@ -66,7 +66,11 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
   // The worker role: builds run only in the sandbox, or unisolated where the operator allowed it for development.
   const sandboxMissing = sandboxProblem();
   const commandRunner =
-    sandboxMissing === undefined ? bubblewrapRunner : config.builds.unsafe ? unsafeRunner : undefined;
+    sandboxMissing === undefined
+      ? createBubblewrapRunner({ allowNetworks: config.builds.allowNetworks })
+      : config.builds.unsafe
+        ? unsafeRunner
+        : undefined;
   const services = composeServices({
     store,
     platformKey: key,

@@ -1,12 +1,16 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sandboxProblem } from '../../src/builder/sandbox-runner.js';
 import { unsafeRunner } from '../../src/builder/unsafe-runner.js';
-import { BuildHarness, eventually, processesRunning } from '../helpers/build-harness.js';
+import { BuildHarness, commandLinesHolding, eventually, processesRunning } from '../helpers/build-harness.js';
 import type { Credentials, TestApi } from '../helpers/test-api.js';
+
+/** A shell variable marked secret: it reaches the build, and nobody else. */
+const BUILD_SECRET = `atoll-build-secret-${randomUUID()}`;
 
 describe('the build pipeline, for real', { skip: sandboxProblem() }, () => {
   let harness: BuildHarness;
@@ -17,7 +21,10 @@ describe('the build pipeline, for real', { skip: sandboxProblem() }, () => {
   before(async () => {
     harness = await BuildHarness.start({
       buildEnv: { ATOLL_BUILD_TIMEOUT_MS: '60000' },
-      shellVariables: [{ key: 'GREETING', value: 'hello from the environment' }],
+      shellVariables: [
+        { key: 'GREETING', value: 'hello from the environment' },
+        { key: 'BUILD_SECRET', value: BUILD_SECRET, secret: true },
+      ],
     });
     ({ api, owner, envPath } = harness);
   });
@@ -118,7 +125,7 @@ describe('the build pipeline, for real', { skip: sandboxProblem() }, () => {
 
   it('cancels a running build within seconds, killing its processes', async () => {
     const { operation, buildId } = await upload('04-slow-build');
-    await harness.waitForLog(buildId, 'waiting forever');
+    await harness.waitForLog(buildId, 'stdout: waiting forever');
     // A follower of the log sees the lines as they come, and its answer ends with the build.
     const following = fetch(`${api.url}${envPath}/builds/${buildId}/logs?follow=true`, {
       headers: { authorization: auth() },
@@ -137,6 +144,28 @@ describe('the build pipeline, for real', { skip: sandboxProblem() }, () => {
     );
     const followed = await following;
     assert.match(followed, /stdout +waiting forever/);
+  });
+
+  it("keeps secrets out of every process's command line during a build (prevents local users reading secrets)", async () => {
+    const { operation, buildId } = await upload('04-slow-build');
+    await harness.waitForLog(buildId, 'stdout: waiting forever');
+    // The build's own processes have the secret in their environment (which only their uid and root read)…
+    const environments = processesRunning('waiting forever').map((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+      } catch {
+        return [];
+      }
+    });
+    assert.ok(
+      environments.some((environment) => environment.includes(`BUILD_SECRET=${BUILD_SECRET}`)),
+      'the build got the secret',
+    );
+    // …and no process of the machine has it in its arguments, which every local user reads.
+    assert.deepEqual(commandLinesHolding([BUILD_SECRET]), []);
+    await api.request('POST', `${envPath}/builds/${buildId}:cancel`, { auth: owner });
+    await waitDone(operation, 10_000);
+    await eventually(() => processesRunning('waiting forever').length === 0, 5_000);
   });
 
   for (const [app, manager, lockfile] of [
@@ -172,7 +201,7 @@ describe('the build pipeline, for real', { skip: sandboxProblem() }, () => {
     });
     const doomed = /environments\/([^/]+)\//.exec(created.body.name)?.[1] ?? '';
     const { buildId } = await harness.upload('04-slow-build', doomed);
-    await harness.waitForLog(buildId, 'waiting forever');
+    await harness.waitForLog(buildId, 'stdout: waiting forever');
     const deleted = await api.request('DELETE', `/v1/accounts/acme/apps/web/environments/${doomed}`, {
       auth: owner,
     });

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import {
+  chmodSync,
   chownSync,
   existsSync,
   mkdirSync,
@@ -11,12 +13,14 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { SandboxSpec } from '../../src/builder/command-runner.js';
-import { runSandboxed } from '../../src/builder/sandbox-runner.js';
-import { eventually } from '../helpers/build-harness.js';
+import { bubblewrapArgs, runSandboxed, type SandboxSettings } from '../../src/builder/sandbox-runner.js';
+import { SYSTEM_ETC_PATHS } from '../../src/builder/sandbox-filesystem.js';
+import { parseAllowedNetwork } from '../../src/domain/network-allowance.js';
+import { commandLinesHolding, eventually } from '../helpers/build-harness.js';
 
 // The sandbox drops from root to a build uid, as the platform's worker does; CI runs as root.
 const canSandbox =
@@ -35,6 +39,32 @@ const LIMITS = {
   maxOutputBytes: 64 * 1024,
 };
 
+/** The host's first IPv4 address that is not loopback: where its services listen for the network. */
+const HOST_ADDRESS =
+  Object.values(networkInterfaces())
+    .flatMap((entries) => entries ?? [])
+    .find((entry) => entry.family === 'IPv4' && !entry.internal)?.address ?? '';
+
+const NO_HOST_ADDRESS = HOST_ADDRESS === '' && 'the host has no non-loopback IPv4 address';
+
+/**
+ * A Node.js script (node -e SCRIPT TARGETS) that connects to each [host, port] of the JSON
+ * TARGETS in turn and prints what came of it: the first line the server sent, or the error.
+ */
+const CONNECT_PROBE = `
+const { connect } = require('node:net');
+(async () => {
+  for (const [host, port] of JSON.parse(process.argv[1])) {
+    const result = await new Promise((resolve) => {
+      const socket = connect({ host, port, timeout: 5000 });
+      socket.once('data', (data) => { socket.destroy(); resolve('answered ' + data.toString().trim()); });
+      socket.once('timeout', () => { socket.destroy(); resolve('timeout'); });
+      socket.once('error', (error) => resolve(error.code));
+    });
+    console.log(host + ' ' + result);
+  }
+})();`;
+
 /** Pids of the uid's processes (named `name` if given), one per line; '' when there is none. */
 function processesOf(uid: number, name?: string): string {
   return spawnSync('pgrep', ['-u', String(uid), ...(name === undefined ? [] : [name])])
@@ -51,6 +81,9 @@ describe(
     let dataDir: string;
     let server: Server;
     let port: number;
+    /** A service on the host's own network address, not loopback. */
+    let hostServer: Server | undefined;
+    let hostPort = 0;
 
     before(async () => {
       root = mkdtempSync(join(tmpdir(), 'atoll-sandbox-'));
@@ -62,31 +95,47 @@ describe(
       server = createServer((socket) => socket.end('host service\n'));
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       port = (server.address() as { port: number }).port;
+      if (HOST_ADDRESS !== '') {
+        const listening = createServer((socket) => socket.end('host service\n'));
+        await new Promise<void>((resolve) => listening.listen(0, HOST_ADDRESS, resolve));
+        hostServer = listening;
+        hostPort = (listening.address() as { port: number }).port;
+      }
     });
     after(async () => {
-      await new Promise<void>((resolve) =>
-        server.close(() => {
-          resolve();
-        }),
-      );
+      for (const listening of [server, hostServer])
+        await new Promise<void>((resolve) => {
+          if (listening === undefined) resolve();
+          else
+            listening.close(() => {
+              resolve();
+            });
+        });
       rmSync(root, { recursive: true, force: true });
     });
 
-    async function run(script: string, overrides: Partial<SandboxSpec> = {}) {
+    async function run(
+      script: string,
+      overrides: Partial<SandboxSpec> = {},
+      settings: SandboxSettings = { allowNetworks: [] },
+    ) {
       const lines: string[] = [];
-      const result = await runSandboxed({
-        argv: ['/bin/sh', '-c', script],
-        workDir: work,
-        hidden: [dataDir],
-        readOnly: [],
-        uid: UID,
-        gid: UID,
-        env: { PATH: '/usr/bin:/bin', HOME: work, MARKER: 'sandboxed' },
-        network: 'none',
-        limits: LIMITS,
-        onLine: (stream, line) => lines.push(`${stream}: ${line}`),
-        ...overrides,
-      });
+      const result = await runSandboxed(
+        {
+          argv: ['/bin/sh', '-c', script],
+          workDir: work,
+          hidden: [dataDir],
+          readOnly: [],
+          uid: UID,
+          gid: UID,
+          env: { PATH: '/usr/bin:/bin', HOME: work, MARKER: 'sandboxed' },
+          network: 'none',
+          limits: LIMITS,
+          onLine: (stream, line) => lines.push(`${stream}: ${line}`),
+          ...overrides,
+        },
+        settings,
+      );
       return { ...result, output: lines.join('\n') };
     }
 
@@ -118,10 +167,73 @@ describe(
       assert.match(result.output, /stdout: done/);
     });
 
-    it('sees only the environment it is given', async () => {
-      const result = await run('env | sort');
-      assert.match(result.output, /MARKER=sandboxed/);
-      assert.doesNotMatch(result.output, /DATABASE_URL|ATOLL_|npm_config/);
+    it("sees exactly the environment it is given, nothing of the platform's (prevents leaking DATABASE_URL and ATOLL_SECRET_KEY)", async () => {
+      // The platform's own secrets, in the environment of the process that starts sandboxes as `atoll serve` has them.
+      const saved = {
+        DATABASE_URL: process.env.DATABASE_URL,
+        ATOLL_SECRET_KEY: process.env.ATOLL_SECRET_KEY,
+      };
+      process.env.DATABASE_URL = 'postgres://atoll:platform-password@127.0.0.1:5432/atoll';
+      process.env.ATOLL_SECRET_KEY = 'platform-secret-key-that-no-build-may-see';
+      try {
+        const env = {
+          PATH: '/usr/bin:/bin',
+          HOME: work,
+          MARKER: 'sandboxed',
+          ODD: 'a "quoted" = value, ünïcode',
+        };
+        // env(1) itself, no shell: it prints exactly the environment it was started with.
+        const result = await run('', { argv: ['/usr/bin/env'], env });
+        assert.equal(result.exitCode, 0, result.output);
+        const seen = Object.fromEntries(
+          result.output.split('\n').map((line) => {
+            const pair = line.replace(/^stdout: /, '');
+            return [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)];
+          }),
+        );
+        assert.deepEqual(seen, env);
+      } finally {
+        for (const [key, value] of Object.entries(saved)) {
+          if (value === undefined) Reflect.deleteProperty(process.env, key);
+          else process.env[key] = value;
+        }
+      }
+    });
+
+    it('runs none of its code as root through its environment (prevents LD_PRELOAD into the steps that drop privileges)', async () => {
+      const result = await run('', {
+        argv: ['/usr/bin/true'],
+        env: { PATH: '/usr/bin:/bin', LD_PRELOAD: './atoll-probe.so' },
+      });
+      // The dynamic loader complains once per process that reads the variable: the command's own,
+      // not setpriv's (root, with every capability) nor prlimit's.
+      const complaints = result.output.split('\n').filter((line) => line.includes('atoll-probe.so'));
+      assert.equal(complaints.length, 1, result.output);
+      assert.equal(result.exitCode, 0);
+    });
+
+    it("keeps secrets out of every process's command line (prevents local users reading secrets)", async () => {
+      const secret = `atoll-secret-${randomUUID()}`;
+      const seen = join(work, 'seen.txt');
+      const stop = join(work, 'stop');
+      try {
+        // With outbound network and a forwarded port: bwrap, slirp4netns and the command all run meanwhile.
+        const running = run('printenv SECRET_TOKEN > seen.txt; while [ ! -e stop ]; do sleep 0.1; done', {
+          env: { PATH: '/usr/bin:/bin', HOME: work, SECRET_TOKEN: secret },
+          network: 'outbound',
+          inbound: { guestPort: 8080, onForwarded: () => undefined },
+        });
+        assert.ok(
+          await eventually(() => existsSync(seen) && readFileSync(seen, 'utf8') === `${secret}\n`, 20_000),
+          'the command got the secret',
+        );
+        assert.deepEqual(commandLinesHolding([secret]), []);
+        writeFileSync(stop, '');
+        assert.equal((await running).exitCode, 0);
+      } finally {
+        rmSync(seen, { force: true });
+        rmSync(stop, { force: true });
+      }
     });
 
     for (const network of ['none', 'outbound'] as const) {
@@ -133,6 +245,133 @@ describe(
         if (network === 'outbound') assert.match(result.output, /tap0/, 'slirp4netns gave it a network');
       });
     }
+
+    /** Runs the connect probe against the targets in a sandbox with outbound network. */
+    function probe(targets: readonly (readonly [string, number])[], settings?: SandboxSettings) {
+      return run(
+        '',
+        { argv: ['node', '-e', CONNECT_PROBE, JSON.stringify(targets)], network: 'outbound' },
+        settings,
+      );
+    }
+
+    it(
+      "refuses connections to the host's own interface addresses (prevents reaching host services from a sandbox)",
+      { skip: NO_HOST_ADDRESS },
+      async () => {
+        const result = await probe([[HOST_ADDRESS, hostPort]]);
+        assert.match(result.output, new RegExp(`stdout: ${HOST_ADDRESS} ECONNREFUSED`), result.output);
+        assert.doesNotMatch(result.output, /host service/);
+      },
+    );
+
+    it('reaches an address on the operator allow-list', { skip: NO_HOST_ADDRESS }, async () => {
+      const allowed = (entry: string) => {
+        const network = parseAllowedNetwork(entry);
+        assert.ok(network, entry);
+        return { allowNetworks: [network] };
+      };
+      const open = await probe([[HOST_ADDRESS, hostPort]], allowed(`${HOST_ADDRESS}/32:${String(hostPort)}`));
+      assert.match(open.output, new RegExp(`stdout: ${HOST_ADDRESS} answered host service`), open.output);
+      // Another port of the same address stays closed.
+      const otherPort = await probe(
+        [[HOST_ADDRESS, hostPort]],
+        allowed(`${HOST_ADDRESS}:${String(hostPort + 1)}`),
+      );
+      assert.match(otherPort.output, new RegExp(`stdout: ${HOST_ADDRESS} ECONNREFUSED`), otherPort.output);
+    });
+
+    it('refuses private, link-local and CGNAT ranges (prevents reaching the cloud metadata service)', async () => {
+      // Refused inside the sandbox's own network namespace: not one packet leaves it.
+      const targets = [
+        ['169.254.169.254', 80],
+        ['10.0.0.1', 9],
+        ['172.16.0.1', 9],
+        ['192.168.0.1', 9],
+        ['100.64.0.1', 9],
+      ] as const;
+      const result = await probe(targets);
+      for (const [address] of targets)
+        assert.match(result.output, new RegExp(`stdout: ${address} ECONNREFUSED`), result.output);
+    });
+
+    it('cannot change its own firewall rules', { skip: NO_HOST_ADDRESS }, async () => {
+      const result = await run('', {
+        argv: [
+          '/bin/sh',
+          '-c',
+          '/usr/sbin/nft flush ruleset; echo "flush: $?"; /usr/sbin/nft add rule inet atoll_sandbox output accept; echo "add: $?"; exec node -e "$0" "$1"',
+          CONNECT_PROBE,
+          JSON.stringify([[HOST_ADDRESS, hostPort]]),
+        ],
+        network: 'outbound',
+      });
+      assert.match(result.output, /Operation not permitted/);
+      assert.match(result.output, /stdout: flush: [1-9]/);
+      assert.match(result.output, /stdout: add: [1-9]/);
+      assert.match(result.output, new RegExp(`stdout: ${HOST_ADDRESS} ECONNREFUSED`), result.output);
+    });
+
+    it('reads no file of the host outside what builds need (prevents reading other checkouts)', async () => {
+      // Another checkout on the machine, world-readable, as the probe of issue 20 read one.
+      const checkout = mkdtempSync(join(existsSync('/srv') ? '/srv' : '/var/tmp', 'atoll-other-checkout-'));
+      try {
+        chmodSync(checkout, 0o755);
+        mkdirSync(join(checkout, '.git'), { mode: 0o755 });
+        writeFileSync(join(checkout, '.git', 'config'), '[remote "origin"]\n', { mode: 0o644 });
+        writeFileSync(join(checkout, '.env'), 'API_KEY=other-tenant\n', { mode: 0o644 });
+        const paths = [
+          join(checkout, '.git', 'config'),
+          join(checkout, '.env'),
+          // This checkout too, and the places where other users and services keep theirs.
+          join(process.cwd(), '.git'),
+          join(process.cwd(), 'package.json'),
+          '/etc/shadow',
+          '/etc/ssl/private',
+          '/etc/npmrc',
+          '/root',
+          '/home',
+          '/srv',
+          '/var',
+          '/mnt',
+          '/work',
+        ];
+        const result = await run(
+          `for p in ${paths.join(' ')}; do test -e "$p" && echo "VISIBLE $p"; done; echo "root: $(ls -A /)"; echo "etc: $(ls -A /etc)"; cat /etc/resolv.conf`,
+        );
+        assert.equal(result.exitCode, 0, result.output);
+        assert.doesNotMatch(result.output, /VISIBLE/);
+        const listed = (name: string) =>
+          (new RegExp(`stdout: ${name}: (.*)`).exec(result.output)?.[1] ?? '').split(' ');
+        const rootAllowed = [
+          'usr',
+          'bin',
+          'sbin',
+          'lib',
+          'lib32',
+          'lib64',
+          'libx32',
+          'etc',
+          'dev',
+          'proc',
+          'tmp',
+          'run',
+          'opt',
+        ];
+        assert.deepEqual(
+          listed('root').filter((entry) => !rootAllowed.includes(entry)),
+          [],
+        );
+        const etcAllowed = [...SYSTEM_ETC_PATHS.map((path) => path.split('/')[2]), 'resolv.conf'];
+        assert.deepEqual(
+          listed('etc').filter((entry) => !etcAllowed.includes(entry)),
+          [],
+        );
+        assert.match(result.output, /stdout: nameserver 10\.0\.2\.3/);
+      } finally {
+        rmSync(checkout, { recursive: true, force: true });
+      }
+    });
 
     it('kills the whole process tree at the wall-time limit', async () => {
       const result = await run('sleep 300 & sleep 300 & echo started; wait', {
@@ -191,3 +430,35 @@ describe(
     });
   },
 );
+
+describe('bubblewrapArgs (regression: secrets in /proc/<pid>/cmdline)', () => {
+  it('puts nothing of the environment in any argument, and hands it to the command after privileges are dropped', () => {
+    const args = bubblewrapArgs(
+      {
+        argv: ['/bin/sh', '-c', 'true'],
+        workDir: '/srv/atoll/builds/b1',
+        hidden: ['/srv/atoll'],
+        readOnly: [],
+        uid: UID,
+        gid: UID,
+        env: { PATH: '/usr/bin:/bin', SECRET_TOKEN: 'atoll-secret-value', LD_PRELOAD: './probe.so' },
+        network: 'outbound',
+        inbound: { guestPort: 8080, onForwarded: () => undefined },
+        limits: LIMITS,
+        onLine: () => undefined,
+      },
+      { system: [], node: '/usr/bin/node' },
+      true,
+    );
+    assert.deepEqual(
+      args.filter((arg) => /atoll-secret-value|SECRET_TOKEN|LD_PRELOAD|PATH=|8080/.test(arg)),
+      [],
+    );
+    assert.equal(args.includes('--setenv'), false);
+    assert.ok(args.indexOf('--clearenv') < args.indexOf('setpriv'));
+    // setpriv, then prlimit, then the helper that reads the environment from fd 3, then the command.
+    const helper = args.lastIndexOf('/opt/atoll/sandbox/exec.cjs');
+    assert.ok(args.indexOf('prlimit') > args.indexOf('setpriv') && helper > args.indexOf('prlimit'));
+    assert.deepEqual(args.slice(helper + 1), ['3', '--', '/bin/sh', '-c', 'true']);
+  });
+});

@@ -3,6 +3,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { zipFolder } from './build-harness.js';
+import { registryAllowance } from './registry-allowance.js';
 
 /** The built `atoll` binary, as `npm start` runs it (npm test builds before the suites run). */
 export const ATOLL_BIN = fileURLToPath(new URL('../../dist/main/atoll.js', import.meta.url));
@@ -34,7 +35,12 @@ export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 export async function startServer(env: Record<string, string>, timeoutMs = 60_000): Promise<RunningServer> {
   requireBuiltBinary();
   const child = spawn(process.execPath, [ATOLL_BIN, 'serve'], {
-    env: childEnv({ ATOLL_API_PORT: '0', ATOLL_EDGE_PORT: '0', ...env }),
+    env: childEnv({
+      ATOLL_API_PORT: '0',
+      ATOLL_EDGE_PORT: '0',
+      ATOLL_SANDBOX_ALLOW_NETWORKS: await registryAllowance(),
+      ...env,
+    }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

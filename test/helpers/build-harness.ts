@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { request, type Dispatcher } from 'undici';
 import yazl from 'yazl';
+import { registryAllowance } from './registry-allowance.js';
 import { TestApi, type Credentials, type TestApiOptions } from './test-api.js';
 
 export const FIXTURE_APPS = new URL('../fixtures/apps/', import.meta.url).pathname;
@@ -60,6 +61,25 @@ export function processesRunning(text: string): string[] {
 }
 
 /**
+ * `pid: command line` of every process on the machine whose arguments hold one of the values:
+ * what any local user reads in /proc/<pid>/cmdline, so never a secret.
+ */
+export function commandLinesHolding(values: readonly string[]): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    let commandLine: string;
+    try {
+      commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    } catch {
+      continue; // It ended meanwhile.
+    }
+    if (values.some((value) => commandLine.includes(value)))
+      found.push(`${pid}: ${commandLine.replaceAll('\0', ' ')}`);
+  }
+  return found;
+}
+
+/**
  * The real API with its build worker running, one tenant `acme` with an uploadable app `web`
  * and one environment: what every build test starts from.
  */
@@ -72,9 +92,12 @@ export class BuildHarness {
   ) {}
 
   static async start(
-    options: TestApiOptions & { shellVariables?: { key: string; value: string }[] } = {},
+    options: TestApiOptions & { shellVariables?: { key: string; value: string; secret?: boolean }[] } = {},
   ): Promise<BuildHarness> {
-    const api = await TestApi.start(options);
+    const api = await TestApi.start({
+      ...options,
+      buildEnv: { ATOLL_SANDBOX_ALLOW_NETWORKS: await registryAllowance(), ...options.buildEnv },
+    });
     const owner = await api.createTenant('acme');
     await api.request('POST', '/v1/accounts/acme/apps?appId=web', {
       auth: owner,

@@ -1,12 +1,21 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { BuildHarness, eventually, FIXTURE_APPS, processesRunning } from '../helpers/build-harness.js';
+import {
+  BuildHarness,
+  commandLinesHolding,
+  eventually,
+  FIXTURE_APPS,
+  processesRunning,
+} from '../helpers/build-harness.js';
 
 const APP = '08-node-server';
+/** A shell variable marked secret: it reaches the app, and nobody else. */
+const APP_SECRET = `atoll-app-secret-${randomUUID()}`;
 
 /** The server fixture answering `version <label>` at /. */
 function serverVersion(label: string): string {
@@ -23,7 +32,10 @@ describe('server app deployments through the edge', () => {
 
   before(async () => {
     h = await BuildHarness.start({
-      shellVariables: [{ key: 'GREETING', value: 'hello' }],
+      shellVariables: [
+        { key: 'GREETING', value: 'hello' },
+        { key: 'APP_SECRET', value: APP_SECRET, secret: true },
+      ],
       // Long enough for the fixture (about a second), short enough to see an app that never answers fail.
       buildEnv: { ATOLL_APP_START_TIMEOUT_MS: '15000' },
     });
@@ -68,6 +80,14 @@ describe('server app deployments through the edge', () => {
       Object.keys(env).filter((k) => k.startsWith('ATOLL_')),
       [],
     );
+  });
+
+  it("keeps secrets out of every process's command line while the app runs (prevents local users reading secrets)", async () => {
+    const env = JSON.parse(await (await h.edge('/env')).text());
+    assert.equal(env.APP_SECRET, APP_SECRET, 'the app got its secret variable');
+    const secrets = [APP_SECRET, env.HEADLESS_APPS_API_TOKEN, env.HEADLESS_KV_STORE_TOKEN];
+    assert.ok(secrets.every((secret) => typeof secret === 'string' && secret.length >= 32));
+    assert.deepEqual(commandLinesHolding(secrets), []);
   });
 
   it('sets X-Forwarded-* and strips hop-by-hop headers on the way to the app', async () => {

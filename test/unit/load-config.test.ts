@@ -82,6 +82,7 @@ describe('loadConfig defaults', () => {
           heapMb: 4_096,
           maxOutputBytes: 4 * 1024 ** 3,
           unsafe: false,
+          allowNetworks: [],
           limits: {
             wallMs: 1_200_000,
             cpuSeconds: 2_400,
@@ -246,6 +247,40 @@ describe('loadConfig values', () => {
       () => loadConfig({ ATOLL_UNSAFE_BUILDS: 'yes' }, CWD),
       /ATOLL_UNSAFE_BUILDS must be 1 or 0/,
     );
+  });
+
+  it('reads the networks sandboxes may reach (ATOLL_SANDBOX_ALLOW_NETWORKS) and refuses malformed ones by name', () => {
+    const { allowNetworks } = loadConfig(
+      {
+        ATOLL_SANDBOX_ALLOW_NETWORKS:
+          ' 10.1.2.0/24, 10.9.9.9:5000 ,172.16.0.0/12:443, fd00::/64, [FD00::53]:53, [fd00:1::/48]:8443',
+      },
+      CWD,
+    ).builds;
+    assert.deepEqual(allowNetworks, [
+      { family: 4, cidr: '10.1.2.0/24', port: undefined },
+      { family: 4, cidr: '10.9.9.9/32', port: 5000 },
+      { family: 4, cidr: '172.16.0.0/12', port: 443 },
+      { family: 6, cidr: 'fd00::/64', port: undefined },
+      { family: 6, cidr: 'fd00::53/128', port: 53 },
+      { family: 6, cidr: 'fd00:1::/48', port: 8443 },
+    ]);
+    assert.equal(Object.isFrozen(allowNetworks), true);
+    for (const entry of [
+      'registry.internal',
+      '10.1.2.0/33',
+      '10.1.2.0/',
+      '10.1.2.3:0',
+      '10.1.2.3:65536',
+      'fd00::1:443x',
+      '[fd00::1]:',
+      '10.1.2.0/24/8',
+    ])
+      assert.throws(
+        () => loadConfig({ ATOLL_SANDBOX_ALLOW_NETWORKS: entry }, CWD),
+        new RegExp(`ATOLL_SANDBOX_ALLOW_NETWORKS must be .*\\(got "${entry.replace(/[[\]/.]/g, '\\$&')}"\\)`),
+        entry,
+      );
   });
 
   it('resolves a relative data folder against the working directory and keeps an absolute one', () => {

@@ -1,0 +1,37 @@
+import { isIP } from 'node:net';
+
+/**
+ * A network that sandboxed builds and apps may reach although it is not public (a registry
+ * mirror, a git server, an internal API): one entry of ATOLL_SANDBOX_ALLOW_NETWORKS.
+ */
+export interface AllowedNetwork {
+  readonly family: 4 | 6;
+  /** `10.1.2.0/24`, `fd00::/64`; a single address gets /32 or /128. */
+  readonly cidr: string;
+  /** Only this TCP and UDP port; every port when undefined. */
+  readonly port: number | undefined;
+}
+
+/**
+ * `address[/prefix][:port]`, an IPv6 one in brackets when a port follows (`[fd00::/64]:443`);
+ * undefined when the entry is not one.
+ */
+export function parseAllowedNetwork(entry: string): AllowedNetwork | undefined {
+  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry);
+  // Without brackets, a second colon means IPv6 without a port.
+  const plain = bracketed ? undefined : /^([^:]+)(?::(\d+))?$/.exec(entry);
+  const [network, portText] = bracketed
+    ? [bracketed[1] ?? '', bracketed[2]]
+    : plain
+      ? [plain[1] ?? '', plain[2]]
+      : [entry, undefined];
+  const [address = '', prefixText, extra] = network.split('/');
+  const family = isIP(address);
+  if (family === 0 || extra !== undefined) return undefined;
+  const bits = family === 4 ? 32 : 128;
+  const prefix = prefixText === undefined ? bits : /^\d{1,3}$/.test(prefixText) ? Number(prefixText) : -1;
+  if (prefix < 0 || prefix > bits) return undefined;
+  const port = portText === undefined ? undefined : Number(portText);
+  if (port !== undefined && (port < 1 || port > 65_535)) return undefined;
+  return { family: family === 4 ? 4 : 6, cidr: `${address.toLowerCase()}/${String(prefix)}`, port };
+}
