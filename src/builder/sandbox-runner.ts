@@ -3,12 +3,12 @@ import { randomUUID } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { readlink, rm, stat } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { networkInterfaces, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type { AllowedNetwork } from '../domain/network-allowance.js';
+import { allowanceOfAddress, type AllowedHost, type AllowedNetwork } from '../domain/network-allowance.js';
 import {
   prlimitArgv,
   superviseCommand,
@@ -58,10 +58,31 @@ function readSandboxHost(): SandboxHost {
   return host;
 }
 
-/** What the operator configures for every sandbox. */
+/** What the operator configures for every sandbox, and the host's facts the firewall needs. */
 export interface SandboxSettings {
   /** Non-public networks that builds and apps may reach (ATOLL_SANDBOX_ALLOW_NETWORKS). */
   readonly allowNetworks: readonly AllowedNetwork[];
+  /** Hosts reachable wherever they resolve (ATOLL_SANDBOX_ALLOW_HOSTS), looked up at each start. */
+  readonly allowHosts: readonly AllowedHost[];
+  /** Every address of this host's interfaces, read at each start: interfaces come and go. */
+  readonly ownAddresses: () => readonly string[];
+  /** Every address a name has; rejects when it has none. */
+  readonly resolveHost: (name: string) => Promise<readonly string[]>;
+}
+
+/**
+ * What a sandbox starting now may reach beyond the public internet: the operator's networks,
+ * and the addresses the allowed hosts resolve to now, each on its host's port. A host that does
+ * not resolve adds nothing (its build then fails to reach it, and says so in its own log).
+ */
+async function currentAllowance(settings: SandboxSettings): Promise<AllowedNetwork[]> {
+  const resolved = await Promise.all(
+    settings.allowHosts.map(async (host) => {
+      const addresses = await settings.resolveHost(host.name).catch(() => []);
+      return addresses.flatMap((address) => allowanceOfAddress(address, host.port) ?? []);
+    }),
+  );
+  return [...settings.allowNetworks, ...resolved.flat()];
 }
 
 /**
@@ -131,11 +152,6 @@ export function bubblewrapArgs(
     '--',
     ...spec.argv,
   ];
-}
-
-/** Every address of the host's own interfaces, loopback and public ones included. */
-function hostAddresses(): string[] {
-  return Object.values(networkInterfaces()).flatMap((entries) => (entries ?? []).map((e) => e.address));
 }
 
 /**
@@ -246,10 +262,7 @@ function readInfo(stream: Readable): Promise<number> {
   });
 }
 
-export async function runSandboxed(
-  spec: SandboxSpec,
-  settings: SandboxSettings = { allowNetworks: [] },
-): Promise<SandboxResult> {
+export async function runSandboxed(spec: SandboxSpec, settings: SandboxSettings): Promise<SandboxResult> {
   const withNetwork = spec.network === 'outbound';
   const stdio: ('pipe' | 'ignore')[] = [spec.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe', 'pipe'];
   if (withNetwork) stdio.push('pipe', 'pipe');
@@ -269,7 +282,10 @@ export async function runSandboxed(
     const childPid = await readInfo(child.stdio[INFO_FD] as Readable);
     await applyFirewall(
       childPid,
-      sandboxFirewallRules({ allowed: settings.allowNetworks, hostAddresses: hostAddresses() }),
+      sandboxFirewallRules({
+        allowed: await currentAllowance(settings),
+        hostAddresses: settings.ownAddresses(),
+      }),
     );
     const slirp = await startSlirp(childPid, apiSocket);
     const stop = () => {

@@ -1,7 +1,12 @@
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import type { ArchiveLimits } from '../domain/archive-rules.js';
-import { parseAllowedNetwork, type AllowedNetwork } from '../domain/network-allowance.js';
+import {
+  parseAllowedHost,
+  parseAllowedNetwork,
+  type AllowedHost,
+  type AllowedNetwork,
+} from '../domain/network-allowance.js';
 import type { SandboxLimits } from '../builder/command-runner.js';
 
 /**
@@ -148,6 +153,8 @@ export interface BuildSettings {
   readonly unsafe: boolean;
   /** ATOLL_SANDBOX_ALLOW_NETWORKS: non-public networks that builds and apps may reach (a registry mirror, say). */
   readonly allowNetworks: readonly AllowedNetwork[];
+  /** ATOLL_SANDBOX_ALLOW_HOSTS: hosts (the package registries by default) reachable wherever they resolve. */
+  readonly allowHosts: readonly AllowedHost[];
 }
 
 export class ConfigError extends Error {
@@ -264,6 +271,28 @@ function readAllowNetworks(env: Env, problems: string[]): readonly AllowedNetwor
     else networks.push(Object.freeze(network));
   }
   return Object.freeze(networks);
+}
+
+/**
+ * The package registries that builds install from (npm and pnpm use the first, Yarn classic the
+ * second): a machine may reach them through a proxy or mirror on a non-public address, and no
+ * build works without them, so they are allowed unless the operator says otherwise.
+ */
+const DEFAULT_ALLOW_HOSTS = 'registry.npmjs.org:443,registry.yarnpkg.com:443';
+
+/** `name[:port]` entries; unset means the package registries, set to empty means none. */
+function readAllowHosts(env: Env, problems: string[]): readonly AllowedHost[] {
+  const hosts: AllowedHost[] = [];
+  const raw = env.ATOLL_SANDBOX_ALLOW_HOSTS ?? DEFAULT_ALLOW_HOSTS;
+  for (const entry of readList({ ATOLL_SANDBOX_ALLOW_HOSTS: raw }, 'ATOLL_SANDBOX_ALLOW_HOSTS')) {
+    const host = parseAllowedHost(entry);
+    if (host === undefined)
+      problems.push(
+        `ATOLL_SANDBOX_ALLOW_HOSTS must be a comma-separated list of host names with an optional :port (got "${entry}")`,
+      );
+    else hosts.push(Object.freeze(host));
+  }
+  return Object.freeze(hosts);
 }
 
 function readHosting(env: Env, host: string, problems: string[]): HostingSettings {
@@ -483,6 +512,7 @@ export function loadConfig(env: Env, cwd: string): Config {
       ),
       unsafe: readFlag(env, 'ATOLL_UNSAFE_BUILDS', problems),
       allowNetworks: readAllowNetworks(env, problems),
+      allowHosts: readAllowHosts(env, problems),
       limits: Object.freeze({
         wallMs: readInteger(env, 'ATOLL_BUILD_TIMEOUT_MS', 20 * 60_000, 1_000, 24 * 3_600_000, problems),
         cpuSeconds: readInteger(env, 'ATOLL_BUILD_CPU_SECONDS', 40 * 60, 1, 86_400, problems),

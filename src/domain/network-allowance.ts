@@ -35,3 +35,36 @@ export function parseAllowedNetwork(entry: string): AllowedNetwork | undefined {
   if (port !== undefined && (port < 1 || port > 65_535)) return undefined;
   return { family: family === 4 ? 4 : 6, cidr: `${address.toLowerCase()}/${String(prefix)}`, port };
 }
+
+/**
+ * A host that sandboxed builds and apps may reach wherever its name resolves, on one port: one
+ * entry of ATOLL_SANDBOX_ALLOW_HOSTS. Its addresses are looked up each time a sandbox starts.
+ */
+export interface AllowedHost {
+  readonly name: string;
+  readonly port: number;
+}
+
+const HOST_NAME =
+  /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+/** `name[:port]` (443 when no port is given); undefined when the entry is not one. */
+export function parseAllowedHost(entry: string): AllowedHost | undefined {
+  const match = /^([^:]+)(?::(\d{1,5}))?$/.exec(entry.toLowerCase());
+  const name = match?.[1];
+  if (name === undefined || !HOST_NAME.test(name) || isIP(name) !== 0) return undefined;
+  const port = match?.[2] === undefined ? 443 : Number(match[2]);
+  if (port < 1 || port > 65_535) return undefined;
+  return { name, port };
+}
+
+/** The allowance for one address a host resolved to: that address alone, on the host's port. */
+export function allowanceOfAddress(address: string, port: number): AllowedNetwork | undefined {
+  const family = isIP(address);
+  if (family === 0) return undefined;
+  return {
+    family: family === 4 ? 4 : 6,
+    cidr: `${address.toLowerCase()}/${family === 4 ? '32' : '128'}`,
+    port,
+  };
+}

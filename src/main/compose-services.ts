@@ -6,7 +6,7 @@ import { yauzlArchiveInspector } from '../builder/archive-inspector.js';
 import { sweepEnvironmentCaches } from '../builder/build-cache.js';
 import { SandboxedBuildExecutor } from '../builder/build-executor.js';
 import type { CommandRunner } from '../builder/command-runner.js';
-import { createBubblewrapRunner } from '../builder/sandbox-runner.js';
+import { createBubblewrapRunner, type SandboxSettings } from '../builder/sandbox-runner.js';
 import { ToolchainProvisioner } from '../builder/toolchain-provisioner.js';
 import { BuildInputsSource } from '../services/build-inputs.js';
 import { BuildQueue } from '../services/build-queue.js';
@@ -45,6 +45,7 @@ import { Retention } from '../services/retention.js';
 import { RuntimeLogWriter } from '../services/runtime-log-writer.js';
 import { UsageService } from '../services/usage-service.js';
 import { WebhooksService } from '../services/webhooks-service.js';
+import { hostAddresses, systemResolver } from '../adapters/guarded-connector.js';
 import { HttpEventSender } from '../adapters/http-event-sender.js';
 import { DeliveryWorker } from '../services/delivery-worker.js';
 import { EventSubscriptionsService } from '../services/event-subscriptions-service.js';
@@ -296,8 +297,7 @@ export function composeServices(deps: {
   });
   late.usageMeter = usageMeter;
   const blobs = createFilesystemBlobStore(join(settings.dataDir, 'blobs'));
-  const runner =
-    deps.commandRunner ?? createBubblewrapRunner({ allowNetworks: settings.builds.allowNetworks });
+  const runner = deps.commandRunner ?? createBubblewrapRunner(sandboxSettingsOf(settings.builds));
   const toolchains = new ToolchainProvisioner(join(settings.dataDir, 'cache', 'toolchains'));
   const buildInputs = new BuildInputsSource({ store, environments, blobs }, settings.builds.uidRange);
   const runtimeLogs = new RuntimeLogWriter({ store, clock, logger }, hosting.runtimeLogLines);
@@ -548,5 +548,15 @@ export function composeServices(deps: {
     reportScheduler,
     healthProber,
     mailer,
+  };
+}
+
+/** The sandbox's settings: the operator's allowances, and the host's own addresses and resolver. */
+export function sandboxSettingsOf(builds: Config['builds']): SandboxSettings {
+  return {
+    allowNetworks: builds.allowNetworks,
+    allowHosts: builds.allowHosts,
+    ownAddresses: hostAddresses,
+    resolveHost: systemResolver,
   };
 }

@@ -9,7 +9,7 @@ import { buildAdminServer } from '../http/build-admin-server.js';
 import { createBubblewrapRunner, sandboxProblem } from '../builder/sandbox-runner.js';
 import { unsafeRunner } from '../builder/unsafe-runner.js';
 import { buildApiServer } from '../http/build-api-server.js';
-import { composeServices } from './compose-services.js';
+import { composeServices, sandboxSettingsOf } from './compose-services.js';
 import { openStore } from './open-store.js';
 import { loadPlatformKey } from './platform-key.js';
 import { listenPlatformServices } from './platform-services-listener.js';
@@ -67,7 +67,7 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
   const sandboxMissing = sandboxProblem();
   const commandRunner =
     sandboxMissing === undefined
-      ? createBubblewrapRunner({ allowNetworks: config.builds.allowNetworks })
+      ? createBubblewrapRunner(sandboxSettingsOf(config.builds))
       : config.builds.unsafe
         ? unsafeRunner
         : undefined;

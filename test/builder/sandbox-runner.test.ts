@@ -19,6 +19,7 @@ import { after, before, describe, it } from 'node:test';
 import type { SandboxSpec } from '../../src/builder/command-runner.js';
 import { bubblewrapArgs, runSandboxed, type SandboxSettings } from '../../src/builder/sandbox-runner.js';
 import { SYSTEM_ETC_PATHS } from '../../src/builder/sandbox-filesystem.js';
+import { hostAddresses, systemResolver } from '../../src/adapters/guarded-connector.js';
 import { parseAllowedNetwork } from '../../src/domain/network-allowance.js';
 import { commandLinesHolding, eventually } from '../helpers/build-harness.js';
 
@@ -46,6 +47,17 @@ const HOST_ADDRESS =
     .find((entry) => entry.family === 'IPv4' && !entry.internal)?.address ?? '';
 
 const NO_HOST_ADDRESS = HOST_ADDRESS === '' && 'the host has no non-loopback IPv4 address';
+
+/** The settings atoll serve gives sandboxes, with no allowance unless a test adds one. */
+function sandboxSettings(overrides: Partial<SandboxSettings> = {}): SandboxSettings {
+  return {
+    allowNetworks: [],
+    allowHosts: [],
+    ownAddresses: hostAddresses,
+    resolveHost: systemResolver,
+    ...overrides,
+  };
+}
 
 /**
  * A Node.js script (node -e SCRIPT TARGETS) that connects to each [host, port] of the JSON
@@ -117,7 +129,7 @@ describe(
     async function run(
       script: string,
       overrides: Partial<SandboxSpec> = {},
-      settings: SandboxSettings = { allowNetworks: [] },
+      settings: SandboxSettings = sandboxSettings(),
     ) {
       const lines: string[] = [];
       const result = await runSandboxed(
@@ -269,7 +281,7 @@ describe(
       const allowed = (entry: string) => {
         const network = parseAllowedNetwork(entry);
         assert.ok(network, entry);
-        return { allowNetworks: [network] };
+        return sandboxSettings({ allowNetworks: [network] });
       };
       const open = await probe([[HOST_ADDRESS, hostPort]], allowed(`${HOST_ADDRESS}/32:${String(hostPort)}`));
       assert.match(open.output, new RegExp(`stdout: ${HOST_ADDRESS} answered host service`), open.output);
@@ -280,6 +292,23 @@ describe(
       );
       assert.match(otherPort.output, new RegExp(`stdout: ${HOST_ADDRESS} ECONNREFUSED`), otherPort.output);
     });
+
+    it(
+      'reaches a host on the allowed hosts wherever it resolves, on its port only',
+      { skip: NO_HOST_ADDRESS },
+      async () => {
+        // A registry mirror whose name resolves to a non-public address (here: the host's own).
+        const mirror = (port: number) =>
+          sandboxSettings({
+            allowHosts: [{ name: 'mirror.example', port }],
+            resolveHost: (name) => Promise.resolve(name === 'mirror.example' ? [HOST_ADDRESS] : []),
+          });
+        const open = await probe([[HOST_ADDRESS, hostPort]], mirror(hostPort));
+        assert.match(open.output, new RegExp(`stdout: ${HOST_ADDRESS} answered host service`), open.output);
+        const otherPort = await probe([[HOST_ADDRESS, hostPort]], mirror(hostPort + 1));
+        assert.match(otherPort.output, new RegExp(`stdout: ${HOST_ADDRESS} ECONNREFUSED`), otherPort.output);
+      },
+    );
 
     it('refuses private, link-local and CGNAT ranges (prevents reaching the cloud metadata service)', async () => {
       // Refused inside the sandbox's own network namespace: not one packet leaves it.

@@ -3,7 +3,6 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { zipFolder } from './build-harness.js';
-import { registryAllowance } from './registry-allowance.js';
 
 /** The built `atoll` binary, as `npm start` runs it (npm test builds before the suites run). */
 export const ATOLL_BIN = fileURLToPath(new URL('../../dist/main/atoll.js', import.meta.url));
@@ -38,7 +37,6 @@ export async function startServer(env: Record<string, string>, timeoutMs = 60_00
     env: childEnv({
       ATOLL_API_PORT: '0',
       ATOLL_EDGE_PORT: '0',
-      ATOLL_SANDBOX_ALLOW_NETWORKS: await registryAllowance(),
       ...env,
     }),
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -4,7 +4,6 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { request, type Dispatcher } from 'undici';
 import yazl from 'yazl';
-import { registryAllowance } from './registry-allowance.js';
 import { TestApi, type Credentials, type TestApiOptions } from './test-api.js';
 
 export const FIXTURE_APPS = new URL('../fixtures/apps/', import.meta.url).pathname;
@@ -94,10 +93,7 @@ export class BuildHarness {
   static async start(
     options: TestApiOptions & { shellVariables?: { key: string; value: string; secret?: boolean }[] } = {},
   ): Promise<BuildHarness> {
-    const api = await TestApi.start({
-      ...options,
-      buildEnv: { ATOLL_SANDBOX_ALLOW_NETWORKS: await registryAllowance(), ...options.buildEnv },
-    });
+    const api = await TestApi.start(options);
     const owner = await api.createTenant('acme');
     await api.request('POST', '/v1/accounts/acme/apps?appId=web', {
       auth: owner,

@@ -83,6 +83,10 @@ describe('loadConfig defaults', () => {
           maxOutputBytes: 4 * 1024 ** 3,
           unsafe: false,
           allowNetworks: [],
+          allowHosts: [
+            { name: 'registry.npmjs.org', port: 443 },
+            { name: 'registry.yarnpkg.com', port: 443 },
+          ],
           limits: {
             wallMs: 1_200_000,
             cpuSeconds: 2_400,
@@ -279,6 +283,33 @@ describe('loadConfig values', () => {
       assert.throws(
         () => loadConfig({ ATOLL_SANDBOX_ALLOW_NETWORKS: entry }, CWD),
         new RegExp(`ATOLL_SANDBOX_ALLOW_NETWORKS must be .*\\(got "${entry.replace(/[[\]/.]/g, '\\$&')}"\\)`),
+        entry,
+      );
+  });
+
+  it('reads the hosts sandboxes may reach wherever they resolve (ATOLL_SANDBOX_ALLOW_HOSTS): the package registries unless set', () => {
+    const hosts = (value: string | undefined) =>
+      loadConfig(value === undefined ? {} : { ATOLL_SANDBOX_ALLOW_HOSTS: value }, CWD).builds.allowHosts;
+    assert.deepEqual(
+      hosts(undefined).map((h) => h.name),
+      ['registry.npmjs.org', 'registry.yarnpkg.com'],
+    );
+    assert.deepEqual(hosts(''), []);
+    assert.deepEqual(hosts(' Mirror.Internal , git.internal:22'), [
+      { name: 'mirror.internal', port: 443 },
+      { name: 'git.internal', port: 22 },
+    ]);
+    for (const entry of [
+      '10.1.2.3',
+      'mirror.internal:0',
+      'mirror.internal:70000',
+      'bad_name',
+      '-x.example',
+      'a:b:c',
+    ])
+      assert.throws(
+        () => loadConfig({ ATOLL_SANDBOX_ALLOW_HOSTS: entry }, CWD),
+        /ATOLL_SANDBOX_ALLOW_HOSTS must be a comma-separated list of host names/,
         entry,
       );
   });
