@@ -7,7 +7,13 @@ import { crc32 } from 'node:zlib';
 import type { Entry, ZipFile } from 'yauzl';
 import { zipEntryInfo } from './zip-entry-info.js';
 import { openZipFile } from './zip-file-reader.js';
-import { refuseEntry, sourceRoot, type ArchiveLimits } from '../domain/archive-rules.js';
+import {
+  refuseEntry,
+  refuseUnpackedTotal,
+  sourceRoot,
+  unpackedByteBudget,
+  type ArchiveLimits,
+} from '../domain/archive-rules.js';
 
 /** Entries written at once: file creation, not bandwidth, is what an upload of many small files waits on. */
 const PARALLEL_WRITES = 8;
@@ -83,6 +89,7 @@ export async function unpackArchive(
   try {
     zip = await openZip(zipPath);
     const entries = await readEntries(zip);
+    const archiveBytes = zip.fileSize;
     if (entries.length > limits.maxEntries)
       throw new UnpackError(
         `the archive has ${entries.length} entries, more than the limit of ${limits.maxEntries}`,
@@ -93,11 +100,18 @@ export async function unpackArchive(
     );
     const prefix = root === '' ? '' : `${root}/`;
     const base = resolve(partial);
-    // Every entry is checked before anything is written; files are then written a few at a time.
-    const toWrite: { entry: Entry; target: string }[] = [];
+    // Every entry, and what they declare together, is checked before anything is written;
+    // files are then written a few at a time.
+    let declared = 0;
     for (const entry of entries) {
       const refusal = refuseEntry(zipEntryInfo(entry), limits);
       if (refusal !== undefined) throw new UnpackError(`the archive ${refusal}`);
+      declared += entry.uncompressedSize;
+    }
+    const tooMuch = refuseUnpackedTotal(declared, archiveBytes, limits);
+    if (tooMuch !== undefined) throw new UnpackError(`the archive ${tooMuch}`);
+    const toWrite: { entry: Entry; target: string }[] = [];
+    for (const entry of entries) {
       if (!entry.fileName.startsWith(prefix) || entry.fileName === prefix) continue;
       const relative = entry.fileName.slice(prefix.length);
       const target = resolve(base, relative);
@@ -107,14 +121,21 @@ export async function unpackArchive(
       else toWrite.push({ entry, target });
     }
     let bytes = 0;
+    // What really arrives is counted too, whatever the headers declared: the total limit and
+    // the whole archive's ratio, so that many small entries cannot fill the disk either.
+    const budget = unpackedByteBudget(archiveBytes, limits);
     const writeEntry = async (entry: Entry, target: string, from: ZipFile) => {
       await mkdir(dirname(target), { recursive: true, mode: 0o755 });
       let crc = 0;
       const count = new Transform({
         transform(chunk: Buffer, _encoding, callback) {
           bytes += chunk.length;
-          if (bytes > limits.maxUnpackedBytes) {
-            callback(new UnpackError(`the archive unpacks to more than ${limits.maxUnpackedBytes} bytes`));
+          if (bytes > budget) {
+            callback(
+              new UnpackError(
+                `the archive ${refuseUnpackedTotal(bytes, archiveBytes, limits) ?? `unpacks to more than ${budget} bytes`}`,
+              ),
+            );
             return;
           }
           crc = crc32(chunk, crc);

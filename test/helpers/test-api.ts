@@ -71,6 +71,7 @@ export const DEFAULT_TEST_UPLOAD_LIMITS: ArchiveLimits = {
   maxEntries: 1_000,
   maxUnpackedBytes: 200 * 1024 * 1024,
   maxCompressionRatio: 200,
+  maxArchiveRatio: 100,
 };
 
 /**
