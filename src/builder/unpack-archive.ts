@@ -1,11 +1,12 @@
 import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, rename } from 'node:fs/promises';
 import { dirname, resolve, sep } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { crc32 } from 'node:zlib';
 import type { Entry, ZipFile } from 'yauzl';
 import { zipEntryInfo } from './zip-entry-info.js';
+import { removeTree } from './remove-tree.js';
 import { openZipFile } from './zip-file-reader.js';
 import {
   refuseEntry,
@@ -83,7 +84,7 @@ export async function unpackArchive(
   rootDirectory: string,
 ): Promise<UnpackResult> {
   const partial = `${destination}.partial`;
-  await rm(partial, { recursive: true, force: true });
+  await removeTree(partial);
   await mkdir(partial, { recursive: true, mode: 0o755 });
   let zip: ZipFile | undefined;
   try {
@@ -177,11 +178,11 @@ export async function unpackArchive(
     const files = toWrite.length;
     if (root !== '' && files === 0)
       throw new UnpackError(`the archive has no files under "${root}" (check rootDirectory)`);
-    await rm(destination, { recursive: true, force: true });
+    await removeTree(destination);
     await rename(partial, destination);
     return { root, files, bytes };
   } catch (error) {
-    await rm(partial, { recursive: true, force: true });
+    await removeTree(partial);
     throw error;
   } finally {
     zip?.close();
