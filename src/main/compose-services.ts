@@ -60,6 +60,7 @@ import { HealthProber } from '../runtime/health-prober.js';
 import { randomUUID } from 'node:crypto';
 import { SessionsService } from '../services/sessions-service.js';
 import { ignoreDeletedEnvironment } from '../services/deleted-environment.js';
+import { RoleWatch } from '../services/role-watch.js';
 
 export type ServiceSettings = Pick<
   Config,
@@ -111,6 +112,8 @@ export interface Services extends ApiServices {
   readonly reportScheduler: ReportScheduler;
   /** The SMTP relay's connection pool (closed last); undefined without ATOLL_SMTP_URL. */
   readonly mailer: Mailer | undefined;
+  /** Follows the roles' loops (the build worker): one that ends early makes /readyz answer 503. */
+  readonly roles: RoleWatch;
 }
 
 /** Wires every service over one store; the only place that knows which implementation backs which port. */
@@ -343,6 +346,7 @@ export function composeServices(deps: {
         blobs,
         toolchains,
         runner,
+        logger,
       }),
       environments: buildInputs,
       deployments,
@@ -540,5 +544,6 @@ export function composeServices(deps: {
     reportScheduler,
     healthProber,
     mailer,
+    roles: new RoleWatch(logger),
   };
 }

@@ -131,6 +131,7 @@ export class TestApi {
       readiness: {
         isShuttingDown: () => state.api?.shuttingDown ?? false,
         checkStore: () => testStore.store.ping(),
+        stoppedRoles: () => services.roles.stopped(),
       },
       options: {
         bodyLimitBytes: options.bodyLimitBytes ?? 1_048_576,
