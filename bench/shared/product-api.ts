@@ -61,7 +61,11 @@ export async function startProductApi(env: Record<string, string | undefined>): 
     const api = await buildApiServer({
       services,
       logger,
-      readiness: { isShuttingDown: () => false, checkStore: () => store.ping() },
+      readiness: {
+        isShuttingDown: () => false,
+        checkStore: () => store.ping(),
+        stoppedRoles: () => services.roles.stopped(),
+      },
       options: { ...config, docsDir: DOCS_DIR },
     });
     await api.listen({ host: '127.0.0.1', port: 0 });

@@ -1,6 +1,6 @@
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { zipEntryInfo } from './zip-entry-info.js';
-import { refuseEntry, type ArchiveLimits } from '../domain/archive-rules.js';
+import { refuseEntry, refuseUnpackedTotal, type ArchiveLimits } from '../domain/archive-rules.js';
 import type { ArchiveInspector, ArchiveSummary } from '../services/uploads-service.js';
 
 /** yauzl's own refusals, said in the words of our rules. */
@@ -42,7 +42,8 @@ function open(path: string): Promise<ZipFile> {
 
 /**
  * Reads the central directory of an uploaded .zip and refuses it before anything is
- * unpacked: counts, declared sizes, ratios, names and entry types (design.md convention 8).
+ * unpacked: counts, declared sizes, ratios (of each entry and of the whole archive), names,
+ * path lengths and depths, and entry types (design.md convention 8).
  */
 export const yauzlArchiveInspector: ArchiveInspector = {
   async inspect(path: string, limits: ArchiveLimits): Promise<ArchiveSummary> {
@@ -75,17 +76,14 @@ export const yauzlArchiveInspector: ArchiveInspector = {
           return;
         }
         unpackedBytes += entry.uncompressedSize;
-        if (unpackedBytes > limits.maxUnpackedBytes) {
-          finish({
-            refusal: `unpacks to more than ${limits.maxUnpackedBytes} bytes (ATOLL_UPLOAD_MAX_UNPACKED_BYTES)`,
-          });
-          return;
-        }
         names.push(entry.fileName);
         zip.readEntry();
       });
       zip.on('end', () => {
-        if (names.filter((n) => !n.endsWith('/')).length === 0) finish({ refusal: 'holds no files' });
+        // Totals once every entry is read (at most maxEntries of them), so the refusal says them whole.
+        const tooMuch = refuseUnpackedTotal(unpackedBytes, zip.fileSize, limits);
+        if (tooMuch !== undefined) finish({ refusal: tooMuch });
+        else if (names.filter((n) => !n.endsWith('/')).length === 0) finish({ refusal: 'holds no files' });
         else finish({ entries: names.length, unpackedBytes, names });
       });
       zip.on('error', (error: Error) => {

@@ -3,6 +3,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { isUuid } from '../domain/identifier-rules.js';
+import { removeTree } from './remove-tree.js';
 
 const runFile = promisify(execFile);
 
@@ -11,14 +13,14 @@ const FRAMEWORK_CACHES = ['.cache', '.next/cache', '.nuxt', '.wordpress-cache'];
 
 /** Moves a folder; across file systems (a cache on another disk) it copies and removes instead. */
 async function moveTree(from: string, to: string): Promise<void> {
-  await rm(to, { recursive: true, force: true });
+  await removeTree(to);
   await mkdir(dirname(to), { recursive: true, mode: 0o755 });
   try {
     await rename(from, to);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
     await runFile('cp', ['-a', '--reflink=auto', from, to]);
-    await rm(from, { recursive: true, force: true });
+    await removeTree(from);
   }
 }
 
@@ -39,7 +41,7 @@ export class EnvironmentBuildCache {
 
   /** A clean rebuild starts from nothing. */
   async clear(): Promise<void> {
-    await rm(this.root, { recursive: true, force: true });
+    await removeTree(this.root);
   }
 
   /** Puts the framework cache folders back into the source; returns the ones restored. */
@@ -93,12 +95,24 @@ export async function sweepEnvironmentCaches(
 ): Promise<string[]> {
   const ids = await readdir(environmentsRoot).catch(() => []);
   const removed: string[] = [];
+  const failures: unknown[] = [];
+  // Each cache on its own: one that cannot go (named in the error at the end) does not keep the others.
   for (const id of ids) {
-    const stale = unusedSince !== undefined && (await lastUseOf(join(environmentsRoot, id))) < unusedSince;
-    if (!stale && (await exists(id))) continue;
-    await rm(join(environmentsRoot, id), { recursive: true, force: true });
-    removed.push(id);
+    try {
+      const stale = unusedSince !== undefined && (await lastUseOf(join(environmentsRoot, id))) < unusedSince;
+      // Only ids name environments: anything else (a piece of a deep cache being removed) goes.
+      if (!stale && isUuid(id) && (await exists(id))) continue;
+      await removeTree(join(environmentsRoot, id));
+      removed.push(id);
+    } catch (error) {
+      failures.push(error);
+    }
   }
+  if (failures.length > 0)
+    throw new AggregateError(
+      failures,
+      `could not remove ${String(failures.length)} build caches (removed ${removed.join(', ') || 'none'})`,
+    );
   return removed;
 }
 

@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createWriteStream, existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -20,9 +20,11 @@ import {
 } from '../domain/project-detection.js';
 import { wordpressUrlOf } from '../domain/wordpress-url.js';
 import type { BuildExecutor, BuildInputs, BuildOutcome, BuildReporter } from '../services/build-runner.js';
-import type { BlobStore } from '../services/platform-ports.js';
+import { isUuid } from '../domain/identifier-rules.js';
+import type { BlobStore, Logger } from '../services/platform-ports.js';
 import { EnvironmentBuildCache } from './build-cache.js';
 import type { CommandRunner, SandboxLimits } from './command-runner.js';
+import { removeTree } from './remove-tree.js';
 import { packageManagerEntry, type ToolchainProvisioner } from './toolchain-provisioner.js';
 import { unpackArchive, UnpackError } from './unpack-archive.js';
 
@@ -43,6 +45,7 @@ export interface BuildExecutorSettings {
   readonly toolchains: ToolchainProvisioner;
   /** The bubblewrap sandbox; the unsafe runner only where ATOLL_UNSAFE_BUILDS=1 allows it. */
   readonly runner: CommandRunner;
+  readonly logger: Logger;
 }
 
 /** Lines of a command's output searched for the signs of a limit when it fails. */
@@ -189,8 +192,37 @@ export class SandboxedBuildExecutor implements BuildExecutor {
         return { ok: false, message: error.message, exitCode: null };
       throw error;
     } finally {
-      await rm(work, { recursive: true, force: true });
+      // The outcome stands whatever happens to the folder: one left here goes at the next worker start.
+      await removeTree(work).catch((error: unknown) => {
+        this.settings.logger.error(
+          { err: error, buildId: inputs.buildId, folder: work },
+          'could not remove the work folder of a build; the next worker start tries again',
+        );
+      });
     }
+  }
+
+  async removeWorkFolders(
+    active: (buildIds: readonly string[]) => Promise<ReadonlySet<string>>,
+  ): Promise<string[]> {
+    const names = await readdir(this.settings.buildsDir).catch(() => []);
+    // `<build>` and the pieces of a deep one being removed (`<build>.deep-…`) are named by the build.
+    const idOf = (name: string) => name.slice(0, 36);
+    const running = await active([...new Set(names.map(idOf).filter(isUuid))]);
+    const removed: string[] = [];
+    for (const name of names) {
+      if (running.has(idOf(name))) continue;
+      try {
+        await removeTree(join(this.settings.buildsDir, name));
+        removed.push(name);
+      } catch (error) {
+        this.settings.logger.error(
+          { err: error, folder: join(this.settings.buildsDir, name) },
+          'could not remove the work folder of a build that no longer runs',
+        );
+      }
+    }
+    return removed;
   }
 
   async #steps(

@@ -1,13 +1,20 @@
 import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, rename } from 'node:fs/promises';
 import { dirname, resolve, sep } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { crc32 } from 'node:zlib';
 import type { Entry, ZipFile } from 'yauzl';
 import { zipEntryInfo } from './zip-entry-info.js';
+import { removeTree } from './remove-tree.js';
 import { openZipFile } from './zip-file-reader.js';
-import { refuseEntry, sourceRoot, type ArchiveLimits } from '../domain/archive-rules.js';
+import {
+  refuseEntry,
+  refuseUnpackedTotal,
+  sourceRoot,
+  unpackedByteBudget,
+  type ArchiveLimits,
+} from '../domain/archive-rules.js';
 
 /** Entries written at once: file creation, not bandwidth, is what an upload of many small files waits on. */
 const PARALLEL_WRITES = 8;
@@ -77,12 +84,13 @@ export async function unpackArchive(
   rootDirectory: string,
 ): Promise<UnpackResult> {
   const partial = `${destination}.partial`;
-  await rm(partial, { recursive: true, force: true });
+  await removeTree(partial);
   await mkdir(partial, { recursive: true, mode: 0o755 });
   let zip: ZipFile | undefined;
   try {
     zip = await openZip(zipPath);
     const entries = await readEntries(zip);
+    const archiveBytes = zip.fileSize;
     if (entries.length > limits.maxEntries)
       throw new UnpackError(
         `the archive has ${entries.length} entries, more than the limit of ${limits.maxEntries}`,
@@ -93,11 +101,18 @@ export async function unpackArchive(
     );
     const prefix = root === '' ? '' : `${root}/`;
     const base = resolve(partial);
-    // Every entry is checked before anything is written; files are then written a few at a time.
-    const toWrite: { entry: Entry; target: string }[] = [];
+    // Every entry, and what they declare together, is checked before anything is written;
+    // files are then written a few at a time.
+    let declared = 0;
     for (const entry of entries) {
       const refusal = refuseEntry(zipEntryInfo(entry), limits);
       if (refusal !== undefined) throw new UnpackError(`the archive ${refusal}`);
+      declared += entry.uncompressedSize;
+    }
+    const tooMuch = refuseUnpackedTotal(declared, archiveBytes, limits);
+    if (tooMuch !== undefined) throw new UnpackError(`the archive ${tooMuch}`);
+    const toWrite: { entry: Entry; target: string }[] = [];
+    for (const entry of entries) {
       if (!entry.fileName.startsWith(prefix) || entry.fileName === prefix) continue;
       const relative = entry.fileName.slice(prefix.length);
       const target = resolve(base, relative);
@@ -107,14 +122,21 @@ export async function unpackArchive(
       else toWrite.push({ entry, target });
     }
     let bytes = 0;
+    // What really arrives is counted too, whatever the headers declared: the total limit and
+    // the whole archive's ratio, so that many small entries cannot fill the disk either.
+    const budget = unpackedByteBudget(archiveBytes, limits);
     const writeEntry = async (entry: Entry, target: string, from: ZipFile) => {
       await mkdir(dirname(target), { recursive: true, mode: 0o755 });
       let crc = 0;
       const count = new Transform({
         transform(chunk: Buffer, _encoding, callback) {
           bytes += chunk.length;
-          if (bytes > limits.maxUnpackedBytes) {
-            callback(new UnpackError(`the archive unpacks to more than ${limits.maxUnpackedBytes} bytes`));
+          if (bytes > budget) {
+            callback(
+              new UnpackError(
+                `the archive ${refuseUnpackedTotal(bytes, archiveBytes, limits) ?? `unpacks to more than ${budget} bytes`}`,
+              ),
+            );
             return;
           }
           crc = crc32(chunk, crc);
@@ -156,11 +178,11 @@ export async function unpackArchive(
     const files = toWrite.length;
     if (root !== '' && files === 0)
       throw new UnpackError(`the archive has no files under "${root}" (check rootDirectory)`);
-    await rm(destination, { recursive: true, force: true });
+    await removeTree(destination);
     await rename(partial, destination);
     return { root, files, bytes };
   } catch (error) {
-    await rm(partial, { recursive: true, force: true });
+    await removeTree(partial);
     throw error;
   } finally {
     zip?.close();

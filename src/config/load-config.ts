@@ -496,6 +496,7 @@ export function loadConfig(env: Env, cwd: string): Config {
         problems,
       ),
       maxCompressionRatio: readInteger(env, 'ATOLL_UPLOAD_MAX_RATIO', 200, 2, 100_000, problems),
+      maxArchiveRatio: readInteger(env, 'ATOLL_UPLOAD_MAX_ARCHIVE_RATIO', 100, 2, 100_000, problems),
     }),
     builds: Object.freeze({
       concurrency: readInteger(env, 'ATOLL_BUILD_CONCURRENCY', 1, 1, 64, problems),

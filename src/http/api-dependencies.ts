@@ -43,6 +43,8 @@ export interface ApiServices {
 export interface Readiness {
   isShuttingDown(): boolean;
   checkStore(): Promise<void>;
+  /** Roles of this process whose work stopped while it runs (the build worker's loop ended): not ready. */
+  stoppedRoles(): readonly string[];
 }
 
 export interface ApiOptions {

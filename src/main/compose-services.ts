@@ -61,6 +61,7 @@ import { HealthProber } from '../runtime/health-prober.js';
 import { randomUUID } from 'node:crypto';
 import { SessionsService } from '../services/sessions-service.js';
 import { ignoreDeletedEnvironment } from '../services/deleted-environment.js';
+import { RoleWatch } from '../services/role-watch.js';
 
 export type ServiceSettings = Pick<
   Config,
@@ -112,6 +113,8 @@ export interface Services extends ApiServices {
   readonly reportScheduler: ReportScheduler;
   /** The SMTP relay's connection pool (closed last); undefined without ATOLL_SMTP_URL. */
   readonly mailer: Mailer | undefined;
+  /** Follows the roles' loops (the build worker): one that ends early makes /readyz answer 503. */
+  readonly roles: RoleWatch;
 }
 
 /** Wires every service over one store; the only place that knows which implementation backs which port. */
@@ -351,6 +354,7 @@ export function composeServices(deps: {
         blobs,
         toolchains,
         runner,
+        logger,
       }),
       environments: buildInputs,
       deployments,
@@ -548,6 +552,7 @@ export function composeServices(deps: {
     reportScheduler,
     healthProber,
     mailer,
+    roles: new RoleWatch(logger),
   };
 }
 

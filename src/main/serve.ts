@@ -82,7 +82,11 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
   const api = await buildApiServer({
     services,
     logger,
-    readiness: { isShuttingDown: () => shuttingDown, checkStore: () => store.ping() },
+    readiness: {
+      isShuttingDown: () => shuttingDown,
+      checkStore: () => store.ping(),
+      stoppedRoles: () => services.roles.stopped(),
+    },
     // The config carries the API options under the same names.
     options: { ...config, docsDir: DOCS_DIR, portalDir: PORTAL_DIR },
   });
@@ -200,21 +204,31 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
   let building: Promise<void> | undefined;
   let restoring: Promise<void> | undefined;
   if (commandRunner !== undefined) {
-    // Live deployments come back from their artifacts (no rebuild), then what serves nothing goes.
-    restoring = services.deployments
-      .restoreLive()
-      .then(() => services.runtime.sweepFolders())
-      .catch((error: unknown) => {
-        logger.error({ err: error }, 'could not restore the live deployments');
-      });
-    building = services.buildRunner.run().catch((error: unknown) => {
-      logger.error({ err: error }, 'the build worker stopped');
-    });
+    // Live deployments come back from their artifacts (no rebuild); each environment on its own.
+    restoring = services.deployments.restoreLive().then(
+      ({ restored, skipped }) => {
+        logger.info({ restored: restored.length, skipped }, 'live deployments restored');
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, 'could not list the live deployments to restore');
+      },
+    );
+    // The worker's slots run until stop(); should they end before, /readyz says so.
+    building = services.roles.watch('worker', services.buildRunner.run());
   }
   const retain = () => {
     services.runRetention().catch((error: unknown) => {
       logger.warn({ err: error }, 'retention failed');
     });
+    if (commandRunner === undefined) return;
+    // Where deployments run: folders of deleted environments and of deployments that serve
+    // nothing go, including those a failed removal left (tried again every hour).
+    services.deployments
+      .removeDeleted()
+      .then(() => services.runtime.sweepFolders())
+      .catch((error: unknown) => {
+        logger.warn({ err: error }, 'could not remove the deployment folders that serve nothing');
+      });
   };
   const retentionTimer = setInterval(retain, 3_600_000);
   retentionTimer.unref();
@@ -242,6 +256,7 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
   const stop = () => {
     stopping ??= (async () => {
       shuttingDown = true;
+      services.roles.stopping();
       clearInterval(retentionTimer);
       clearInterval(recheckTimer);
       logger.info('shutting down: no new connections, finishing requests in flight');

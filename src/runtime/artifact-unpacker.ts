@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import type { CommandRunner, SandboxLimits } from '../builder/command-runner.js';
+import { removeTree } from '../builder/remove-tree.js';
 
 /**
  * Unpacks a build's artifact into a deployment folder. tar runs in the sandbox as the
@@ -14,7 +15,7 @@ export async function unpackArtifact(
   target: string,
   settings: { readonly uid: number; readonly dataDir: string; readonly limits: SandboxLimits },
 ): Promise<void> {
-  await rm(target, { recursive: true, force: true });
+  await removeTree(target);
   await mkdir(target, { recursive: true, mode: 0o755 });
   await runner.handOver(target, settings.uid);
   const lines: string[] = [];

@@ -1,9 +1,11 @@
 import { existsSync } from 'node:fs';
-import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { readdir, readFile, rmdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CommandRunner, SandboxLimits } from '../builder/command-runner.js';
+import { removeTree } from '../builder/remove-tree.js';
 import { packageManagerEntry, type ToolchainProvisioner } from '../builder/toolchain-provisioner.js';
+import { isUuid } from '../domain/identifier-rules.js';
 import { ProjectError, type PackageJson } from '../domain/project-detection.js';
 import { chooseServePlan, PLAN_CANDIDATE_PATHS, type ServePlan } from '../domain/serve-plan.js';
 import { wordpressUrlOf } from '../domain/wordpress-url.js';
@@ -70,6 +72,9 @@ interface Deployment {
  */
 export class HostingRuntime implements Deployer {
   readonly #live = new Map<string, Deployment>();
+  /** Folders of deployments being prepared (not live yet) or drained (replaced): sweeps leave them alone. */
+  readonly #preparing = new Set<string>();
+  readonly #retiring = new Set<string>();
   /** Activations of one environment run one after the other. */
   readonly #switching = new Map<string, Promise<void>>();
 
@@ -85,6 +90,24 @@ export class HostingRuntime implements Deployer {
     if (spec.artifactKey === '' || !existsSync(artifact))
       throw new DeploymentFailure(`the artifact of build ${spec.buildId} is gone (removed by retention)`);
     const folder = join(settings.deploymentsDir, spec.environmentId, spec.buildId);
+    this.#preparing.add(folder);
+    try {
+      return await this.#prepareIn(folder, spec, progress, signal);
+    } catch (error) {
+      this.#preparing.delete(folder);
+      await this.#removeFolder(folder, spec.environmentId);
+      throw error;
+    }
+  }
+
+  async #prepareIn(
+    folder: string,
+    spec: DeploymentSpec,
+    progress: DeploymentProgress,
+    signal: AbortSignal,
+  ): Promise<PreparedDeployment> {
+    const { settings } = this;
+    const artifact = settings.blobs.localPath(spec.artifactKey);
     const started = performance.now();
     await unpackArtifact(settings.runner, artifact, folder, {
       uid: spec.uid,
@@ -127,12 +150,7 @@ export class HostingRuntime implements Deployer {
       process: app,
     };
     const healthStarted = performance.now();
-    try {
-      deployment.target = { kind: 'server', port: await app.start(signal) };
-    } catch (error) {
-      await rm(folder, { recursive: true, force: true });
-      throw error;
-    }
+    deployment.target = { kind: 'server', port: await app.start(signal) };
     progress.log(
       `the app answered on port 8080 after ${((performance.now() - healthStarted) / 1000).toFixed(2)} s`,
     );
@@ -144,11 +162,14 @@ export class HostingRuntime implements Deployer {
     return [...this.#live.values()].map((d) => ({ environmentId: d.environmentId, target: d.target }));
   }
 
-  environmentIds(): readonly string[] {
-    return [...this.#live.keys()];
+  async environmentIds(): Promise<readonly string[]> {
+    // Folders count too: an environment whose folder could not be removed is asked about again.
+    // Only ids name environments (pieces of a deep tree being removed do not).
+    const folders = await readdir(this.settings.deploymentsDir).catch(() => []);
+    return [...new Set([...this.#live.keys(), ...folders.filter(isUuid)])];
   }
 
-  async remove(environmentIds: readonly string[]): Promise<void> {
+  async remove(environmentIds: readonly string[]): Promise<readonly string[]> {
     const stopping: Promise<void>[] = [];
     for (const id of environmentIds) {
       const deployment = this.#live.get(id);
@@ -157,12 +178,12 @@ export class HostingRuntime implements Deployer {
       if (deployment?.process) stopping.push(deployment.process.stop());
     }
     this.#publish();
-    await Promise.all(stopping);
-    await Promise.all(
-      environmentIds.map((id) =>
-        rm(join(this.settings.deploymentsDir, id), { recursive: true, force: true }),
-      ),
-    );
+    await Promise.allSettled(stopping);
+    const failed: string[] = [];
+    // One environment's folder that cannot go does not keep the others'.
+    for (const id of environmentIds)
+      if (!(await this.#removeFolder(join(this.settings.deploymentsDir, id), id))) failed.push(id);
+    return failed;
   }
 
   async stop(): Promise<void> {
@@ -172,16 +193,43 @@ export class HostingRuntime implements Deployer {
     await Promise.all(deployments.map((d) => d.process?.stop() ?? Promise.resolve()));
   }
 
-  /** Deletes deployment folders that serve nothing (left by a platform that stopped mid-way). */
+  /**
+   * Deletes deployment folders that serve nothing: left by a platform that stopped mid-way,
+   * replaced ones whose removal failed, and the folders of environments with nothing left.
+   * Each folder on its own: one that cannot go is logged and tried again at the next sweep.
+   */
   async sweepFolders(): Promise<void> {
-    const live = new Set([...this.#live.values()].map((d) => d.folder));
     const environments = await readdir(this.settings.deploymentsDir).catch(() => []);
     for (const environment of environments) {
       const dir = join(this.settings.deploymentsDir, environment);
       for (const build of await readdir(dir).catch(() => [])) {
         const folder = join(dir, build);
-        if (!live.has(folder)) await rm(folder, { recursive: true, force: true });
+        if (!this.#inUse(folder)) await this.#removeFolder(folder, environment);
       }
+      // Only if empty: a deployment that started meanwhile keeps it.
+      await rmdir(dir).catch(() => undefined);
+    }
+  }
+
+  #inUse(folder: string): boolean {
+    return (
+      this.#preparing.has(folder) ||
+      this.#retiring.has(folder) ||
+      [...this.#live.values()].some((d) => d.folder === folder)
+    );
+  }
+
+  /** Removes a folder however deep; a failure is logged (the next sweep tries again), never thrown. */
+  async #removeFolder(folder: string, environmentId: string): Promise<boolean> {
+    try {
+      await removeTree(folder);
+      return true;
+    } catch (error) {
+      this.settings.logger.error(
+        { err: error, environmentId, folder },
+        'could not remove a deployment folder; the next cleanup tries again',
+      );
+      return false;
     }
   }
 
@@ -190,8 +238,9 @@ export class HostingRuntime implements Deployer {
       kind: deployment.target.kind,
       activate: () => this.#serialized(deployment.environmentId, () => this.#activate(deployment)),
       discard: async () => {
+        this.#preparing.delete(deployment.folder);
         await deployment.process?.stop();
-        await rm(deployment.folder, { recursive: true, force: true });
+        await this.#removeFolder(deployment.folder, deployment.environmentId);
       },
     };
   }
@@ -211,13 +260,20 @@ export class HostingRuntime implements Deployer {
     const { router, drainTimeoutMs } = this.settings;
     const previous = this.#live.get(deployment.environmentId);
     this.#live.set(deployment.environmentId, deployment);
+    this.#preparing.delete(deployment.folder);
     // A new deployment starts with an empty cache: nothing of the old one is served after the switch.
     router.clearCache(deployment.environmentId);
     this.#publish();
     if (!previous || previous === deployment) return;
-    await router.drain(previous.environmentId, previous.buildId, drainTimeoutMs);
-    await previous.process?.stop();
-    await rm(previous.folder, { recursive: true, force: true });
+    this.#retiring.add(previous.folder);
+    try {
+      await router.drain(previous.environmentId, previous.buildId, drainTimeoutMs);
+      await previous.process?.stop();
+    } finally {
+      this.#retiring.delete(previous.folder);
+    }
+    // The new deployment serves already: a folder of the old one that cannot go is the sweep's.
+    await this.#removeFolder(previous.folder, previous.environmentId);
   }
 
   #publish(): void {

@@ -44,6 +44,12 @@ export interface BuildReporter {
 /** Runs the steps of one build (unpack, detect, install, build, package) in sandboxes. */
 export interface BuildExecutor {
   execute(inputs: BuildInputs, reporter: BuildReporter, signal: AbortSignal): Promise<BuildOutcome>;
+  /**
+   * Removes the work folders of builds that no longer run (a crash leaves them); `active`
+   * says which of the builds named by folders are still QUEUED or RUNNING. Returns the
+   * folders removed; one that cannot go is logged, never thrown.
+   */
+  removeWorkFolders(active: (buildIds: readonly string[]) => Promise<ReadonlySet<string>>): Promise<string[]>;
 }
 
 /** What the runner asks of the environments: decrypted variables and the sandbox uid. */
@@ -84,11 +90,30 @@ export class BuildRunner {
     },
   ) {}
 
-  /** Starts the slots; resolves when stop() was called and the builds in flight ended. */
+  /**
+   * Starts the slots; resolves when stop() was called and the builds in flight ended. A
+   * failure of one build never ends it: the slot fails that build and takes the next.
+   */
   async run(): Promise<void> {
-    await this.deps.queue.failInterrupted(this.options.soleWorker);
+    const { queue, logger } = this.deps;
+    // Neither step is needed to build: failing them is logged, and the periodic check catches up.
+    await queue.failInterrupted(this.options.soleWorker).catch((error: unknown) => {
+      logger.error({ err: error }, 'could not fail the builds interrupted before this start');
+    });
+    await this.#removeLeftovers().catch((error: unknown) => {
+      logger.error({ err: error }, 'could not remove the work folders of builds that no longer run');
+    });
     const slots = Array.from({ length: this.options.concurrency }, () => this.#slot());
     await Promise.all(slots);
+  }
+
+  /** Work folders of builds that ended without their worker (a crash, a kill) go at start. */
+  async #removeLeftovers(): Promise<void> {
+    const removed = await this.deps.executor.removeWorkFolders(
+      async (ids) => new Set(await this.deps.store.builds.listActive(ids)),
+    );
+    if (removed.length > 0)
+      this.deps.logger.info({ removed }, 'removed the work folders of builds that no longer run');
   }
 
   /** Calls `listener` with the id of each build this worker ends, once its outcome is recorded; returns the unsubscribe. */
@@ -127,11 +152,38 @@ export class BuildRunner {
         await this.deps.queue.failInterrupted().catch(() => 0);
         continue;
       }
-      const running = this.#runBuild(build);
+      const running = this.#runBuild(build).catch((error: unknown) => this.#failAfterFault(build, error));
       this.#running.add(running);
       await running;
       this.#running.delete(running);
     }
+  }
+
+  /**
+   * A fault outside the build's own steps (recording its outcome, switching traffic, removing
+   * a folder): the build ends FAILED with a reference to the logged fault, if it still runs,
+   * and the slot goes on with the next build, whoever's it is.
+   */
+  async #failAfterFault(build: BuildRecord, fault: unknown): Promise<void> {
+    const reference = randomUUID();
+    this.deps.logger.error(
+      { err: fault, buildId: build.id, environmentId: build.environmentId, reference },
+      'a build failed on the platform side after its steps; the worker goes on',
+    );
+    try {
+      await this.#record(build, {
+        ok: false,
+        message: `the platform failed while finishing this build (reference ${reference}); retry, or report it`,
+        exitCode: null,
+      });
+    } catch (error) {
+      // The store itself failed: the build is failed as interrupted once its heartbeat is stale.
+      this.deps.logger.error(
+        { err: error, buildId: build.id, reference },
+        'could not record the build as failed',
+      );
+    }
+    for (const listener of this.#endListeners) listener(build.id, build.environmentId);
   }
 
   async #runBuild(build: BuildRecord): Promise<void> {
@@ -172,9 +224,17 @@ export class BuildRunner {
         });
         if (current?.state !== 'RUNNING') controller.abort();
       } catch (error) {
-        // The lines go out with the next beat or the final flush.
+        // The lines go out with the next beat or the final flush; the beat itself goes alone, so
+        // that lines the store refuses cannot make a running build look abandoned.
         pending = [...lines, ...pending];
         logger.warn({ err: error, buildId: build.id }, 'build heartbeat failed');
+        if (lines.length > 0)
+          await store.builds.heartbeat(build.id, clock.now()).catch((beatError: unknown) => {
+            logger.warn(
+              { err: beatError, buildId: build.id },
+              'build heartbeat failed without its log lines',
+            );
+          });
       }
     };
     const beat = setInterval(() => {

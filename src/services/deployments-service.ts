@@ -17,6 +17,12 @@ import type { BuildRecord, Repositories, Store } from './store-port.js';
  */
 const RESTORE_CONCURRENCY = 4;
 
+/** What restoreLive brought back, and what it skipped with why. */
+export interface RestoreSummary {
+  readonly restored: readonly string[];
+  readonly skipped: readonly { readonly environmentId: string; readonly reason: string }[];
+}
+
 /** What the switch to a prepared deployment did. */
 export type SwitchOutcome = 'live' | 'superseded' | 'gone';
 
@@ -92,36 +98,54 @@ export class DeploymentsService {
     });
   }
 
-  /** At start: every live deployment comes back up from its artifact, without a rebuild. */
-  async restoreLive(): Promise<void> {
+  /**
+   * At start: every live deployment comes back up from its artifact, without a rebuild. Each
+   * environment on its own: one that cannot be restored is logged and skipped, the others
+   * come back. Returns what was restored and what was skipped, with why.
+   */
+  async restoreLive(): Promise<RestoreSummary> {
     const { store, logger } = this.deps;
+    const restored: string[] = [];
+    const skipped: { environmentId: string; reason: string }[] = [];
     await runConcurrently(await store.environments.listLive(), RESTORE_CONCURRENCY, async (environment) => {
-      const build = environment.liveBuildId
-        ? await store.builds.find(environment.id, environment.liveBuildId)
-        : undefined;
-      if (!build) return;
+      let buildId = environment.liveBuildId;
       try {
+        const build = buildId ? await store.builds.find(environment.id, buildId) : undefined;
+        if (!build) return;
+        buildId = build.id;
         const prepared = await this.prepare(build, { log: () => undefined }, new AbortController().signal);
         await prepared.activate();
+        restored.push(environment.id);
         logger.info(
           { environmentId: environment.id, buildId: build.id, kind: prepared.kind },
           'deployment restored',
         );
       } catch (error) {
         const reason = error instanceof DeploymentFailure ? error.message : String(error);
+        skipped.push({ environmentId: environment.id, reason });
         logger.error(
-          { err: error, environmentId: environment.id, buildId: build.id },
-          `could not restore the live deployment: ${reason}`,
+          { err: error, environmentId: environment.id, buildId },
+          `could not restore the live deployment of this environment (the others are restored): ${reason}`,
         );
       }
     });
+    return { restored, skipped };
   }
 
-  /** Stops and deletes what runs for environments that no longer exist. */
+  /**
+   * Stops and deletes what runs for environments that no longer exist. A folder that cannot be
+   * deleted is logged; the hourly cleanup (retention) calls this again, so it is tried until it goes.
+   */
   async removeDeleted(): Promise<void> {
     const gone: string[] = [];
-    for (const id of this.deps.deployer.environmentIds())
+    for (const id of await this.deps.deployer.environmentIds())
       if ((await this.deps.store.environments.findById(id)) === undefined) gone.push(id);
-    if (gone.length > 0) await this.deps.deployer.remove(gone);
+    if (gone.length === 0) return;
+    const failed = await this.deps.deployer.remove(gone);
+    if (failed.length > 0)
+      this.deps.logger.error(
+        { environmentIds: failed },
+        'could not delete the deployment folders of deleted environments; the next cleanup tries again',
+      );
   }
 }

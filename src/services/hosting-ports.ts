@@ -46,10 +46,13 @@ export interface Deployer {
     progress: DeploymentProgress,
     signal: AbortSignal,
   ): Promise<PreparedDeployment>;
-  /** Stops the environments' deployments, drops their routes and cache, and deletes their folders. */
-  remove(environmentIds: readonly string[]): Promise<void>;
-  /** The environments it runs a deployment of. */
-  environmentIds(): readonly string[];
+  /**
+   * Stops the environments' deployments, drops their routes and cache, and deletes their
+   * folders; returns the environments whose folders could not be deleted (never throws for them).
+   */
+  remove(environmentIds: readonly string[]): Promise<readonly string[]>;
+  /** The environments it runs a deployment of or still holds a folder of. */
+  environmentIds(): Promise<readonly string[]>;
   /** Stops every deployment (the platform stops); nothing is deleted. */
   stop(): Promise<void>;
 }

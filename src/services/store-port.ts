@@ -311,6 +311,8 @@ export interface BuildsRepository {
   heartbeat(id: string, now: Date): Promise<void>;
   /** RUNNING builds whose worker has not been heard of since `before`, locked until the transaction ends. */
   listStaleRunningForUpdate(before: Date): Promise<BuildRecord[]>;
+  /** Of these build ids (UUIDs), the ones still QUEUED or RUNNING. */
+  listActive(ids: readonly string[]): Promise<string[]>;
   /** Queued builds of the environment, locked until the transaction ends. */
   listQueuedForUpdate(environmentId: string): Promise<BuildRecord[]>;
   update(record: BuildRecord): Promise<void>;

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { sanitiseLogLine } from '../domain/log-lines.js';
 import type { BuildLogLine, BuildLogsRepository } from '../services/store-port.js';
 import type { Database } from './database-schema.js';
 
@@ -9,7 +10,14 @@ export function createBuildLogsRepository(db: Kysely<Database>): BuildLogsReposi
       await db
         .insertInto('build_log_lines')
         .values(
-          lines.map((l) => ({ build_id: buildId, seq: l.seq, time: l.time, stream: l.stream, line: l.line })),
+          lines.map((l) => ({
+            build_id: buildId,
+            seq: l.seq,
+            time: l.time,
+            stream: l.stream,
+            // A NUL in a build's output would fail the whole batch, and the build's heartbeat with it.
+            line: sanitiseLogLine(l.line),
+          })),
         )
         .execute();
     },

@@ -137,6 +137,16 @@ export function createBuildsRepository(db: Kysely<Database>): BuildsRepository {
         .execute();
       return rows.map(toBuild);
     },
+    async listActive(ids) {
+      if (ids.length === 0) return [];
+      const rows = await db
+        .selectFrom('builds')
+        .select('id')
+        .where('id', 'in', ids)
+        .where('state', 'in', ['QUEUED', 'RUNNING'])
+        .execute();
+      return rows.map((r) => r.id);
+    },
     async listQueuedForUpdate(environmentId) {
       const rows = await db
         .selectFrom('builds')

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { sanitiseLogLine } from '../domain/log-lines.js';
 import type { RuntimeLogLine, RuntimeLogsRepository } from '../services/store-port.js';
 import type { Database } from './database-schema.js';
 
@@ -14,7 +15,8 @@ export function createRuntimeLogsRepository(db: Kysely<Database>): RuntimeLogsRe
             build_id: l.buildId,
             time: l.time,
             stream: l.stream,
-            line: l.line,
+            // A NUL in an app's output would fail the whole batch of its environment.
+            line: sanitiseLogLine(l.line),
           })),
         )
         .execute();

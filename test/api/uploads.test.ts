@@ -2,7 +2,10 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tmpdir } from 'node:os';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import yazl from 'yazl';
+import { loadConfig } from '../../src/config/load-config.js';
 import { TestApi, type Credentials } from '../helpers/test-api.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/zips/${name}`, import.meta.url));
@@ -307,6 +310,110 @@ describe('direct upload and builds', () => {
     assert.equal(
       (await api.request('POST', `${envPath}/builds/${buildId}:cancel`, { auth: viewer })).status,
       403,
+    );
+  });
+});
+
+/** A real .zip of the given entries, made with yazl (deflated). */
+function zipOf(entries: readonly (readonly [string, Buffer])[]): Promise<Buffer> {
+  const zip = new yazl.ZipFile();
+  for (const [name, bytes] of entries) zip.addBuffer(bytes, name);
+  zip.end();
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    zip.outputStream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    zip.outputStream.on('end', () => {
+      resolve(Buffer.concat(chunks));
+    });
+    zip.outputStream.on('error', reject);
+  });
+}
+
+/** Crafted archives against the limits `atoll serve` has by default. */
+describe('uploads refused for what they would do to the disk, with the default limits', () => {
+  let api: TestApi;
+  let owner: Credentials;
+  let envId: string;
+
+  before(async () => {
+    api = await TestApi.start({ uploadLimits: loadConfig({}, tmpdir()).uploadLimits });
+    owner = await api.createTenant('acme');
+    await api.request('POST', '/v1/accounts/acme/apps?appId=web', {
+      auth: owner,
+      body: { region: 'UK', uploadable: {} },
+    });
+    const created = await api.request('POST', '/v1/accounts/acme/apps/web/environments', {
+      auth: owner,
+      body: { displayName: 'Production', branch: 'uploadable' },
+    });
+    envId = /environments\/([^/]+)\//.exec(created.body.name)?.[1] ?? '';
+  });
+  after(async () => {
+    await api.close();
+  });
+
+  async function upload(bytes: Buffer) {
+    const form = new FormData();
+    form.append('repository', new Blob([bytes], { type: 'application/zip' }), 'code.zip');
+    const response = await fetch(`${api.url}/fu/v1/accounts/acme/apps/web/environments/${envId}:upload`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${owner.userId}:${owner.password}`).toString('base64')}`,
+      },
+      body: form,
+    });
+    return { status: response.status, body: (await response.json()) as any };
+  }
+
+  async function assertRefused(bytes: Buffer, rule: RegExp) {
+    const answer = await upload(bytes);
+    assert.equal(answer.status, 400, JSON.stringify(answer.body));
+    assert.equal(answer.body.details[0].reason, 'INVALID_ARCHIVE');
+    const badRequest = answer.body.details.find(
+      (d: any) => d['@type'] === 'type.googleapis.com/google.rpc.BadRequest',
+    );
+    assert.equal(badRequest?.fieldViolations?.[0]?.field, 'repository', 'the field is named');
+    assert.match(badRequest.fieldViolations[0].description, rule);
+    assert.match(answer.body.message, /^repository: the archive /);
+    assert.match(answer.body.message, rule);
+    assert.ok(answer.body.message.length < 600, 'the entry name is cut in the message');
+    const builds = await api.testStore.db
+      .selectFrom('builds' as never)
+      .selectAll()
+      .execute();
+    assert.equal(builds.length, 0, 'no build record');
+  }
+
+  it("refuses an entry path longer than the file system takes (prevents one tenant stopping every tenant's builds)", async () => {
+    const bytes = await zipOf([
+      ['site/index.html', Buffer.from('<h1>hello</h1>')],
+      [`${'d/'.repeat(2000)}f.txt`, Buffer.from('deep')],
+    ]);
+    assert.ok(bytes.length < 16 * 1024, 'a small archive');
+    await assertRefused(
+      bytes,
+      /entry "d\/d\/.*f\.txt" has a path of 4005 bytes, more than the limit of 1024 bytes/,
+    );
+  });
+
+  it("refuses an entry name over 255 bytes and a path over 128 levels (prevents one tenant stopping every tenant's builds)", async () => {
+    await assertRefused(
+      await zipOf([[`site/${'n'.repeat(300)}.txt`, Buffer.from('x')]]),
+      /a name of 304 bytes in its path, more than the limit of 255 bytes per name/,
+    );
+    await assertRefused(
+      await zipOf([[`${'d/'.repeat(200)}f`, Buffer.from('x')]]),
+      /is 201 levels deep, more than the limit of 128 levels/,
+    );
+  });
+
+  it('refuses many small entries that expand too much together (prevents a zip bomb of many small entries)', async () => {
+    const zeros = Buffer.alloc(1024 * 1024 - 1);
+    const bytes = await zipOf(Array.from({ length: 600 }, (_, i) => [`bomb/${i}.bin`, zeros] as const));
+    assert.ok(bytes.length < 1024 * 1024, `the archive is small (${bytes.length} bytes)`);
+    await assertRefused(
+      bytes,
+      /expands \d+ times as a whole \(629145000 bytes from \d+\), more than the limit of 100 \(ATOLL_UPLOAD_MAX_ARCHIVE_RATIO/,
     );
   });
 });

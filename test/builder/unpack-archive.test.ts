@@ -13,6 +13,7 @@ const limits = {
   maxEntries: 1000,
   maxUnpackedBytes: 100 * 1024 * 1024,
   maxCompressionRatio: 200,
+  maxArchiveRatio: 100,
 };
 const fixture = (name: string) => new URL(`../fixtures/zips/${name}`, import.meta.url).pathname;
 
@@ -101,5 +102,36 @@ describe('unpackArchive', () => {
       /unpacks to more than 100 bytes/,
     );
     assert.ok(!existsSync(target));
+  });
+
+  it('refuses many small entries that expand too much together, before writing (prevents a zip bomb of many small entries)', async () => {
+    // An archive queued before the upload checked it (or a rebuild of an old source) meets the same rule here.
+    const zip = new yazl.ZipFile();
+    const zeros = Buffer.alloc(1024 * 1024 - 1);
+    for (let i = 0; i < 100; i++) zip.addBuffer(zeros, `bomb/${String(i)}.bin`);
+    zip.end();
+    const chunks: Buffer[] = [];
+    for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
+    const path = join(work, 'many-small.zip');
+    writeFileSync(path, Buffer.concat(chunks));
+    const target = join(work, 'many-small');
+    await assert.rejects(
+      unpackArchive(path, target, { ...limits, maxUnpackedBytes: 2 * 1024 ** 3 }, ''),
+      /the archive expands \d+ times as a whole \(104857500 bytes from \d+\), more than the limit of 100/,
+    );
+    assert.ok(!existsSync(target) && !existsSync(`${target}.partial`), 'nothing written');
+  });
+
+  it("refuses an entry path deeper than folders can be removed (prevents one tenant stopping every tenant's builds)", async () => {
+    const zip = new yazl.ZipFile();
+    zip.addBuffer(Buffer.from('deep'), `${'d/'.repeat(2000)}f.txt`);
+    zip.end();
+    const chunks: Buffer[] = [];
+    for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
+    const path = join(work, 'deep.zip');
+    writeFileSync(path, Buffer.concat(chunks));
+    const target = join(work, 'deep');
+    await assert.rejects(unpackArchive(path, target, limits, ''), /has a path of 4005 bytes/);
+    assert.ok(!existsSync(target) && !existsSync(`${target}.partial`), 'nothing written');
   });
 });

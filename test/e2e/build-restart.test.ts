@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -10,7 +10,7 @@ import { eventually, processesRunning } from '../helpers/build-harness.js';
 
 /** Crash safety through the real binary: `atoll serve` killed mid-build, then started again. */
 describe('a server killed during a build', { skip: sandboxProblem() }, () => {
-  it('leaves no build process behind, and on restart the build is FAILED as interrupted with its operation done', async () => {
+  it('leaves no build process behind, and on restart the build is FAILED as interrupted with its operation done and its work folder removed (prevents interrupted builds filling the disk)', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'atoll-e2e-build-'));
     const env = { ATOLL_DATA_DIR: dataDir };
     try {
@@ -37,6 +37,8 @@ describe('a server killed during a build', { skip: sandboxProblem() }, () => {
         return log.includes('waiting forever');
       }, 240_000);
       assert.ok(reached, `the build did not reach its script:\n${log}`);
+      const workFolder = join(dataDir, 'builds', operation.split('/').pop() ?? '');
+      assert.ok(existsSync(workFolder), 'the build works in its folder');
       const helpers = spawnSync('pgrep', ['-P', String(first.child.pid), 'slirp4netns'])
         .stdout.toString()
         .split('\n')
@@ -68,6 +70,10 @@ describe('a server killed during a build', { skip: sandboxProblem() }, () => {
         const done = (await call(second.url, `/v1/${operation}`)).body;
         assert.equal(done.done, true);
         assert.equal(done.error.code, 10, 'ABORTED');
+        assert.ok(
+          await eventually(() => !existsSync(workFolder), 15_000),
+          'the work folder of the interrupted build is removed',
+        );
       } finally {
         assert.equal(await second.stop(), 0);
       }

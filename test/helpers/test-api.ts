@@ -73,6 +73,7 @@ export const DEFAULT_TEST_UPLOAD_LIMITS: ArchiveLimits = {
   maxEntries: 1_000,
   maxUnpackedBytes: 200 * 1024 * 1024,
   maxCompressionRatio: 200,
+  maxArchiveRatio: 100,
 };
 
 /**
@@ -132,6 +133,7 @@ export class TestApi {
       readiness: {
         isShuttingDown: () => state.api?.shuttingDown ?? false,
         checkStore: () => testStore.store.ping(),
+        stoppedRoles: () => services.roles.stopped(),
       },
       options: {
         bodyLimitBytes: options.bodyLimitBytes ?? 1_048_576,

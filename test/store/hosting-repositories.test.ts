@@ -57,6 +57,27 @@ describe(`hosting repositories (${process.env.DATABASE_URL ? 'PostgreSQL server'
     return record;
   }
 
+  it('keeps every log line whatever bytes it holds, NUL and unpaired surrogates replaced (prevents one NUL byte losing the whole log)', async () => {
+    const built = await build(envA, { state: 'RUNNING' });
+    const lines = ['before', 'a\u0000NUL\u0000inside', 'invalid \uFFFD\uD800 bytes', 'after'];
+    await t.store.buildLogs.append(
+      built.id,
+      lines.map((line, i) => ({ seq: i + 1, time: now, stream: 'stdout' as const, line })),
+    );
+    assert.deepEqual(
+      (await t.store.buildLogs.read(built.id, 0, 10)).map((l) => l.line),
+      ['before', 'a\uFFFDNUL\uFFFDinside', 'invalid \uFFFD\uFFFD bytes', 'after'],
+    );
+    await t.store.runtimeLogs.append(
+      envA,
+      lines.map((line) => ({ buildId: built.id, time: now, stream: 'stderr' as const, line })),
+    );
+    assert.deepEqual(
+      (await t.store.runtimeLogs.read(envA, 0, 10)).map((l) => l.line),
+      ['before', 'a\uFFFDNUL\uFFFDinside', 'invalid \uFFFD\uFFFD bytes', 'after'],
+    );
+  });
+
   it('keeps runtime log lines in order per environment, reads the tail and prunes to the newest', async () => {
     const line = (text: string) => ({
       buildId: randomUUID(),

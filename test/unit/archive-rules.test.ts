@@ -1,8 +1,20 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { refuseEntry, sourceRoot, type ArchiveEntryInfo } from '../../src/domain/archive-rules.js';
+import {
+  refuseEntry,
+  refuseUnpackedTotal,
+  sourceRoot,
+  unpackedByteBudget,
+  type ArchiveEntryInfo,
+} from '../../src/domain/archive-rules.js';
 
-const limits = { maxArchiveBytes: 1e9, maxEntries: 100, maxUnpackedBytes: 1e9, maxCompressionRatio: 200 };
+const limits = {
+  maxArchiveBytes: 1e9,
+  maxEntries: 100,
+  maxUnpackedBytes: 1e9,
+  maxCompressionRatio: 200,
+  maxArchiveRatio: 100,
+};
 const file = (name: string, extra: Partial<ArchiveEntryInfo> = {}): ArchiveEntryInfo => ({
   name,
   compressedSize: 10,
@@ -53,6 +65,59 @@ describe('refuseEntry', () => {
     assert.equal(refuseEntry(smallButSquashy, limits), undefined, 'under 1 MiB a high ratio is harmless');
     const justOver = file('text', { compressedSize: 10_000, uncompressedSize: 2_000_000 });
     assert.equal(refuseEntry(justOver, limits), undefined, 'a ratio of 200 is still accepted');
+  });
+});
+
+describe('entry path limits', () => {
+  it("refuses a path no file system folder can hold (prevents one tenant stopping every tenant's builds)", () => {
+    const deep = `${'d/'.repeat(2000)}f.txt`;
+    const refusal = refuseEntry(file(deep), limits) ?? '';
+    assert.match(refusal, /has a path of 4005 bytes, more than the limit of 1024 bytes/);
+    assert.ok(refusal.length < 300, 'the name is cut in the message');
+  });
+
+  it('refuses a name over 255 bytes, counting UTF-8 bytes', () => {
+    assert.equal(refuseEntry(file(`a/${'x'.repeat(255)}`), limits), undefined);
+    assert.match(
+      refuseEntry(file(`a/${'x'.repeat(256)}/b`), limits) ?? '',
+      /a name of 256 bytes in its path, more than the limit of 255 bytes per name/,
+    );
+    assert.match(refuseEntry(file(`a/${'é'.repeat(128)}`), limits) ?? '', /a name of 256 bytes/);
+  });
+
+  it('refuses more than 128 levels, and accepts paths up to 1024 bytes', () => {
+    assert.equal(refuseEntry(file(`${'d/'.repeat(127)}f`), limits), undefined);
+    assert.match(
+      refuseEntry(file(`${'d/'.repeat(128)}f`), limits) ?? '',
+      /is 129 levels deep, more than the limit of 128 levels/,
+    );
+    const longest = 'abcdefghijklmno/'.repeat(64);
+    assert.equal(refuseEntry(file(longest), limits), undefined, '1024 bytes in 64 levels');
+    assert.match(refuseEntry(file(`${longest}x`), limits) ?? '', /a path of 1025 bytes/);
+  });
+});
+
+describe('whole archive ratio', () => {
+  const mib = 1024 * 1024;
+  it('refuses many small entries that expand too much together (prevents a zip bomb of many small entries)', () => {
+    const unpacked = 600 * (mib - 1);
+    assert.match(
+      refuseUnpackedTotal(unpacked, 676_000, { ...limits, maxUnpackedBytes: 2 * 1024 * mib }) ?? '',
+      /expands 931 times as a whole \(629145000 bytes from 676000\), more than the limit of 100/,
+    );
+  });
+
+  it('accepts small archives whatever their ratio, and ordinary ratios at any size', () => {
+    assert.equal(refuseUnpackedTotal(64 * mib, 1_000, limits), undefined, 'at the 64 MiB floor');
+    assert.equal(refuseUnpackedTotal(500 * mib, 5 * mib, limits), undefined, 'a ratio of 100');
+    assert.match(refuseUnpackedTotal(500 * mib + 1, 5 * mib, limits) ?? '', /expands 100 times as a whole/);
+    assert.match(refuseUnpackedTotal(1e9 + 1, 1e9, limits) ?? '', /unpacks to more than 1000000000 bytes/);
+  });
+
+  it('gives the unpacker the smaller of the total limit and the ratio budget', () => {
+    assert.equal(unpackedByteBudget(1_000, limits), 64 * mib);
+    assert.equal(unpackedByteBudget(5 * mib, limits), 500 * mib);
+    assert.equal(unpackedByteBudget(50 * mib, limits), 1e9);
   });
 });
 

@@ -74,6 +74,7 @@ describe('loadConfig defaults', () => {
           maxEntries: 50_000,
           maxUnpackedBytes: 2 * 1024 ** 3,
           maxCompressionRatio: 200,
+          maxArchiveRatio: 100,
         },
         builds: {
           concurrency: 1,

@@ -2,9 +2,13 @@ import { Type } from '@sinclair/typebox';
 import type { Readiness } from '../api-dependencies.js';
 import type { ApiInstance } from '../api-instance.js';
 
-const HealthSchema = Type.Object({ status: Type.String(), reason: Type.Optional(Type.String()) });
+const HealthSchema = Type.Object({
+  status: Type.String(),
+  reason: Type.Optional(Type.String()),
+  stoppedRoles: Type.Optional(Type.Array(Type.String())),
+});
 
-/** Liveness (the process answers) and readiness (it can serve: not closing, store reachable). */
+/** Liveness (the process answers) and readiness (it can serve: not closing, every role working, store reachable). */
 export function registerHealthRoutes(app: ApiInstance, readiness: Readiness): void {
   app.get('/healthz', { schema: { hide: true, response: { 200: HealthSchema } } }, () => ({ status: 'ok' }));
   app.get(
@@ -13,6 +17,13 @@ export function registerHealthRoutes(app: ApiInstance, readiness: Readiness): vo
     async (_request, reply) => {
       if (readiness.isShuttingDown())
         return reply.code(503).send({ status: 'unavailable', reason: 'shutting down' });
+      const stopped = readiness.stoppedRoles();
+      if (stopped.length > 0)
+        return reply.code(503).send({
+          status: 'unavailable',
+          reason: `role stopped: ${stopped.join(', ')}`,
+          stoppedRoles: [...stopped],
+        });
       try {
         await readiness.checkStore();
       } catch {
