@@ -238,6 +238,17 @@ export function sendStatus(
     .send(response.body);
 }
 
+/** What Fastify raises before routing (a URL it cannot decode, `%zz`): the path is the client's mistake. */
+export function frameworkError(error: FastifyError): AtollError {
+  const description =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? 'a segment of the path is longer than the server reads'
+      : 'must be UTF-8 text, percent-encoded (RFC 3986)';
+  return new AtollError('MALFORMED_REQUEST', `the request URL is not valid: path: ${description}`, [
+    { field: 'path', description, code: 'invalid' },
+  ]);
+}
+
 /**
  * The handlers that make every failure of a server leave as a Status: Fastify's own before
  * routing (a URL it cannot decode, `%zz`), those of routes and hooks, and unknown routes.
@@ -245,12 +256,7 @@ export function sendStatus(
 export function statusHandlers(options: SendStatusOptions) {
   return {
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
-      void sendStatus(
-        new AtollError('MALFORMED_REQUEST', `the request URL is not valid: ${error.message}`),
-        request,
-        reply,
-        options,
-      );
+      void sendStatus(frameworkError(error), request, reply, options);
     },
     errorHandler: (error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply =>
       sendStatus(error, request, reply, options),

@@ -16,11 +16,10 @@ import { ID, principalOf, type ApiInstance } from '../api-instance.js';
 import { authenticateRequest } from '../request-auth.js';
 import type { ReportErrorHandlers } from '../report-error-response.js';
 import { requestValidatorCompiler } from '../request-validator.js';
+import { ReportScheduleParamsSchema, SiteReportParamsSchema } from '../../contract/path-schemas.js';
 
 export const SITE_REPORTS_PREFIX = '/v1/site_reports';
 const tags = ['Site reports'];
-const ScheduleParams = Type.Object({ schedule_id: Type.String() });
-const ReportParams = Type.Object({ report_id: Type.String() });
 const SiteQuery = Type.Object({
   site_id: Type.Optional(Type.String({ description: 'The site (environment) id' })),
 });
@@ -103,7 +102,7 @@ export async function registerSiteReportRoutes(
           schema: {
             tags,
             summary: 'Read a report schedule',
-            params: ScheduleParams,
+            params: ReportScheduleParamsSchema,
             response: answers({ 200: ReportScheduleSchema }),
           },
         },
@@ -115,7 +114,7 @@ export async function registerSiteReportRoutes(
           schema: {
             tags,
             summary: 'Update any subset of a schedule’s fields (seed 001)',
-            params: ScheduleParams,
+            params: ReportScheduleParamsSchema,
             body: UpdateReportScheduleBodySchema,
             response: answers({ 200: ReportScheduleAnswerSchema }),
           },
@@ -129,7 +128,7 @@ export async function registerSiteReportRoutes(
           schema: {
             tags,
             summary: 'Delete a report schedule (204); its reports are kept',
-            params: ScheduleParams,
+            params: ReportScheduleParamsSchema,
             response: answers({ 204: Type.Null() }),
           },
         },
@@ -144,7 +143,7 @@ export async function registerSiteReportRoutes(
           schema: {
             tags,
             summary: 'Make a report of the schedule now and e-mail it (send=false: a preview, not sent)',
-            params: ScheduleParams,
+            params: ReportScheduleParamsSchema,
             querystring: Type.Object({ send: Type.Optional(Type.Boolean({ default: true })) }),
             response: answers({ 201: RunReportAnswerSchema }),
           },
@@ -180,7 +179,7 @@ export async function registerSiteReportRoutes(
           schema: {
             tags,
             summary: 'Read a generated report and its delivery',
-            params: ReportParams,
+            params: SiteReportParamsSchema,
             response: answers({ 200: SiteReportSchema }),
           },
         },
@@ -192,7 +191,7 @@ export async function registerSiteReportRoutes(
           schema: {
             tags,
             summary: 'Download a generated report: PDF, or HTML with format=html',
-            params: ReportParams,
+            params: SiteReportParamsSchema,
             querystring: Type.Object({ format: Type.Optional(Type.String({ enum: ['pdf', 'html'] })) }),
             produces: ['application/pdf', 'text/html'],
             response: answers({ 200: Type.Unsafe({ type: 'file', description: 'The report' }) }),

@@ -7,6 +7,7 @@ import { AtollError } from '../../domain/error-catalogue.js';
 import type { WebhookTarget } from '../../services/webhooks-service.js';
 import type { ApiServices } from '../api-dependencies.js';
 import { ENVIRONMENT_PATH, ID, principalOf, responses, type ApiInstance } from '../api-instance.js';
+import { EnvironmentParamsSchema } from '../../contract/path-schemas.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -14,11 +15,6 @@ declare module 'fastify' {
   }
 }
 
-const EnvironmentParams = Type.Object({
-  account: Type.String(),
-  app: Type.String(),
-  environment: Type.String(),
-});
 const tags = ['Webhooks'];
 
 /** Managing an environment's webhook set (owners; under Basic auth like every /v1 route). */
@@ -27,7 +23,7 @@ export function registerWebhookRoutes(app: ApiInstance, services: ApiServices): 
   const schema = (summary: string) => ({
     tags,
     summary,
-    params: EnvironmentParams,
+    params: EnvironmentParamsSchema,
     response: responses({ 200: WebhooksSchema }),
   });
   app.get(path, { schema: schema('The webhook URLs of the environment (owners)') }, (request) => {
@@ -63,7 +59,7 @@ export function registerWebhookRoutes(app: ApiInstance, services: ApiServices): 
       schema: {
         tags,
         summary: 'Delete the webhook set: the URLs stop working (owners)',
-        params: EnvironmentParams,
+        params: EnvironmentParamsSchema,
         response: responses({ 200: EmptySchema }),
       },
     },
@@ -131,7 +127,7 @@ export async function registerWebhookTriggers(
           description:
             'No Basic auth and no body: the token query parameter is the credential. 200: the build operation (a call while a build of the environment is queued joins it), or {} for purgeCache. 400 NOTHING_TO_BUILD, 401 WEBHOOK_TOKEN_INVALID (wrong, missing, old or deleted token; the same for any path), 429 RATE_LIMITED with Retry-After.',
           security: [],
-          params: EnvironmentParams,
+          params: EnvironmentParamsSchema,
           querystring: Type.Object({
             token: Type.Optional(Type.String({ description: 'The webhook token' })),
           }),

@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { PATH_ID_MAX_LENGTH, PATH_ID_PATTERN } from '../../src/contract/path-schemas.js';
+import { TestApi, type Answer, type Credentials } from '../helpers/test-api.js';
+
+/** The fields a 400 names: the Status's field violations, or the site reports API's error objects. */
+function fieldsOf(answer: Answer): string[] {
+  const body = answer.body as {
+    details?: { fieldViolations?: { field: string }[] }[];
+    errors?: { field?: string }[];
+  };
+  if (body.errors !== undefined) return body.errors.map((e) => e.field ?? '(none)');
+  return (body.details ?? []).flatMap((d) => d.fieldViolations ?? []).map((v) => v.field);
+}
+
+function reasonOf(answer: Answer): string | undefined {
+  return (answer.body as { details?: { reason?: string }[] }).details?.[0]?.reason;
+}
+
+/** Issue 20 (hardening): the request hygiene rules found missing by a security probe and the fuzz test. */
+describe('request hygiene: path ids, multipart uploads and bodies (issue 20)', () => {
+  let api: TestApi;
+  let owner: Credentials;
+  let envPath: string;
+
+  before(async () => {
+    api = await TestApi.start();
+    owner = await api.createTenant('acme');
+    await api.request('POST', '/v1/accounts/acme/apps?appId=web', {
+      auth: owner,
+      body: { region: 'UK', uploadable: {} },
+    });
+    const created = await api.request('POST', '/v1/accounts/acme/apps/web/environments', {
+      auth: owner,
+      body: { displayName: 'Production', branch: 'uploadable' },
+    });
+    envPath = `/v1/${String(created.body.name).replace(/\/operations\/.*$/, '')}`;
+  });
+  after(async () => {
+    await api.close();
+  });
+
+  describe('path ids', () => {
+    it('refuses a NUL or a control character in any path id with 400 naming the parameter, before the store reads it', async () => {
+      for (const [method, path, field] of [
+        ['GET', '/v1/accounts/%00', 'account'],
+        ['GET', '/v1/accounts/acme%01/apps', 'account'],
+        ['GET', '/v1/accounts/acme/apps/a%00b', 'app'],
+        ['GET', '/v1/accounts/acme/apps/web%0Aenvironments', 'app'],
+        ['GET', `${envPath}/operations/%00`, 'operation'],
+        ['DELETE', '/v1/accounts/acme/members/%00', 'email'],
+        ['GET', `${envPath}/domainMappings/a%7Fb`, 'domain'],
+        ['DELETE', '/v1/users/me/credentials/%C2%85', 'credential'],
+      ] as const) {
+        const answer = await api.request(method, path, { auth: owner });
+        assert.equal(answer.status, 400, `${method} ${path}: ${answer.text}`);
+        assert.equal(answer.body.code, 3);
+        assert.equal(reasonOf(answer), 'INVALID_FIELD');
+        assert.deepEqual(fieldsOf(answer), [field], path);
+        assert.match(
+          answer.body.message,
+          new RegExp(`^${field}: path parameter: must not contain control characters`),
+        );
+      }
+      // The rule is checked before credentials are: nothing reads a value that breaks it.
+      const stranger = await api.request('GET', '/v1/accounts/%00');
+      assert.equal(stranger.status, 400);
+      assert.deepEqual(fieldsOf(stranger), ['account']);
+    });
+
+    it('refuses non-UTF-8 percent-encodings in a path id with 400 naming the parameter', async () => {
+      for (const [path, field] of [
+        ['/v1/accounts/%FF', 'account'],
+        ['/v1/accounts/acme/apps/%C0%AF', 'app'],
+        ['/v1/accounts/acme/apps/web/environments/%ED%A0%80:clearCache', 'environment'],
+        ['/v1/accounts/acme/apps/a%E2%82', 'app'],
+        ['/v1/accounts/%zz/apps', 'account'],
+      ] as const) {
+        const method = path.endsWith(':clearCache') ? 'POST' : 'GET';
+        const answer = await api.request(method, path, { auth: owner });
+        assert.equal(answer.status, 400, `${path}: ${answer.text}`);
+        assert.equal(reasonOf(answer), 'MALFORMED_REQUEST');
+        assert.deepEqual(fieldsOf(answer), [field], path);
+        assert.match(answer.body.message, /percent-encoded/);
+      }
+      // Bytes the router cannot read outside any parameter are named as the path.
+      const nowhere = await api.request('GET', '/v1/accou%FFnts');
+      assert.equal(nowhere.status, 400);
+      assert.deepEqual(fieldsOf(nowhere), ['path']);
+    });
+
+    it('refuses overlong path ids with 400 naming the parameter, not a bare bad URL', async () => {
+      for (const length of [PATH_ID_MAX_LENGTH + 1, 8_000]) {
+        const answer = await api.request('GET', `/v1/accounts/acme/apps/${'a'.repeat(length)}`, {
+          auth: owner,
+        });
+        assert.equal(answer.status, 400, String(length));
+        assert.deepEqual(fieldsOf(answer), ['app']);
+        assert.match(answer.body.message, /must be at most 255 characters/);
+      }
+      // The longest ids a resource may have still reach their route: an email of 254 characters.
+      const member = await api.request('PATCH', `/v1/accounts/acme/members/${'m'.repeat(240)}@example.com`, {
+        auth: owner,
+        body: { role: 'viewer' },
+      });
+      assert.equal(member.status, 404, member.text);
+    });
+
+    it('refuses bad path ids of the site reports API in its own error shape, naming the parameter', async () => {
+      for (const [path, field] of [
+        ['/v1/site_reports/schedules/%00', 'schedule_id'],
+        ['/v1/site_reports/%FF', 'report_id'],
+        [`/v1/site_reports/${'r'.repeat(300)}/download`, 'report_id'],
+      ] as const) {
+        const answer = await api.request('GET', path, { auth: owner });
+        assert.equal(answer.status, 400, path);
+        assert.equal(typeof answer.body.documentation_url, 'string');
+        assert.deepEqual(fieldsOf(answer), [field], path);
+        assert.equal(answer.body.errors[0].type, 'invalid_value');
+      }
+    });
+
+    it('documents the path rule on every path parameter of the Swagger document', async () => {
+      const doc = (await api.request('GET', '/v1/swagger.json', { auth: owner })).body;
+      let checked = 0;
+      for (const [path, operations] of Object.entries<Record<string, { parameters?: any[] }>>(doc.paths))
+        for (const [method, operation] of Object.entries(operations))
+          for (const parameter of (operation.parameters ?? []).filter((p) => p.in === 'path')) {
+            checked++;
+            assert.deepEqual(
+              { max: parameter.maxLength, pattern: parameter.pattern, min: parameter.minLength },
+              { max: PATH_ID_MAX_LENGTH, pattern: PATH_ID_PATTERN, min: 1 },
+              `${method} ${path} {${String(parameter.name)}}`,
+            );
+          }
+      assert.ok(checked > 100, `${checked} path parameters`);
+    });
+  });
+});
