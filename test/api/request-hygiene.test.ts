@@ -136,4 +136,55 @@ describe('request hygiene: path ids, multipart uploads and bodies (issue 20)', (
       assert.ok(checked > 100, `${checked} path parameters`);
     });
   });
+
+  describe('multipart uploads', () => {
+    const upload = (contentType: string | undefined, rawBody: string) =>
+      api.request('POST', `${envPath.replace('/v1/', '/fu/v1/')}:upload`, {
+        auth: owner,
+        rawBody,
+        headers: contentType === undefined ? {} : { 'content-type': contentType },
+      });
+    const part = (boundary: string, name = 'repository', filename: string | null = 'code.zip') =>
+      `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${filename === null ? '' : `; filename="${filename}"`}\r\nContent-Type: application/zip\r\n\r\nPK\u0003\u0004not really a zip\r\n`;
+
+    it('answers malformed multipart uploads with 400 naming the repository field, never 500', async () => {
+      const builds = async () =>
+        (await api.request('GET', `${envPath}/builds`, { auth: owner })).body.builds.length as number;
+      const before = await builds();
+      const long = 'b'.repeat(300);
+      for (const [label, type, body] of [
+        ['no boundary', 'multipart/form-data', `${part('x')}--x--\r\n`],
+        ['an empty boundary', 'multipart/form-data; boundary=', `${part('x')}--x--\r\n`],
+        [
+          'a boundary over 70 characters',
+          `multipart/form-data; boundary=${'b'.repeat(71)}`,
+          `${part('b'.repeat(71))}--${'b'.repeat(71)}--\r\n`,
+        ],
+        [
+          'a boundary over 256 characters',
+          `multipart/form-data; boundary=${long}`,
+          `${part(long)}--${long}--\r\n`,
+        ],
+        ['a truncated body', 'multipart/form-data; boundary=x', part('x').slice(0, -12)],
+        ['a body cut in the part headers', 'multipart/form-data; boundary=x', '--x\r\nContent-Dispo'],
+        [
+          'a part with the wrong field name',
+          'multipart/form-data; boundary=x',
+          `${part('x', 'code')}--x--\r\n`,
+        ],
+        [
+          'no file, only a field',
+          'multipart/form-data; boundary=x',
+          `${part('x', 'repository', null)}--x--\r\n`,
+        ],
+        ['no part at all', 'multipart/form-data; boundary=x', '--x--\r\n'],
+      ] as const) {
+        const answer = await upload(type, body);
+        assert.equal(answer.status, 400, `${label}: ${answer.text}`);
+        assert.equal(answer.body.code, 3, label);
+        assert.deepEqual(fieldsOf(answer), ['repository'], label);
+      }
+      assert.equal(await builds(), before, 'no upload made a build');
+    });
+  });
 });
