@@ -24,6 +24,7 @@ import { registerReportAssetRoutes } from './routes/report-asset-routes.js';
 import { registerSiteReportRoutes, SITE_REPORTS_PREFIX } from './routes/site-report-routes.js';
 import { reportErrorHandlers } from './report-error-response.js';
 import { requestValidatorCompiler } from './request-validator.js';
+import { applyBodyRules } from './route-bodies.js';
 import { checkPathParams, unreadableUrlError } from './path-params.js';
 import { frameworkError, statusHandlers } from './status-response.js';
 import { swaggerOptions } from './swagger-document.js';
@@ -124,6 +125,8 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<ApiInstance> 
     done();
   });
 
+  // Before the Swagger plugin reads the routes: each is given its body rule as it is registered.
+  app.addHook('onRoute', applyBodyRules);
   await app.register(swagger, swaggerOptions(options.publicUrl));
   await app.register(cookie);
   registerHealthRoutes(app, deps.readiness);

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { PATH_ID_MAX_LENGTH, PATH_ID_PATTERN } from '../../src/contract/path-schemas.js';
+import { EventReceiver } from '../helpers/event-receiver.js';
 import { TestApi, type Answer, type Credentials } from '../helpers/test-api.js';
+
+const zip = readFileSync(new URL('../fixtures/zips/static-site.zip', import.meta.url));
 
 /** The fields a 400 names: the Status's field violations, or the site reports API's error objects. */
 function fieldsOf(answer: Answer): string[] {
@@ -20,11 +24,15 @@ function reasonOf(answer: Answer): string | undefined {
 /** Issue 20 (hardening): the request hygiene rules found missing by a security probe and the fuzz test. */
 describe('request hygiene: path ids, multipart uploads and bodies (issue 20)', () => {
   let api: TestApi;
+  let receiver: EventReceiver;
   let owner: Credentials;
   let envPath: string;
+  let buildPath: string;
+  let subscriptionPath: string;
 
   before(async () => {
-    api = await TestApi.start();
+    receiver = await EventReceiver.start();
+    api = await TestApi.start({ buildEnv: { ATOLL_WEBHOOK_ALLOW_PRIVATE: '1' } });
     owner = await api.createTenant('acme');
     await api.request('POST', '/v1/accounts/acme/apps?appId=web', {
       auth: owner,
@@ -35,10 +43,30 @@ describe('request hygiene: path ids, multipart uploads and bodies (issue 20)', (
       body: { displayName: 'Production', branch: 'uploadable' },
     });
     envPath = `/v1/${String(created.body.name).replace(/\/operations\/.*$/, '')}`;
+    const form = new FormData();
+    form.append('repository', new Blob([zip], { type: 'application/zip' }), 'code.zip');
+    const uploaded = await fetch(`${api.url}${envPath.replace('/v1/', '/fu/v1/')}:upload`, {
+      method: 'POST',
+      headers: { authorization: basic(owner) },
+      body: form,
+    });
+    const operation = (await uploaded.json()) as { name: string };
+    buildPath = `/v1/${operation.name.replace('/operations/', '/builds/')}`;
+    await api.request('POST', `${envPath}/webhooks`, { auth: owner });
+    const subscription = await api.request('POST', '/v1/accounts/acme/eventSubscriptions', {
+      auth: owner,
+      body: { targetUrl: receiver.url, eventTypes: ['build.succeeded'] },
+    });
+    subscriptionPath = `/v1/${String(subscription.body.name)}`;
   });
   after(async () => {
     await api.close();
+    await receiver.stop();
   });
+
+  function basic(credentials: Credentials): string {
+    return `Basic ${Buffer.from(`${credentials.userId}:${credentials.password}`).toString('base64')}`;
+  }
 
   describe('path ids', () => {
     it('refuses a NUL or a control character in any path id with 400 naming the parameter, before the store reads it', async () => {
@@ -185,6 +213,87 @@ describe('request hygiene: path ids, multipart uploads and bodies (issue 20)', (
         assert.deepEqual(fieldsOf(answer), ['repository'], label);
       }
       assert.equal(await builds(), before, 'no upload made a build');
+    });
+  });
+
+  describe('bodies', () => {
+    /** The five custom methods that read no body, and how to tell from outside that one acted. */
+    const bodiless = () =>
+      [
+        ['POST', '/v1/users/me/credentials'],
+        ['POST', `${buildPath}:redeploy`],
+        ['POST', `${envPath}:clearCache`],
+        ['POST', `${envPath}/webhooks:regenerate`],
+        ['POST', `${subscriptionPath}:test`],
+      ] as const;
+    const effects = async () => ({
+      credentials: (await api.request('GET', '/v1/users/me/credentials?pageSize=200', { auth: owner })).body
+        .credentials.length as number,
+      token: (await api.request('GET', `${envPath}/webhooks`, { auth: owner })).body.webhooks[0]
+        .url as string,
+      deliveries: (await api.request('GET', `${subscriptionPath}/deliveries`, { auth: owner })).body
+        .deliveries.length as number,
+      builds: (await api.request('GET', `${envPath}/builds`, { auth: owner })).body.builds.length as number,
+    });
+
+    it('refuses arrays, unknown fields and 1 MB strings sent to the body-less custom methods, and acts on none', async () => {
+      const before = await effects();
+      for (const [method, path] of bodiless()) {
+        for (const rawBody of [
+          '[]',
+          '[{}]',
+          '"x"',
+          '42',
+          'null',
+          '{"x":1}',
+          JSON.stringify({ x: 'y'.repeat(1_000_000) }),
+        ]) {
+          const answer = await api.request(method, path, {
+            auth: owner,
+            rawBody,
+            headers: { 'content-type': 'application/json' },
+          });
+          assert.equal(answer.status, 400, `${path} ${rawBody.slice(0, 20)}: ${answer.text.slice(0, 200)}`);
+          assert.ok(
+            ['INVALID_FIELD', 'UNKNOWN_FIELD'].includes(reasonOf(answer) ?? ''),
+            answer.text.slice(0, 200),
+          );
+          assert.ok(fieldsOf(answer).length > 0);
+        }
+      }
+      assert.deepEqual(await effects(), before, 'nothing was created, regenerated, sent or built');
+    });
+
+    it('still takes no body, an empty body or {} on the body-less custom methods, as the CLI and the portal send', async () => {
+      for (const [method, path] of bodiless())
+        for (const options of [
+          {},
+          { rawBody: '', headers: { 'content-type': 'application/json' } },
+          { body: {} },
+        ]) {
+          const answer = await api.request(method, path, { auth: owner, ...options });
+          // A queued build has no artifact to redeploy: the body was accepted, the service said no.
+          const expected = path.endsWith(':redeploy') ? [400, 'NOT_DEPLOYABLE'] : [200, undefined];
+          assert.deepEqual([answer.status, reasonOf(answer)], expected, `${path} ${JSON.stringify(options)}`);
+        }
+    });
+
+    it('gives every POST, PUT and PATCH route a body schema that refuses unknown fields, so a new route cannot forget', async () => {
+      const doc = (await api.request('GET', '/v1/swagger.json', { auth: owner })).body;
+      let checked = 0;
+      for (const [path, operations] of Object.entries<Record<string, { parameters?: any[] }>>(doc.paths))
+        for (const [method, operation] of Object.entries(operations)) {
+          if (!['post', 'put', 'patch'].includes(method)) continue;
+          // The webhook trigger URLs read no body and refuse none: CMS plug-ins send what they send.
+          if (path.startsWith('/wh/v1/')) continue;
+          const parameters = operation.parameters ?? [];
+          if (parameters.some((p) => p.in === 'formData')) continue;
+          const body = parameters.find((p) => p.in === 'body')?.schema;
+          assert.ok(body, `${method} ${path} has no body schema`);
+          assert.equal(body.additionalProperties, false, `${method} ${path} takes unknown fields`);
+          checked++;
+        }
+      assert.ok(checked >= 20, `${checked} routes`);
     });
   });
 });

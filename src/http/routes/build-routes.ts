@@ -31,12 +31,6 @@ export function registerBuildRoutes(app: ApiInstance, services: ApiServices): vo
         ),
         response: responses({ 200: OperationSchema }),
       },
-      // The body is optional (curl -X POST with none): no body means {}.
-      preValidation: (request, _reply, done) => {
-        // The typed body says it is always there; before validation it may not be.
-        if ((request.body as unknown) === undefined) request.body = {};
-        done();
-      },
     },
     (request) => {
       const { account, app: appId, environment } = request.params;

@@ -80,11 +80,6 @@ export function registerDomainMappingRoutes(app: ApiInstance, services: ApiServi
           params: DomainMappingParamsSchema,
           response: responses({ 200: DomainMappingAnswerSchema }),
         },
-        // No body is needed (curl -X POST with none); one sent is ignored.
-        preValidation: (request, _reply, done) => {
-          if (request.body === undefined) request.body = {};
-          done();
-        },
       },
       (request) => {
         const { account, app: appId, environment, domain } = request.params;

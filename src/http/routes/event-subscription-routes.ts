@@ -93,10 +93,6 @@ export function registerEventSubscriptionRoutes(app: ApiInstance, services: ApiS
         params: EventSubscriptionParamsSchema,
         response: responses({ 200: DeliverySchema }),
       },
-      preValidation: (request, _reply, done) => {
-        request.body ??= {};
-        done();
-      },
     },
     (request) =>
       services.eventSubscriptions.test(

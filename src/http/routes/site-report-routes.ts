@@ -29,9 +29,10 @@ function answers<T extends Record<number, unknown>>(ok: T): T & { default: typeo
 }
 
 /**
- * Bodies are documented by their schemas but checked by the service
+ * The schedule bodies are documented by their schemas but checked by the service
  * (domain/report-schedule-rules.ts), so that one answer lists every broken rule with its
- * type and code; query strings and paths are validated as everywhere else.
+ * type and code; their query strings and paths, and every other route's body, are validated as
+ * everywhere else.
  */
 const documentedBodies: FastifySchemaCompiler<unknown> = (route) =>
   route.httpPart === 'body' ? () => true : requestValidatorCompiler(route);
@@ -50,7 +51,6 @@ export async function registerSiteReportRoutes(
     (reports: ApiInstance) => {
       reports.setErrorHandler(handlers.errorHandler);
       reports.setNotFoundHandler(handlers.notFoundHandler);
-      reports.setValidatorCompiler(documentedBodies);
       reports.addHook('onRequest', async (request) => {
         request.principal = await authenticateRequest(request, services);
       });
@@ -92,6 +92,7 @@ export async function registerSiteReportRoutes(
             body: CreateReportScheduleBodySchema,
             response: answers({ 201: ReportScheduleAnswerSchema }),
           },
+          validatorCompiler: documentedBodies,
         },
         async (request, reply) =>
           reply.code(201).send(await services.reports.createSchedule(principalOf(request), request.body)),
@@ -118,6 +119,7 @@ export async function registerSiteReportRoutes(
             body: UpdateReportScheduleBodySchema,
             response: answers({ 200: ReportScheduleAnswerSchema }),
           },
+          validatorCompiler: documentedBodies,
         },
         (request) =>
           services.reports.updateSchedule(principalOf(request), request.params.schedule_id, request.body),

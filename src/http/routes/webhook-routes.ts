@@ -30,24 +30,13 @@ export function registerWebhookRoutes(app: ApiInstance, services: ApiServices): 
     const { account, app: appId, environment } = request.params;
     return services.webhooks.get(principalOf(request), account, appId, environment);
   });
-  const bodyless = {
-    // No body is needed (curl -X POST with none).
-    preValidation: (request: { body: unknown }, _reply: unknown, done: () => void) => {
-      request.body ??= {};
-      done();
-    },
-  };
-  app.post(
-    path,
-    { schema: schema('Create the webhook set: one token, three URLs (owners)'), ...bodyless },
-    (request) => {
-      const { account, app: appId, environment } = request.params;
-      return services.webhooks.create(principalOf(request), account, appId, environment);
-    },
-  );
+  app.post(path, { schema: schema('Create the webhook set: one token, three URLs (owners)') }, (request) => {
+    const { account, app: appId, environment } = request.params;
+    return services.webhooks.create(principalOf(request), account, appId, environment);
+  });
   app.post(
     `${path}::regenerate`,
-    { schema: schema('Replace the token: the old URLs stop working at once (owners)'), ...bodyless },
+    { schema: schema('Replace the token: the old URLs stop working at once (owners)') },
     (request) => {
       const { account, app: appId, environment } = request.params;
       return services.webhooks.regenerate(principalOf(request), account, appId, environment);
@@ -133,6 +122,8 @@ export async function registerWebhookTriggers(
           }),
           response: responses({ 200: action === 'purgeCache' ? EmptySchema : OperationSchema }),
         },
+        // A CMS plug-in may send any body, or none: it is not read (route-bodies.ts).
+        config: { anyBody: true },
       },
       (request) => {
         const target = request.webhookTarget;
