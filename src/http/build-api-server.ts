@@ -3,7 +3,7 @@ import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
-import { AtollError } from '../domain/error-catalogue.js';
+import { AtollError, invalidFields } from '../domain/error-catalogue.js';
 import type { ApiOptions, ApiServices, Readiness } from './api-dependencies.js';
 import { ID, type ApiInstance } from './api-instance.js';
 import { registerAccountRoutes } from './routes/account-routes.js';
@@ -28,6 +28,7 @@ import { applyBodyRules } from './route-bodies.js';
 import { checkPathParams, unreadableUrlError } from './path-params.js';
 import { frameworkError, statusHandlers } from './status-response.js';
 import { swaggerOptions } from './swagger-document.js';
+import { textViolations } from './text-violations.js';
 
 type RouteParams = Record<string, string | undefined>;
 
@@ -196,6 +197,7 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<ApiInstance> 
 /**
  * JSON bodies only: text/plain is refused with 415 instead of reaching a handler as a
  * string, and an empty body is "no body" so that body-less POSTs work with any client.
+ * Strings no field can hold (U+0000, lone surrogates) are refused here, for every route.
  */
 function installJsonParser(app: ApiInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -206,6 +208,14 @@ function installJsonParser(app: ApiInstance): void {
       done(null, undefined);
       return;
     }
-    void parseJson(request, text, done);
+    void parseJson(request, text, (error, value: unknown) => {
+      if (error !== null) {
+        done(error);
+        return;
+      }
+      const violations = textViolations(value);
+      if (violations.length > 0) done(invalidFields(violations));
+      else done(null, value);
+    });
   });
 }

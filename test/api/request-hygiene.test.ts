@@ -295,5 +295,41 @@ describe('request hygiene: path ids, multipart uploads and bodies (issue 20)', (
         }
       assert.ok(checked >= 20, `${checked} routes`);
     });
+
+    it('refuses U+0000 and lone surrogates in any JSON string with 400 naming the field, before the store refuses them', async () => {
+      const nul = await api.request('POST', '/v1/sessions', {
+        body: { email: 'a\u0000b@example.com', password: 'correct horse battery staple' },
+      });
+      assert.equal(nul.status, 400, nul.text);
+      assert.deepEqual(fieldsOf(nul), ['email']);
+      assert.match(nul.body.message, /U\+0000/);
+      const description = await api.request('POST', '/v1/accounts/acme/eventSubscriptions', {
+        auth: owner,
+        body: { targetUrl: receiver.url, eventTypes: ['build.succeeded'], description: 'a\u0000' },
+      });
+      assert.deepEqual([description.status, fieldsOf(description)], [400, ['description']]);
+      const surrogate = await api.request('POST', '/v1/site_reports/schedules', {
+        auth: owner,
+        body: { title: 'x', recipients: [{ name: 'a\ud800', email: 'ops@example.com' }] },
+      });
+      assert.equal(surrogate.status, 400, surrogate.text);
+      assert.deepEqual(fieldsOf(surrogate), ['recipients[0].name']);
+      // The check walks the body without recursion: 1 MB of nested arrays is a 400, not a stack overflow.
+      const deep = await api.request('POST', `${envPath}:rebuild`, {
+        auth: owner,
+        rawBody: `${'['.repeat(500_000)}${']'.repeat(500_000)}`,
+        headers: { 'content-type': 'application/json' },
+      });
+      assert.equal(deep.status, 400);
+    });
+
+    it('answers a repository source without name or provider with 400 naming them, not 501', async () => {
+      const answer = await api.request('POST', '/v1/accounts/acme/apps?appId=git-app', {
+        auth: owner,
+        body: { region: 'UK', repository: {} },
+      });
+      assert.equal(answer.status, 400, answer.text);
+      assert.deepEqual(fieldsOf(answer).sort(), ['repository.name', 'repository.provider']);
+    });
   });
 });

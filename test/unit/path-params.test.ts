@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { Ajv } from 'ajv';
 import { PathId } from '../../src/contract/path-schemas.js';
 import { pathParamViolations, unreadableUrlError } from '../../src/http/path-params.js';
+import { textViolations } from '../../src/http/text-violations.js';
 
 describe('the path rule (issue 20)', () => {
   it('is the same in the hook that enforces it and in the PathId schema that documents it', () => {
@@ -63,5 +64,34 @@ describe('the path rule (issue 20)', () => {
       unreadableUrlError(find, 'GET', '/v1/acc%zzounts').fieldViolations.map((v) => v.field),
       ['path'],
     );
+  });
+});
+
+describe('strings no body may hold (issue 20)', () => {
+  it('names every string with U+0000 or a lone surrogate by its field, keys included', () => {
+    const violations = textViolations({
+      email: 'a\u0000b',
+      recipients: [{ name: 'ok' }, { name: '\udc00x' }],
+      fine: ['😀', 'a\u0001b'],
+      'key\u0000': 1,
+    });
+    assert.deepEqual(
+      violations.map((v) => v.field),
+      ['email', 'recipients[1].name', 'body'],
+    );
+    assert.deepEqual(textViolations('\ud800'), [
+      {
+        field: 'body',
+        description: 'must be Unicode text: it holds a lone surrogate (\\ud800 to \\udfff without its pair)',
+        code: 'invalid_characters',
+      },
+    ]);
+  });
+
+  it('walks a body nested 500,000 deep without recursion', () => {
+    let deep: unknown = 'a\u0000';
+    for (let i = 0; i < 500_000; i++) deep = [deep];
+    const [violation] = textViolations(deep);
+    assert.match(violation?.field ?? '', /^(\[0\]){500000}$/);
   });
 });
