@@ -10,13 +10,22 @@ export const ListRegionsResponseSchema = Type.Object(
   { title: 'ListRegionsResponse' },
 );
 
+/**
+ * A git repository source, as the public service describes one. Its name and provider are
+ * required: a repository that names none is a malformed request (400 naming the field), not
+ * the unimplemented feature (501) that a well-formed one meets (issue 20's fuzz test).
+ */
 export const RepositorySchema = Type.Object(
   {
     displayName: Type.Optional(Type.String()),
-    name: Type.Optional(Type.String()),
-    provider: Type.Optional(Type.String()),
+    name: Type.String({ minLength: 1, description: 'owner/name of the repository' }),
+    provider: Type.String({ enum: ['GITHUB', 'GITLAB', 'BITBUCKET', 'UPLOADABLE'] }),
   },
-  { additionalProperties: false, description: 'Git repository source (not supported yet: answers 501)' },
+  {
+    additionalProperties: false,
+    description: 'Git repository source (not supported yet: answers 501)',
+    title: 'Repository',
+  },
 );
 
 export const AppSchema = Type.Object(

@@ -18,6 +18,12 @@ export type Status = Static<typeof StatusSchema>;
 
 export const EmptySchema = Type.Object({}, { title: 'Empty', additionalProperties: false });
 
+/** The body of a method that reads none: no body, or `{}` (AIP-136 custom methods); anything else is refused. */
+export const NoBodySchema = Type.Object(
+  {},
+  { title: 'NoBody', additionalProperties: false, description: 'No body, or {}: this method reads none' },
+);
+
 export const PageQuerySchema = Type.Object({
   pageSize: Type.Optional(
     Type.Integer({

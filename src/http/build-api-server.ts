@@ -3,7 +3,7 @@ import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
-import { AtollError } from '../domain/error-catalogue.js';
+import { AtollError, invalidFields } from '../domain/error-catalogue.js';
 import type { ApiOptions, ApiServices, Readiness } from './api-dependencies.js';
 import { ID, type ApiInstance } from './api-instance.js';
 import { registerAccountRoutes } from './routes/account-routes.js';
@@ -24,8 +24,13 @@ import { registerReportAssetRoutes } from './routes/report-asset-routes.js';
 import { registerSiteReportRoutes, SITE_REPORTS_PREFIX } from './routes/site-report-routes.js';
 import { reportErrorHandlers } from './report-error-response.js';
 import { requestValidatorCompiler } from './request-validator.js';
-import { statusHandlers } from './status-response.js';
+import { applyBodyRules } from './route-bodies.js';
+import { checkPathParams, unreadableUrlError } from './path-params.js';
+import { frameworkError, statusHandlers } from './status-response.js';
 import { swaggerOptions } from './swagger-document.js';
+import { textViolations } from './text-violations.js';
+
+type RouteParams = Record<string, string | undefined>;
 
 const REQUEST_ID_RE = /^[A-Za-z0-9._-]{1,128}$/;
 const HEALTH_PATHS = new Set(['/healthz', '/readyz']);
@@ -51,10 +56,27 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<ApiInstance> 
     bodyLimit: options.bodyLimitBytes,
     trustProxy: options.trustProxy.length > 0 ? [...options.trustProxy] : false,
     requestIdHeader: false,
-    // A URL Fastify cannot read is answered in the shape of the API it was meant for.
+    routerOptions: {
+      // Above Node's 16 KiB limit on the request line, so that every id the server can receive is
+      // routed and then refused by the path rule naming its parameter (path-params.ts); the
+      // router's own limit (100) answered a bare "bad URL". Ids end at `/` or `:` (ID), a pattern
+      // that cannot backtrack, so long values cost linear time.
+      maxParamLength: 16_384,
+    },
+    // A URL Fastify cannot read is answered in the shape of the API it was meant for, naming the
+    // path parameter that holds the unreadable bytes.
     frameworkErrors: (error, request, reply) => {
-      if (request.url.startsWith(SITE_REPORTS_PREFIX)) reportErrors.frameworkError(error, request, reply);
-      else STATUS_HANDLERS.frameworkErrors(error, request, reply);
+      const problem =
+        error.code === 'FST_ERR_BAD_URL'
+          ? unreadableUrlError(
+              // findRoute answers null for no route, whatever its type says.
+              (method, url) => (app.findRoute({ method, url }) as { params: RouteParams } | null)?.params,
+              request.method,
+              request.url,
+            )
+          : frameworkError(error);
+      if (request.url.startsWith(SITE_REPORTS_PREFIX)) reportErrors.send(problem, request, reply);
+      else STATUS_HANDLERS.errorHandler(problem, request, reply);
     },
     genReqId: (request) => {
       const incoming = request.headers['x-request-id'];
@@ -80,6 +102,8 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<ApiInstance> 
     }
     done();
   });
+  // Before authentication and tenancy read them, for every route of every API.
+  app.addHook('onRequest', checkPathParams);
   app.setErrorHandler(STATUS_HANDLERS.errorHandler);
   app.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
@@ -102,6 +126,8 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<ApiInstance> 
     done();
   });
 
+  // Before the Swagger plugin reads the routes: each is given its body rule as it is registered.
+  app.addHook('onRoute', applyBodyRules);
   await app.register(swagger, swaggerOptions(options.publicUrl));
   await app.register(cookie);
   registerHealthRoutes(app, deps.readiness);
@@ -171,6 +197,7 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<ApiInstance> 
 /**
  * JSON bodies only: text/plain is refused with 415 instead of reaching a handler as a
  * string, and an empty body is "no body" so that body-less POSTs work with any client.
+ * Strings no field can hold (U+0000, lone surrogates) are refused here, for every route.
  */
 function installJsonParser(app: ApiInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -181,6 +208,14 @@ function installJsonParser(app: ApiInstance): void {
       done(null, undefined);
       return;
     }
-    void parseJson(request, text, done);
+    void parseJson(request, text, (error, value: unknown) => {
+      if (error !== null) {
+        done(error);
+        return;
+      }
+      const violations = textViolations(value);
+      if (violations.length > 0) done(invalidFields(violations));
+      else done(null, value);
+    });
   });
 }

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ReportError } from '../contract/report-schemas.js';
 import { AtollError, type ErrorReason } from '../domain/error-catalogue.js';
 import { classifyError } from './status-response.js';
@@ -86,12 +86,6 @@ export function reportErrorHandlers(documentationUrl: string, logMessage: string
     notFoundHandler: (request: FastifyRequest, reply: FastifyReply): FastifyReply =>
       send(
         new AtollError('ROUTE_NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0] ?? ''}`),
-        request,
-        reply,
-      ),
-    frameworkError: (error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply =>
-      send(
-        new AtollError('MALFORMED_REQUEST', `the request URL is not valid: ${error.message}`),
         request,
         reply,
       ),

@@ -135,6 +135,28 @@ const MESSAGES: Partial<Record<ErrorReason, (error: FastifyError) => string>> = 
 };
 
 /**
+ * The field of the body errors Fastify raises: every 400 and 413 of INVALID_ARGUMENT names one, so
+ * that clients show every such error next to what caused it (docs/errors.md).
+ */
+const BODY_VIOLATIONS: Partial<Record<ErrorReason, FieldViolation>> = {
+  BODY_TOO_LARGE: {
+    field: 'body',
+    description: 'must not be larger than the limit of this route (ATOLL_BODY_LIMIT)',
+    code: 'too_long',
+  },
+  MALFORMED_JSON: {
+    field: 'body',
+    description: 'must be valid JSON, without __proto__ keys or constructor.prototype',
+    code: 'malformed_json',
+  },
+  MALFORMED_REQUEST: {
+    field: 'body',
+    description: 'cannot be read: its length or encoding does not match its headers',
+    code: 'invalid',
+  },
+};
+
+/**
  * The store (or another dependency) cannot be reached: a connection-level system error, or a
  * PostgreSQL SQLSTATE of class 08 (connection exception), 57P0x (shutdown) or 53300 (too
  * many connections). Clients should retry, so this is 503, not a platform fault.
@@ -188,8 +210,9 @@ export function classifyError(error: unknown): ClassifiedError {
   if (reason !== undefined) {
     const message = MESSAGES[reason]?.(fastifyError) ?? fastifyError.message;
     const retryAfter = (fastifyError as { headers?: Record<string, string> }).headers?.['retry-after'];
+    const violation = BODY_VIOLATIONS[reason];
     return {
-      error: new AtollError(reason, message),
+      error: new AtollError(reason, message, violation === undefined ? [] : [violation]),
       internal: false,
       ...(retryAfter !== undefined && { retryAfter }),
     };
@@ -238,6 +261,17 @@ export function sendStatus(
     .send(response.body);
 }
 
+/** What Fastify raises before routing (a URL it cannot decode, `%zz`): the path is the client's mistake. */
+export function frameworkError(error: FastifyError): AtollError {
+  const description =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? 'a segment of the path is longer than the server reads'
+      : 'must be UTF-8 text, percent-encoded (RFC 3986)';
+  return new AtollError('MALFORMED_REQUEST', `the request URL is not valid: path: ${description}`, [
+    { field: 'path', description, code: 'invalid' },
+  ]);
+}
+
 /**
  * The handlers that make every failure of a server leave as a Status: Fastify's own before
  * routing (a URL it cannot decode, `%zz`), those of routes and hooks, and unknown routes.
@@ -245,12 +279,7 @@ export function sendStatus(
 export function statusHandlers(options: SendStatusOptions) {
   return {
     frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
-      void sendStatus(
-        new AtollError('MALFORMED_REQUEST', `the request URL is not valid: ${error.message}`),
-        request,
-        reply,
-        options,
-      );
+      void sendStatus(frameworkError(error), request, reply, options);
     },
     errorHandler: (error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply =>
       sendStatus(error, request, reply, options),

@@ -327,7 +327,7 @@ describe('site reports API', () => {
         rawBody: '{"title": ',
         headers: { 'content-type': 'application/json' },
       });
-      assert.deepEqual(errorsOf(malformed), ['undefined:invalid_value:malformed_json']);
+      assert.deepEqual(errorsOf(malformed), ['body:invalid_value:malformed_json']);
       const text = await api.request('POST', SCHEDULES, {
         auth: owner,
         rawBody: 'title=x',

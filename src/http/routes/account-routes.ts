@@ -1,4 +1,3 @@
-import { Type } from '@sinclair/typebox';
 import { EmptySchema, PageQuerySchema } from '../../contract/common-schemas.js';
 import {
   AccountSchema,
@@ -13,10 +12,11 @@ import {
 } from '../../contract/account-schemas.js';
 import type { ApiServices } from '../api-dependencies.js';
 import { ACCOUNT_PATH, ID, principalOf, responses, type ApiInstance } from '../api-instance.js';
-
-const AccountParams = Type.Object({ account: Type.String() });
-const MemberParams = Type.Object({ account: Type.String(), email: Type.String() });
-const CredentialParams = Type.Object({ credential: Type.String() });
+import {
+  AccountParamsSchema,
+  CredentialParamsSchema,
+  MemberParamsSchema,
+} from '../../contract/path-schemas.js';
 
 export function registerAccountRoutes(app: ApiInstance, services: ApiServices): void {
   app.get(
@@ -39,7 +39,7 @@ export function registerAccountRoutes(app: ApiInstance, services: ApiServices): 
       schema: {
         tags: ['Accounts'],
         summary: "Get an account and the caller's role",
-        params: AccountParams,
+        params: AccountParamsSchema,
         response: responses({ 200: AccountSchema }),
       },
     },
@@ -55,7 +55,7 @@ export function registerAccountRoutes(app: ApiInstance, services: ApiServices): 
       schema: {
         tags: memberTags,
         summary: 'List the members (owners)',
-        params: AccountParams,
+        params: AccountParamsSchema,
         querystring: PageQuerySchema,
         response: responses({ 200: ListMembersResponseSchema }),
       },
@@ -74,7 +74,7 @@ export function registerAccountRoutes(app: ApiInstance, services: ApiServices): 
       schema: {
         tags: memberTags,
         summary: 'Add a member (owners)',
-        params: AccountParams,
+        params: AccountParamsSchema,
         body: AddMemberBodySchema,
         response: responses({ 200: MemberSchema }),
       },
@@ -93,7 +93,7 @@ export function registerAccountRoutes(app: ApiInstance, services: ApiServices): 
       schema: {
         tags: memberTags,
         summary: "Change a member's role (owners)",
-        params: MemberParams,
+        params: MemberParamsSchema,
         body: UpdateMemberBodySchema,
         response: responses({ 200: MemberSchema }),
       },
@@ -112,7 +112,7 @@ export function registerAccountRoutes(app: ApiInstance, services: ApiServices): 
       schema: {
         tags: memberTags,
         summary: 'Remove a member (owners)',
-        params: MemberParams,
+        params: MemberParamsSchema,
         response: responses({ 200: EmptySchema }),
       },
     },
@@ -171,7 +171,7 @@ export function registerAccountRoutes(app: ApiInstance, services: ApiServices): 
       schema: {
         tags: credentialTags,
         summary: 'Revoke an API credential',
-        params: CredentialParams,
+        params: CredentialParamsSchema,
         response: responses({ 200: EmptySchema }),
       },
     },

@@ -10,9 +10,8 @@ import {
 import { REGIONS, regionName } from '../../domain/region.js';
 import type { ApiServices } from '../api-dependencies.js';
 import { APP_PATH, APPS_PATH, principalOf, responses, type ApiInstance } from '../api-instance.js';
+import { AccountParamsSchema, AppParamsSchema } from '../../contract/path-schemas.js';
 
-const AccountParams = Type.Object({ account: Type.String() });
-const AppParams = Type.Object({ account: Type.String(), app: Type.String() });
 const tags = ['Applications'];
 
 export function registerAppRoutes(app: ApiInstance, services: ApiServices): void {
@@ -36,7 +35,7 @@ export function registerAppRoutes(app: ApiInstance, services: ApiServices): void
       schema: {
         tags,
         summary: 'List the applications of an account',
-        params: AccountParams,
+        params: AccountParamsSchema,
         querystring: PageQuerySchema,
         response: responses({ 200: ListAppsResponseSchema }),
       },
@@ -57,7 +56,7 @@ export function registerAppRoutes(app: ApiInstance, services: ApiServices): void
         tags,
         summary: 'Create an application',
         description: 'Answers 200 with no body (seed). A repository instead of uploadable answers 501.',
-        params: AccountParams,
+        params: AccountParamsSchema,
         querystring: CreateAppQuerySchema,
         body: CreateAppBodySchema,
         response: responses({
@@ -82,7 +81,7 @@ export function registerAppRoutes(app: ApiInstance, services: ApiServices): void
       schema: {
         tags,
         summary: 'Get an application',
-        params: AppParams,
+        params: AppParamsSchema,
         response: responses({ 200: AppSchema }),
       },
     },
@@ -95,7 +94,7 @@ export function registerAppRoutes(app: ApiInstance, services: ApiServices): void
       schema: {
         tags,
         summary: 'Delete an application and its environments',
-        params: AppParams,
+        params: AppParamsSchema,
         response: responses({ 200: EmptySchema }),
       },
     },

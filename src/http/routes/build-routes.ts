@@ -11,18 +11,8 @@ import { ENVIRONMENT_PATH, ID, principalOf, responses, type ApiInstance } from '
 import { requestValidatorCompiler } from '../request-validator.js';
 import { sendTextStream } from '../text-stream.js';
 import { receiveRepositoryPart, UPLOAD_PART } from '../upload-receiver.js';
+import { BuildParamsSchema, EnvironmentParamsSchema } from '../../contract/path-schemas.js';
 
-const EnvironmentParams = Type.Object({
-  account: Type.String(),
-  app: Type.String(),
-  environment: Type.String(),
-});
-const BuildParams = Type.Object({
-  account: Type.String(),
-  app: Type.String(),
-  environment: Type.String(),
-  build: Type.String(),
-});
 const tags = ['Builds'];
 
 export function registerBuildRoutes(app: ApiInstance, services: ApiServices): void {
@@ -34,18 +24,12 @@ export function registerBuildRoutes(app: ApiInstance, services: ApiServices): vo
         summary: 'Build the most recent source again',
         description:
           '"clean": true drops the build caches first (CLEAN_REBUILD). Answers the new build\'s operation.',
-        params: EnvironmentParams,
+        params: EnvironmentParamsSchema,
         body: Type.Object(
           { clean: Type.Optional(Type.Boolean({ description: 'Drop the caches first' })) },
           { additionalProperties: false, title: 'RebuildBody' },
         ),
         response: responses({ 200: OperationSchema }),
-      },
-      // The body is optional (curl -X POST with none): no body means {}.
-      preValidation: (request, _reply, done) => {
-        // The typed body says it is always there; before validation it may not be.
-        if ((request.body as unknown) === undefined) request.body = {};
-        done();
       },
     },
     (request) => {
@@ -66,7 +50,7 @@ export function registerBuildRoutes(app: ApiInstance, services: ApiServices): vo
       schema: {
         tags,
         summary: 'List the builds of an environment (newest first)',
-        params: EnvironmentParams,
+        params: EnvironmentParamsSchema,
         querystring: ListBuildsQuerySchema,
         response: responses({ 200: ListBuildsResponseSchema }),
       },
@@ -82,7 +66,7 @@ export function registerBuildRoutes(app: ApiInstance, services: ApiServices): vo
       schema: {
         tags,
         summary: 'Get a build',
-        params: BuildParams,
+        params: BuildParamsSchema,
         response: responses({ 200: BuildSchema }),
       },
     },
@@ -99,7 +83,7 @@ export function registerBuildRoutes(app: ApiInstance, services: ApiServices): vo
         summary: 'Read the build log; with follow=true, stream it until the build ends',
         description:
           'text/plain; one line per log line: RFC 3339 time, stream (stdout, stderr or atoll), text.',
-        params: BuildParams,
+        params: BuildParamsSchema,
         querystring: Type.Object({
           follow: Type.Optional(
             Type.Boolean({
@@ -137,7 +121,7 @@ export function registerBuildRoutes(app: ApiInstance, services: ApiServices): vo
         summary: 'Deploy an earlier successful build again, without building',
         description:
           'Creates a build with trigger REDEPLOY that reuses the earlier artifact (and the variables it was built with), health-checks it and switches traffic to it. Answers its long-running operation.',
-        params: BuildParams,
+        params: BuildParamsSchema,
         response: responses({ 200: OperationSchema }),
       },
     },
@@ -152,7 +136,7 @@ export function registerBuildRoutes(app: ApiInstance, services: ApiServices): vo
       schema: {
         tags,
         summary: 'Cancel a queued or running build',
-        params: BuildParams,
+        params: BuildParamsSchema,
         response: responses({ 200: BuildSchema }),
       },
     },
@@ -183,7 +167,7 @@ export async function registerUploadRoute(
           summary: 'Upload a .zip of the code and start a build',
           description: `multipart/form-data with one file part named "${UPLOAD_PART}" holding a .zip. Answers the build's long-running operation as soon as the archive is stored.`,
           consumes: ['multipart/form-data'],
-          params: EnvironmentParams,
+          params: EnvironmentParamsSchema,
           body: Type.Object({
             [UPLOAD_PART]: Type.Unsafe<unknown>({
               type: 'file',

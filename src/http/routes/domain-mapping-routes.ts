@@ -1,4 +1,3 @@
-import { Type } from '@sinclair/typebox';
 import {
   DomainMappingAnswerSchema,
   DomainMappingSchema,
@@ -9,20 +8,8 @@ import {
 import { OperationSchema } from '../../contract/environment-schemas.js';
 import type { ApiServices } from '../api-dependencies.js';
 import { ENVIRONMENT_PATH, ID, principalOf, responses, type ApiInstance } from '../api-instance.js';
+import { DomainMappingParamsSchema, EnvironmentParamsSchema } from '../../contract/path-schemas.js';
 
-const EnvironmentParams = Type.Object({
-  account: Type.String(),
-  app: Type.String(),
-  environment: Type.String(),
-});
-const MappingParams = Type.Object({
-  account: Type.String(),
-  app: Type.String(),
-  environment: Type.String(),
-  domain: Type.String({
-    description: 'The mapped domain, as the mapping shows it (or in any case / as an IDN)',
-  }),
-});
 const tags = ['Domain mappings'];
 
 /** Custom domains of an environment (docs/api.md: Domain mappings). */
@@ -35,7 +22,7 @@ export function registerDomainMappingRoutes(app: ApiInstance, services: ApiServi
       schema: {
         tags,
         summary: 'List the domain mappings of the environment, including those being created or deleted',
-        params: EnvironmentParams,
+        params: EnvironmentParamsSchema,
         querystring: ListDomainMappingsQuerySchema,
         response: responses({ 200: ListDomainMappingsResponseSchema }),
       },
@@ -51,7 +38,7 @@ export function registerDomainMappingRoutes(app: ApiInstance, services: ApiServi
       schema: {
         tags,
         summary: 'Read one domain mapping',
-        params: MappingParams,
+        params: DomainMappingParamsSchema,
         response: responses({ 200: DomainMappingSchema }),
       },
     },
@@ -68,7 +55,7 @@ export function registerDomainMappingRoutes(app: ApiInstance, services: ApiServi
         summary: "Make the listed mappings the environment's whole set",
         description:
           'New domains are created, missing ones deleted (DELETING until gone), unchanged ones untouched. Every rule is checked before anything changes. Answers a long-running operation; validateOnly answers a finished one describing the change, without making it.',
-        params: EnvironmentParams,
+        params: EnvironmentParamsSchema,
         body: ReplaceDomainMappingsBodySchema,
         response: responses({ 200: OperationSchema }),
       },
@@ -90,13 +77,8 @@ export function registerDomainMappingRoutes(app: ApiInstance, services: ApiServi
         schema: {
           tags,
           summary,
-          params: MappingParams,
+          params: DomainMappingParamsSchema,
           response: responses({ 200: DomainMappingAnswerSchema }),
-        },
-        // No body is needed (curl -X POST with none); one sent is ignored.
-        preValidation: (request, _reply, done) => {
-          if (request.body === undefined) request.body = {};
-          done();
         },
       },
       (request) => {

@@ -1,4 +1,3 @@
-import { Type } from '@sinclair/typebox';
 import { EmptySchema } from '../../contract/common-schemas.js';
 import {
   CreateEnvironmentBodySchema,
@@ -18,19 +17,12 @@ import {
   responses,
   type ApiInstance,
 } from '../api-instance.js';
+import {
+  AppParamsSchema,
+  EnvironmentParamsSchema,
+  OperationParamsSchema,
+} from '../../contract/path-schemas.js';
 
-const AppParams = Type.Object({ account: Type.String(), app: Type.String() });
-const EnvironmentParams = Type.Object({
-  account: Type.String(),
-  app: Type.String(),
-  environment: Type.String(),
-});
-const OperationParams = Type.Object({
-  account: Type.String(),
-  app: Type.String(),
-  environment: Type.String(),
-  operation: Type.String(),
-});
 const tags = ['Environments'];
 
 export function registerEnvironmentRoutes(app: ApiInstance, services: ApiServices): void {
@@ -40,7 +32,7 @@ export function registerEnvironmentRoutes(app: ApiInstance, services: ApiService
       schema: {
         tags,
         summary: 'List the environments of an application',
-        params: AppParams,
+        params: AppParamsSchema,
         querystring: ListEnvironmentsQuerySchema,
         response: responses({ 200: ListEnvironmentsResponseSchema }),
       },
@@ -61,7 +53,7 @@ export function registerEnvironmentRoutes(app: ApiInstance, services: ApiService
         tags,
         summary: 'Create an environment',
         description: 'Answers a long-running operation named …/operations/no_build; poll it with GET.',
-        params: AppParams,
+        params: AppParamsSchema,
         body: CreateEnvironmentBodySchema,
         response: responses({ 200: OperationSchema }),
       },
@@ -81,7 +73,7 @@ export function registerEnvironmentRoutes(app: ApiInstance, services: ApiService
       schema: {
         tags,
         summary: 'Get an environment',
-        params: EnvironmentParams,
+        params: EnvironmentParamsSchema,
         response: responses({ 200: EnvironmentSchema }),
       },
     },
@@ -102,7 +94,7 @@ export function registerEnvironmentRoutes(app: ApiInstance, services: ApiService
         summary: 'Update an environment',
         description:
           'Merges the fields sent, or exactly the fields of updateMask; validateOnly=true answers the result without writing.',
-        params: EnvironmentParams,
+        params: EnvironmentParamsSchema,
         querystring: UpdateEnvironmentQuerySchema,
         body: UpdateEnvironmentBodySchema,
         response: responses({ 200: EnvironmentSchema }),
@@ -125,7 +117,7 @@ export function registerEnvironmentRoutes(app: ApiInstance, services: ApiService
       schema: {
         tags,
         summary: 'Delete an environment',
-        params: EnvironmentParams,
+        params: EnvironmentParamsSchema,
         response: responses({ 200: EmptySchema }),
       },
     },
@@ -146,7 +138,7 @@ export function registerEnvironmentRoutes(app: ApiInstance, services: ApiService
       schema: {
         tags: ['Operations'],
         summary: 'Get a long-running operation',
-        params: OperationParams,
+        params: OperationParamsSchema,
         response: responses({ 200: OperationSchema }),
       },
     },

@@ -1,4 +1,3 @@
-import { Type } from '@sinclair/typebox';
 import { EmptySchema, PageQuerySchema } from '../../contract/common-schemas.js';
 import {
   CreateEventSubscriptionBodySchema,
@@ -10,9 +9,8 @@ import {
 } from '../../contract/event-schemas.js';
 import type { ApiServices } from '../api-dependencies.js';
 import { ACCOUNT_PATH, ID, principalOf, responses, type ApiInstance } from '../api-instance.js';
+import { AccountParamsSchema, EventSubscriptionParamsSchema } from '../../contract/path-schemas.js';
 
-const AccountParams = Type.Object({ account: Type.String() });
-const SubscriptionParams = Type.Object({ account: Type.String(), subscription: Type.String() });
 const tags = ['Event subscriptions'];
 
 /** Outbound event notifications of an account (owners). */
@@ -25,7 +23,7 @@ export function registerEventSubscriptionRoutes(app: ApiInstance, services: ApiS
       schema: {
         tags,
         summary: "List the account's event subscriptions (owners)",
-        params: AccountParams,
+        params: AccountParamsSchema,
         querystring: PageQuerySchema,
         response: responses({ 200: ListEventSubscriptionsResponseSchema }),
       },
@@ -39,7 +37,7 @@ export function registerEventSubscriptionRoutes(app: ApiInstance, services: ApiS
       schema: {
         tags,
         summary: 'Subscribe a URL to event types; the answer holds the signing secret, shown this once',
-        params: AccountParams,
+        params: AccountParamsSchema,
         body: CreateEventSubscriptionBodySchema,
         response: responses({ 200: EventSubscriptionSchema }),
       },
@@ -58,7 +56,7 @@ export function registerEventSubscriptionRoutes(app: ApiInstance, services: ApiS
       schema: {
         tags,
         summary: 'Read one subscription',
-        params: SubscriptionParams,
+        params: EventSubscriptionParamsSchema,
         response: responses({ 200: EventSubscriptionSchema }),
       },
     },
@@ -75,7 +73,7 @@ export function registerEventSubscriptionRoutes(app: ApiInstance, services: ApiS
       schema: {
         tags,
         summary: 'Delete a subscription: nothing more is sent to it',
-        params: SubscriptionParams,
+        params: EventSubscriptionParamsSchema,
         response: responses({ 200: EmptySchema }),
       },
     },
@@ -92,12 +90,8 @@ export function registerEventSubscriptionRoutes(app: ApiInstance, services: ApiS
       schema: {
         tags,
         summary: 'Send a subscription.test event to this subscription; answers its delivery',
-        params: SubscriptionParams,
+        params: EventSubscriptionParamsSchema,
         response: responses({ 200: DeliverySchema }),
-      },
-      preValidation: (request, _reply, done) => {
-        request.body ??= {};
-        done();
       },
     },
     (request) =>
@@ -113,7 +107,7 @@ export function registerEventSubscriptionRoutes(app: ApiInstance, services: ApiS
       schema: {
         tags,
         summary: 'The deliveries to this subscription, newest first, each with its attempts',
-        params: SubscriptionParams,
+        params: EventSubscriptionParamsSchema,
         querystring: PageQuerySchema,
         response: responses({ 200: ListDeliveriesResponseSchema }),
       },

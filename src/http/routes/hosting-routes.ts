@@ -4,12 +4,8 @@ import { UsageReportSchema } from '../../contract/usage-schemas.js';
 import type { ApiServices } from '../api-dependencies.js';
 import { ENVIRONMENT_PATH, principalOf, responses, type ApiInstance } from '../api-instance.js';
 import { sendTextStream } from '../text-stream.js';
+import { EnvironmentParamsSchema } from '../../contract/path-schemas.js';
 
-const EnvironmentParams = Type.Object({
-  account: Type.String(),
-  app: Type.String(),
-  environment: Type.String(),
-});
 const tags = ['Hosting'];
 
 /** What an environment serves: its web cache and the running app's logs. */
@@ -20,7 +16,7 @@ export function registerHostingRoutes(app: ApiInstance, services: ApiServices): 
       schema: {
         tags,
         summary: 'Empty the web cache of the environment',
-        params: EnvironmentParams,
+        params: EnvironmentParamsSchema,
         response: responses({ 200: EmptySchema }),
       },
     },
@@ -36,7 +32,7 @@ export function registerHostingRoutes(app: ApiInstance, services: ApiServices): 
         tags,
         summary:
           "The environment's traffic per interval: requests, bytes, status classes, cache hits, latency, busiest paths",
-        params: EnvironmentParams,
+        params: EnvironmentParamsSchema,
         querystring: Type.Object({
           startTime: Type.Optional(
             Type.String({ description: 'RFC 3339; default: 24 hours before endTime' }),
@@ -66,7 +62,7 @@ export function registerHostingRoutes(app: ApiInstance, services: ApiServices): 
         summary: "Read the running app's output; with follow=true, keep streaming it",
         description:
           'text/plain; one line per output line: RFC 3339 time, stream (stdout, stderr or atoll for restarts and health), the first 8 characters of the build id, text.',
-        params: EnvironmentParams,
+        params: EnvironmentParamsSchema,
         querystring: Type.Object({
           follow: Type.Optional(
             Type.Boolean({ description: 'Keep the answer open and send lines as they come' }),

@@ -16,11 +16,10 @@ import { ID, principalOf, type ApiInstance } from '../api-instance.js';
 import { authenticateRequest } from '../request-auth.js';
 import type { ReportErrorHandlers } from '../report-error-response.js';
 import { requestValidatorCompiler } from '../request-validator.js';
+import { ReportScheduleParamsSchema, SiteReportParamsSchema } from '../../contract/path-schemas.js';
 
 export const SITE_REPORTS_PREFIX = '/v1/site_reports';
 const tags = ['Site reports'];
-const ScheduleParams = Type.Object({ schedule_id: Type.String() });
-const ReportParams = Type.Object({ report_id: Type.String() });
 const SiteQuery = Type.Object({
   site_id: Type.Optional(Type.String({ description: 'The site (environment) id' })),
 });
@@ -30,9 +29,10 @@ function answers<T extends Record<number, unknown>>(ok: T): T & { default: typeo
 }
 
 /**
- * Bodies are documented by their schemas but checked by the service
+ * The schedule bodies are documented by their schemas but checked by the service
  * (domain/report-schedule-rules.ts), so that one answer lists every broken rule with its
- * type and code; query strings and paths are validated as everywhere else.
+ * type and code; their query strings and paths, and every other route's body, are validated as
+ * everywhere else.
  */
 const documentedBodies: FastifySchemaCompiler<unknown> = (route) =>
   route.httpPart === 'body' ? () => true : requestValidatorCompiler(route);
@@ -51,7 +51,6 @@ export async function registerSiteReportRoutes(
     (reports: ApiInstance) => {
       reports.setErrorHandler(handlers.errorHandler);
       reports.setNotFoundHandler(handlers.notFoundHandler);
-      reports.setValidatorCompiler(documentedBodies);
       reports.addHook('onRequest', async (request) => {
         request.principal = await authenticateRequest(request, services);
       });
@@ -93,6 +92,7 @@ export async function registerSiteReportRoutes(
             body: CreateReportScheduleBodySchema,
             response: answers({ 201: ReportScheduleAnswerSchema }),
           },
+          validatorCompiler: documentedBodies,
         },
         async (request, reply) =>
           reply.code(201).send(await services.reports.createSchedule(principalOf(request), request.body)),
@@ -103,7 +103,7 @@ export async function registerSiteReportRoutes(
           schema: {
             tags,
             summary: 'Read a report schedule',
-            params: ScheduleParams,
+            params: ReportScheduleParamsSchema,
             response: answers({ 200: ReportScheduleSchema }),
           },
         },
@@ -115,10 +115,11 @@ export async function registerSiteReportRoutes(
           schema: {
             tags,
             summary: 'Update any subset of a schedule’s fields (seed 001)',
-            params: ScheduleParams,
+            params: ReportScheduleParamsSchema,
             body: UpdateReportScheduleBodySchema,
             response: answers({ 200: ReportScheduleAnswerSchema }),
           },
+          validatorCompiler: documentedBodies,
         },
         (request) =>
           services.reports.updateSchedule(principalOf(request), request.params.schedule_id, request.body),
@@ -129,7 +130,7 @@ export async function registerSiteReportRoutes(
           schema: {
             tags,
             summary: 'Delete a report schedule (204); its reports are kept',
-            params: ScheduleParams,
+            params: ReportScheduleParamsSchema,
             response: answers({ 204: Type.Null() }),
           },
         },
@@ -144,7 +145,7 @@ export async function registerSiteReportRoutes(
           schema: {
             tags,
             summary: 'Make a report of the schedule now and e-mail it (send=false: a preview, not sent)',
-            params: ScheduleParams,
+            params: ReportScheduleParamsSchema,
             querystring: Type.Object({ send: Type.Optional(Type.Boolean({ default: true })) }),
             response: answers({ 201: RunReportAnswerSchema }),
           },
@@ -180,7 +181,7 @@ export async function registerSiteReportRoutes(
           schema: {
             tags,
             summary: 'Read a generated report and its delivery',
-            params: ReportParams,
+            params: SiteReportParamsSchema,
             response: answers({ 200: SiteReportSchema }),
           },
         },
@@ -192,7 +193,7 @@ export async function registerSiteReportRoutes(
           schema: {
             tags,
             summary: 'Download a generated report: PDF, or HTML with format=html',
-            params: ReportParams,
+            params: SiteReportParamsSchema,
             querystring: Type.Object({ format: Type.Optional(Type.String({ enum: ['pdf', 'html'] })) }),
             produces: ['application/pdf', 'text/html'],
             response: answers({ 200: Type.Unsafe({ type: 'file', description: 'The report' }) }),

@@ -7,6 +7,7 @@ import { AtollError } from '../../domain/error-catalogue.js';
 import type { WebhookTarget } from '../../services/webhooks-service.js';
 import type { ApiServices } from '../api-dependencies.js';
 import { ENVIRONMENT_PATH, ID, principalOf, responses, type ApiInstance } from '../api-instance.js';
+import { EnvironmentParamsSchema } from '../../contract/path-schemas.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -14,11 +15,6 @@ declare module 'fastify' {
   }
 }
 
-const EnvironmentParams = Type.Object({
-  account: Type.String(),
-  app: Type.String(),
-  environment: Type.String(),
-});
 const tags = ['Webhooks'];
 
 /** Managing an environment's webhook set (owners; under Basic auth like every /v1 route). */
@@ -27,31 +23,20 @@ export function registerWebhookRoutes(app: ApiInstance, services: ApiServices): 
   const schema = (summary: string) => ({
     tags,
     summary,
-    params: EnvironmentParams,
+    params: EnvironmentParamsSchema,
     response: responses({ 200: WebhooksSchema }),
   });
   app.get(path, { schema: schema('The webhook URLs of the environment (owners)') }, (request) => {
     const { account, app: appId, environment } = request.params;
     return services.webhooks.get(principalOf(request), account, appId, environment);
   });
-  const bodyless = {
-    // No body is needed (curl -X POST with none).
-    preValidation: (request: { body: unknown }, _reply: unknown, done: () => void) => {
-      request.body ??= {};
-      done();
-    },
-  };
-  app.post(
-    path,
-    { schema: schema('Create the webhook set: one token, three URLs (owners)'), ...bodyless },
-    (request) => {
-      const { account, app: appId, environment } = request.params;
-      return services.webhooks.create(principalOf(request), account, appId, environment);
-    },
-  );
+  app.post(path, { schema: schema('Create the webhook set: one token, three URLs (owners)') }, (request) => {
+    const { account, app: appId, environment } = request.params;
+    return services.webhooks.create(principalOf(request), account, appId, environment);
+  });
   app.post(
     `${path}::regenerate`,
-    { schema: schema('Replace the token: the old URLs stop working at once (owners)'), ...bodyless },
+    { schema: schema('Replace the token: the old URLs stop working at once (owners)') },
     (request) => {
       const { account, app: appId, environment } = request.params;
       return services.webhooks.regenerate(principalOf(request), account, appId, environment);
@@ -63,7 +48,7 @@ export function registerWebhookRoutes(app: ApiInstance, services: ApiServices): 
       schema: {
         tags,
         summary: 'Delete the webhook set: the URLs stop working (owners)',
-        params: EnvironmentParams,
+        params: EnvironmentParamsSchema,
         response: responses({ 200: EmptySchema }),
       },
     },
@@ -131,12 +116,14 @@ export async function registerWebhookTriggers(
           description:
             'No Basic auth and no body: the token query parameter is the credential. 200: the build operation (a call while a build of the environment is queued joins it), or {} for purgeCache. 400 NOTHING_TO_BUILD, 401 WEBHOOK_TOKEN_INVALID (wrong, missing, old or deleted token; the same for any path), 429 RATE_LIMITED with Retry-After.',
           security: [],
-          params: EnvironmentParams,
+          params: EnvironmentParamsSchema,
           querystring: Type.Object({
             token: Type.Optional(Type.String({ description: 'The webhook token' })),
           }),
           response: responses({ 200: action === 'purgeCache' ? EmptySchema : OperationSchema }),
         },
+        // A CMS plug-in may send any body, or none: it is not read (route-bodies.ts).
+        config: { anyBody: true },
       },
       (request) => {
         const target = request.webhookTarget;
