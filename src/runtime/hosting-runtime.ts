@@ -92,7 +92,7 @@ export class HostingRuntime implements Deployer {
     const folder = join(settings.deploymentsDir, spec.environmentId, spec.buildId);
     this.#preparing.add(folder);
     try {
-      return await this.#prepareIn(folder, spec, progress, signal);
+      return await this.#prepareIn(folder, artifact, spec, progress, signal);
     } catch (error) {
       this.#preparing.delete(folder);
       await this.#removeFolder(folder, spec.environmentId);
@@ -102,12 +102,12 @@ export class HostingRuntime implements Deployer {
 
   async #prepareIn(
     folder: string,
+    artifact: string,
     spec: DeploymentSpec,
     progress: DeploymentProgress,
     signal: AbortSignal,
   ): Promise<PreparedDeployment> {
     const { settings } = this;
-    const artifact = settings.blobs.localPath(spec.artifactKey);
     const started = performance.now();
     await unpackArtifact(settings.runner, artifact, folder, {
       uid: spec.uid,

@@ -5,6 +5,12 @@ import { after, before, describe, it } from 'node:test';
 import { ERROR_CATALOGUE, GRPC_CODES, type ErrorReason } from '../../src/domain/error-catalogue.js';
 import { TestDnsServer } from '../helpers/dns-server.js';
 import { EventReceiver } from '../helpers/event-receiver.js';
+import {
+  multipartBody,
+  readSwaggerOperations,
+  type SwaggerParameter as Parameter,
+  type SwaggerSchema as Schema,
+} from '../helpers/swagger-operations.js';
 import { TestApi, type Credentials } from '../helpers/test-api.js';
 
 /**
@@ -38,23 +44,6 @@ function seededRandom(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
   };
-}
-
-interface Schema {
-  readonly type?: string;
-  readonly properties?: Record<string, Schema>;
-  readonly required?: readonly string[];
-  readonly items?: Schema;
-  readonly enum?: readonly unknown[];
-  readonly minimum?: number;
-  readonly minItems?: number;
-}
-
-interface Parameter {
-  readonly name: string;
-  readonly in: 'path' | 'query' | 'body' | 'formData' | 'header';
-  readonly type?: string;
-  readonly schema?: Schema;
 }
 
 interface Operation {
@@ -254,22 +243,16 @@ function field(path: readonly (string | number)[]): string {
     .replace(/^\./, '');
 }
 
-function readOperations(doc: any): Operation[] {
-  const operations: Operation[] = [];
-  for (const [template, methods] of Object.entries<Record<string, any>>(doc.paths)) {
-    for (const [method, operation] of Object.entries<any>(methods)) {
-      const parameters = (operation.parameters ?? []) as Parameter[];
-      operations.push({
-        method: method.toUpperCase(),
-        template,
-        pathParams: parameters.filter((p) => p.in === 'path').map((p) => p.name),
-        queryParams: parameters.filter((p) => p.in === 'query'),
-        body: parameters.find((p) => p.in === 'body')?.schema,
-        multipart: (operation.consumes as string[] | undefined)?.includes('multipart/form-data') === true,
-        reports: template.startsWith('/v1/site_reports'),
-      });
-    }
-  }
+function readOperations(doc: Parameters<typeof readSwaggerOperations>[0]): Operation[] {
+  const operations: Operation[] = readSwaggerOperations(doc).map((operation) => ({
+    method: operation.method,
+    template: operation.template,
+    pathParams: operation.parameters.filter((p) => p.in === 'path').map((p) => p.name),
+    queryParams: operation.parameters.filter((p) => p.in === 'query'),
+    body: operation.bodySchema,
+    multipart: operation.multipart,
+    reports: operation.template.startsWith('/v1/site_reports'),
+  }));
   // The webhook trigger URLs first, while the fixture's token is the current one (a later
   // :regenerate replaces it); deletes last, the app itself at the very end, so that the other
   // operations find the fixtures.
@@ -282,25 +265,6 @@ function readOperations(doc: any): Operation[] {
           ? 3
           : 2;
   return operations.sort((a, b) => rank(a) - rank(b));
-}
-
-function multipartBody(
-  boundary: string,
-  parts: { name: string; filename?: string; content: Buffer }[],
-): Buffer {
-  const chunks: Buffer[] = [];
-  for (const part of parts) {
-    const filename = part.filename === undefined ? '' : `; filename="${part.filename}"`;
-    chunks.push(
-      Buffer.from(
-        `--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"${filename}\r\nContent-Type: application/octet-stream\r\n\r\n`,
-      ),
-      part.content,
-      Buffer.from('\r\n'),
-    );
-  }
-  chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  return Buffer.concat(chunks);
 }
 
 function multipartCases(): [string, string, Buffer][] {

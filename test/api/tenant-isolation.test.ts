@@ -4,6 +4,11 @@ import { after, before, describe, it } from 'node:test';
 import { TestDnsServer } from '../helpers/dns-server.js';
 import { EventReceiver } from '../helpers/event-receiver.js';
 import { listRoutes, toSwaggerPath } from '../helpers/route-table.js';
+import {
+  multipartBody,
+  readSwaggerOperations,
+  type SwaggerSchema as Schema,
+} from '../helpers/swagger-operations.js';
 import { TestApi, type Credentials } from '../helpers/test-api.js';
 
 /**
@@ -81,16 +86,6 @@ interface Route {
   readonly multipart: boolean;
 }
 
-interface Schema {
-  readonly type?: string;
-  readonly properties?: Record<string, Schema>;
-  readonly required?: readonly string[];
-  readonly items?: Schema;
-  readonly enum?: readonly unknown[];
-  readonly minimum?: number;
-  readonly minItems?: number;
-}
-
 interface Probe {
   readonly route: Route;
   readonly values: readonly Value[];
@@ -142,16 +137,6 @@ const MISSING: Record<Slot, string> = {
 
 function basic(credentials: Credentials): string {
   return `Basic ${Buffer.from(`${credentials.userId}:${credentials.password}`).toString('base64')}`;
-}
-
-function multipartBody(boundary: string, content: Buffer): Buffer {
-  return Buffer.concat([
-    Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="repository"; filename="code.zip"\r\nContent-Type: application/zip\r\n\r\n`,
-    ),
-    content,
-    Buffer.from(`\r\n--${boundary}--\r\n`),
-  ]);
 }
 
 /** Every combination of one value per slot. */
@@ -259,7 +244,9 @@ describe('tenant isolation with real resources', () => {
     // With the test API no build worker runs: the build stays QUEUED, its build and operation real.
     const uploaded = await send('POST', `/fu${envPath}:upload`, {
       authorization: basic(owner),
-      body: multipartBody('tenant', zip),
+      body: multipartBody('tenant', [
+        { name: 'repository', filename: 'code.zip', contentType: 'application/zip', content: zip },
+      ]),
       contentType: 'multipart/form-data; boundary=tenant',
     });
     assert.equal(uploaded.status, 200, uploaded.text);
@@ -418,10 +405,7 @@ describe('tenant isolation with real resources', () => {
 
       // Every registered route, with its query and body as the Swagger document describes them.
       const doc = JSON.parse((await send('GET', '/v1/swagger.json', { authorization: bAuth })).text);
-      const swagger = new Map<string, any>();
-      for (const [template, methods] of Object.entries<Record<string, any>>(doc.paths))
-        for (const [method, operation] of Object.entries<any>(methods))
-          swagger.set(`${method.toUpperCase()} ${template}`, operation);
+      const swagger = new Map(readSwaggerOperations(doc).map((o) => [`${o.method} ${o.template}`, o]));
       const registered = listRoutes(api);
       const routes: Route[] = registered.map(({ method, url }) => {
         const template = toSwaggerPath(url);
@@ -437,8 +421,8 @@ describe('tenant isolation with real resources', () => {
           template,
           key,
           slots: [...pathSlots, ...(EXTRA_SLOTS[key] ?? [])],
-          bodySchema: operation?.parameters?.find((p: any) => p.in === 'body')?.schema,
-          multipart: operation?.consumes?.includes('multipart/form-data') === true,
+          bodySchema: operation?.bodySchema,
+          multipart: operation?.multipart === true,
         };
       });
       for (const key of swagger.keys())
@@ -533,7 +517,9 @@ describe('tenant isolation with real resources', () => {
         if (route.multipart)
           return send(route.method, url, {
             authorization,
-            body: multipartBody('probe', zip),
+            body: multipartBody('probe', [
+              { name: 'repository', filename: 'code.zip', contentType: 'application/zip', content: zip },
+            ]),
             contentType: 'multipart/form-data; boundary=probe',
           });
         if (trigger || route.method === 'GET' || route.method === 'DELETE')

@@ -1,0 +1,71 @@
+/** The part of a Swagger 2.0 schema the API tests read to make requests. */
+export interface SwaggerSchema {
+  readonly type?: string;
+  readonly properties?: Record<string, SwaggerSchema>;
+  readonly required?: readonly string[];
+  readonly items?: SwaggerSchema;
+  readonly enum?: readonly unknown[];
+  readonly minimum?: number;
+  readonly minItems?: number;
+}
+
+export interface SwaggerParameter {
+  readonly name: string;
+  readonly in: 'path' | 'query' | 'body' | 'formData' | 'header';
+  readonly type?: string;
+  readonly schema?: SwaggerSchema;
+}
+
+/** One operation of the served Swagger document (`GET /v1/swagger.json`). */
+export interface SwaggerOperation {
+  /** `GET`, `POST`, … */
+  readonly method: string;
+  /** The Swagger path: `/v1/accounts/{account}/apps`. */
+  readonly template: string;
+  readonly parameters: readonly SwaggerParameter[];
+  readonly bodySchema: SwaggerSchema | undefined;
+  readonly multipart: boolean;
+}
+
+interface SwaggerDocument {
+  readonly paths: Record<
+    string,
+    Record<string, { readonly parameters?: SwaggerParameter[]; readonly consumes?: string[] }>
+  >;
+}
+
+/** Every operation of a Swagger 2.0 document, in the document's order. */
+export function readSwaggerOperations(doc: SwaggerDocument): SwaggerOperation[] {
+  return Object.entries(doc.paths).flatMap(([template, methods]) =>
+    Object.entries(methods).map(([method, operation]) => {
+      const parameters = operation.parameters ?? [];
+      return {
+        method: method.toUpperCase(),
+        template,
+        parameters,
+        bodySchema: parameters.find((p) => p.in === 'body')?.schema,
+        multipart: operation.consumes?.includes('multipart/form-data') === true,
+      };
+    }),
+  );
+}
+
+/** A multipart/form-data body of these parts, written by hand so that tests can also break it. */
+export function multipartBody(
+  boundary: string,
+  parts: readonly { name: string; filename?: string; contentType?: string; content: Buffer }[],
+): Buffer {
+  const chunks: Buffer[] = [];
+  for (const part of parts) {
+    const filename = part.filename === undefined ? '' : `; filename="${part.filename}"`;
+    chunks.push(
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"${filename}\r\nContent-Type: ${part.contentType ?? 'application/octet-stream'}\r\n\r\n`,
+      ),
+      part.content,
+      Buffer.from('\r\n'),
+    );
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  return Buffer.concat(chunks);
+}
