@@ -8,6 +8,7 @@ import { EventReceiver } from '../helpers/event-receiver.js';
 import {
   multipartBody,
   readSwaggerOperations,
+  sampleOf,
   type SwaggerParameter as Parameter,
   type SwaggerSchema as Schema,
 } from '../helpers/swagger-operations.js';
@@ -492,25 +493,7 @@ describe('fuzz: hostile inputs to every operation of the Swagger document', () =
         // Replaces and updates check everything but change nothing.
         validateOnly: true,
       };
-      const sample = (schema: Schema, name?: string): unknown => {
-        if (name !== undefined && name in overrides) return overrides[name];
-        if (schema.enum !== undefined) return schema.enum[0];
-        switch (schema.type) {
-          case 'object':
-            return Object.fromEntries(
-              (schema.required ?? []).map((key) => [key, sample(schema.properties?.[key] ?? {}, key)]),
-            );
-          case 'array':
-            return schema.minItems ? [sample(schema.items ?? {})] : [];
-          case 'integer':
-          case 'number':
-            return schema.minimum ?? 1;
-          case 'boolean':
-            return false;
-          default:
-            return 'fuzz';
-        }
-      };
+      const sample = (schema: Schema, name?: string): unknown => sampleOf(schema, 'fuzz', overrides, name);
       // Reports are previews (not e-mailed), updates only validated, trigger URLs called with their token.
       const baseQuery: Record<string, string> = {
         appId: 'fuzz-app',

@@ -7,6 +7,7 @@ import { listRoutes, toSwaggerPath } from '../helpers/route-table.js';
 import {
   multipartBody,
   readSwaggerOperations,
+  sampleOf,
   type SwaggerSchema as Schema,
 } from '../helpers/swagger-operations.js';
 import { TestApi, type Credentials } from '../helpers/test-api.js';
@@ -474,25 +475,8 @@ describe('tenant isolation with real resources', () => {
         'POST /v1/accounts/{account}/apps': 'appId=pilfered',
         'POST /v1/site_reports/schedules/{schedule_id}:run': 'send=false',
       };
-      const sample = (schema: Schema | undefined): unknown => {
-        if (schema === undefined) return undefined;
-        if (schema.enum !== undefined) return schema.enum[0];
-        switch (schema.type) {
-          case 'object':
-            return Object.fromEntries(
-              (schema.required ?? []).map((k) => [k, sample(schema.properties?.[k] ?? {})]),
-            );
-          case 'array':
-            return schema.minItems ? [sample(schema.items)] : [];
-          case 'integer':
-          case 'number':
-            return schema.minimum ?? 1;
-          case 'boolean':
-            return false;
-          default:
-            return 'pilfered';
-        }
-      };
+      const sample = (schema: Schema | undefined): unknown =>
+        schema === undefined ? undefined : sampleOf(schema, 'pilfered');
 
       /** Sends the probe as B, or as A (the control that the same request works for its owner). */
       function request(probe: Probe, as: 'A' | 'B' = 'B'): Promise<Answer> {

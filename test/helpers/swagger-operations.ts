@@ -69,3 +69,36 @@ export function multipartBody(
   chunks.push(Buffer.from(`--${boundary}--\r\n`));
   return Buffer.concat(chunks);
 }
+
+/**
+ * The smallest value a schema accepts: its required fields only, the first of an enum, the
+ * minimum of a number, one item where items are required, `filler` for strings. A field named
+ * in `overrides` takes that value instead (a real id, an address the test listens on).
+ */
+export function sampleOf(
+  schema: SwaggerSchema,
+  filler: string,
+  overrides: Readonly<Record<string, unknown>> = {},
+  name?: string,
+): unknown {
+  if (name !== undefined && name in overrides) return overrides[name];
+  if (schema.enum !== undefined) return schema.enum[0];
+  switch (schema.type) {
+    case 'object':
+      return Object.fromEntries(
+        (schema.required ?? []).map((key) => [
+          key,
+          sampleOf(schema.properties?.[key] ?? {}, filler, overrides, key),
+        ]),
+      );
+    case 'array':
+      return schema.minItems ? [sampleOf(schema.items ?? {}, filler, overrides)] : [];
+    case 'integer':
+    case 'number':
+      return schema.minimum ?? 1;
+    case 'boolean':
+      return false;
+    default:
+      return filler;
+  }
+}
