@@ -3,7 +3,7 @@ import type { BuildTrigger } from '../domain/build.js';
 import { UPDATE_ENVIRONMENT_METADATA_TYPE } from '../domain/operation.js';
 import { buildName, operationName } from '../domain/resource-names.js';
 import type { Operation } from '../contract/environment-schemas.js';
-import { cancelBuild } from './builds-service.js';
+import { cancelBuild } from './build-outcome.js';
 import type { BuildRecord, EnvironmentRecord, Store } from './store-port.js';
 
 export interface BuildSource {

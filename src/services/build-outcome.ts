@@ -45,3 +45,8 @@ export async function endBuild(
     });
   }
 }
+
+/** Cancels an unfinished build (by request, or superseded by a newer upload). */
+export function cancelBuild(tx: Repositories, build: BuildRecord, reason: string, now: Date): Promise<void> {
+  return endBuild(tx, build, { state: 'CANCELLED', message: reason, exitCode: null, code: 'CANCELLED' }, now);
+}

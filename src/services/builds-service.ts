@@ -6,7 +6,7 @@ import type { Build, ListBuildsQuery, ListBuildsResponse } from '../contract/bui
 import type { Operation } from '../contract/environment-schemas.js';
 import type { Principal } from './auth-service.js';
 import { buildOperation, enqueueBuild } from './build-enqueue.js';
-import { endBuild } from './build-outcome.js';
+import { cancelBuild } from './build-outcome.js';
 import type { EnvironmentScope, EnvironmentsService } from './environments-service.js';
 import type { Clock } from './platform-ports.js';
 import type { BuildRecord, EnvironmentRecord, Repositories, Store } from './store-port.js';
@@ -49,11 +49,6 @@ function parseTime(field: string, value: string | undefined): Date | undefined {
   if (Number.isNaN(time) || !/^\d{4}-\d{2}-\d{2}T/.test(value))
     throw invalidField(field, 'must be an RFC 3339 date-time such as 2026-11-21T12:00:00Z');
   return new Date(time);
-}
-
-/** Cancels an unfinished build (by request, or superseded by a newer upload). */
-export function cancelBuild(tx: Repositories, build: BuildRecord, reason: string, now: Date): Promise<void> {
-  return endBuild(tx, build, { state: 'CANCELLED', message: reason, exitCode: null, code: 'CANCELLED' }, now);
 }
 
 export class BuildsService {

@@ -6,7 +6,7 @@ import { AtollError } from '../domain/error-catalogue.js';
 import type { Operation } from '../contract/environment-schemas.js';
 import type { Principal } from './auth-service.js';
 import { buildOperation, enqueueBuild } from './build-enqueue.js';
-import { cancelBuild } from './builds-service.js';
+import { cancelBuild } from './build-outcome.js';
 import type { EnvironmentsService } from './environments-service.js';
 import type { BlobStore, Clock } from './platform-ports.js';
 import type { Store } from './store-port.js';
