@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from '../../src/config/load-config.js';
 import type { ApiInstance } from '../../src/http/api-instance.js';
-import type { Store } from '../../src/services/store-port.js';
+import type { Store } from '../../src/services/kit/store-port.js';
 import { BENCH_ACCOUNT, startProductApi } from '../shared/product-api.js';
 import { openBenchDatabaseUrl } from '../shared/server-database.js';
 

@@ -16,8 +16,8 @@ import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { median, parseBenchArgs, readInteger, runBenchmark, UsageError } from '../shared/bench-main.js';
-import { sandboxProblem } from '../../src/builder/sandbox-runner.js';
-import { ToolchainProvisioner } from '../../src/builder/toolchain-provisioner.js';
+import { sandboxProblem } from '../../src/sandbox/sandbox-runner.js';
+import { ToolchainProvisioner } from '../../src/sandbox/toolchain-provisioner.js';
 import { FIXTURE_APPS, zipFolder } from '../../test/helpers/build-harness.js';
 import {
   BENCH_ACCOUNT,

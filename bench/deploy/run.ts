@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
-import { sandboxProblem } from '../../src/builder/sandbox-runner.js';
+import { sandboxProblem } from '../../src/sandbox/sandbox-runner.js';
 import { archiveProject } from '../../src/cli/project-archive.js';
 import {
   ATOLL_BIN,

@@ -1,5 +1,5 @@
 /** The environments edge-process.ts publishes, and the Host header that reaches each. */
-import { defaultHostname } from '../../src/domain/hostnames.js';
+import { defaultHostname } from '../../src/domain/domains/hostnames.js';
 
 export const BASE_DOMAIN = 'bench.localhost';
 

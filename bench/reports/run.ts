@@ -26,22 +26,22 @@ import { pino } from 'pino';
 import { createFilesystemBlobStore } from '../../src/adapters/filesystem-blob-store.js';
 import { createSmtpMailer } from '../../src/adapters/smtp-mailer.js';
 import { systemClock } from '../../src/adapters/system-clock.js';
-import { REPORT_SECTIONS } from '../../src/domain/report-content.js';
-import { previousRunTime, type Frequency } from '../../src/domain/report-schedule.js';
-import { REPORT_TEMPLATES } from '../../src/domain/report-templates.js';
-import { countRequest, emptyCounters } from '../../src/domain/usage.js';
+import { REPORT_SECTIONS } from '../../src/domain/reports/report-content.js';
+import { previousRunTime, type Frequency } from '../../src/domain/reports/report-schedule.js';
+import { REPORT_TEMPLATES } from '../../src/domain/reports/report-templates.js';
+import { countRequest, emptyCounters } from '../../src/domain/hosting/usage.js';
 import { openStore } from '../../src/main/open-store.js';
-import { renderReportHtml, renderReportPdf } from '../../src/scheduler/report-renderer.js';
-import { ReportScheduler } from '../../src/scheduler/report-scheduler.js';
-import { ReportContentReader } from '../../src/services/report-content-reader.js';
-import type { Mailer } from '../../src/services/report-ports.js';
-import { ReportProducer } from '../../src/services/report-producer.js';
+import { renderReportHtml, renderReportPdf } from '../../src/reports/report-renderer.js';
+import { ReportScheduler } from '../../src/reports/report-scheduler.js';
+import { ReportContentReader } from '../../src/reports/report-content-reader.js';
+import type { Mailer } from '../../src/reports/report-ports.js';
+import { ReportProducer } from '../../src/reports/report-producer.js';
 import type {
   BuildRecord,
   EnvironmentRecord,
   ReportScheduleRecord,
   Store,
-} from '../../src/services/store-port.js';
+} from '../../src/services/kit/store-port.js';
 import { seedEnvironments } from '../../test/helpers/seed-environments.js';
 import { Spawned } from '../edge/spawned.js';
 import {

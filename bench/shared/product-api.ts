@@ -8,8 +8,8 @@ import { buildApiServer } from '../../src/http/build-api-server.js';
 import { composeServices, type Services } from '../../src/main/compose-services.js';
 import { createPlatformLogger } from '../../src/main/platform-logger.js';
 import { openStore } from '../../src/main/open-store.js';
-import type { Principal } from '../../src/services/auth-service.js';
-import type { Store } from '../../src/services/store-port.js';
+import type { Principal } from '../../src/services/access/auth-service.js';
+import type { Store } from '../../src/services/kit/store-port.js';
 
 export const BENCH_ACCOUNT = 'bench';
 const OWNER_EMAIL = 'owner@bench.test';

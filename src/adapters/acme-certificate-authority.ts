@@ -7,8 +7,8 @@ import type {
   CertificateAuthority,
   ChallengeResponder,
   IssuedCertificate,
-} from '../services/domain-ports.js';
-import type { SecretBox } from '../services/platform-ports.js';
+} from '../services/domains/domain-ports.js';
+import type { SecretBox } from '../services/kit/platform-ports.js';
 
 /**
  * Certificates from an ACME CA (RFC 8555) through acme-client, validated by HTTP-01: the edge

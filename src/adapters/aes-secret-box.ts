@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
-import type { SecretBox } from '../services/platform-ports.js';
+import type { SecretBox } from '../services/kit/platform-ports.js';
 
 /**
  * Secrets at rest: AES-256-GCM with a random 96-bit nonce per value (NIST SP 800-38D), as

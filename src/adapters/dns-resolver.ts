@@ -1,5 +1,5 @@
 import { Resolver } from 'node:dns/promises';
-import type { DnsAnswer, DnsLookup } from '../services/domain-ports.js';
+import type { DnsAnswer, DnsLookup } from '../services/domains/domain-ports.js';
 
 /** Node's error codes for a lookup that found nothing, in DNS terms. */
 const FAILURES: Record<string, string> = {

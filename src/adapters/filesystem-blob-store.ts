@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
-import type { BlobStore } from '../services/platform-ports.js';
+import type { BlobStore } from '../services/kit/platform-ports.js';
 
 const KEY_RE = /^[a-z0-9-]+(\/[A-Za-z0-9._-]+)+$/;
 

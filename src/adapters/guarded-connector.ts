@@ -2,8 +2,8 @@ import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { buildConnector } from 'undici';
-import { isPrivateAddress } from '../domain/address-rules.js';
-import type { DnsLookup } from '../services/domain-ports.js';
+import { isPrivateAddress } from '../domain/network/address-rules.js';
+import type { DnsLookup } from '../services/domains/domain-ports.js';
 
 /** Every address a name has (A and AAAA); throws when it has none. */
 export type AddressResolver = (hostname: string) => Promise<readonly string[]>;

@@ -1,6 +1,6 @@
 import { Agent, request } from 'undici';
-import { DeliveryRefused, type EventSender } from '../services/delivery-worker.js';
-import type { DnsLookup } from '../services/domain-ports.js';
+import { DeliveryRefused, type EventSender } from '../services/events/delivery-worker.js';
+import type { DnsLookup } from '../services/domains/domain-ports.js';
 import { createGuardedConnector, hostAddresses, resolverOf, systemResolver } from './guarded-connector.js';
 
 /**

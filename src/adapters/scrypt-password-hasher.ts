@@ -1,5 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import type { PasswordHasher } from '../services/platform-ports.js';
+import type { PasswordHasher } from '../services/kit/platform-ports.js';
 
 /**
  * Passwords and API secrets as scrypt hashes in a PHC-style string

@@ -1,5 +1,5 @@
 import nodemailer from 'nodemailer';
-import { MailRejected, type MailMessage, type Mailer } from '../services/report-ports.js';
+import { MailRejected, type MailMessage, type Mailer } from '../reports/report-ports.js';
 
 export interface SmtpSettings {
   /** `smtp://user:pass@host:port` (STARTTLS when offered) or `smtps://…` (TLS from the start). */

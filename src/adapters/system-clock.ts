@@ -1,3 +1,3 @@
-import type { Clock } from '../services/platform-ports.js';
+import type { Clock } from '../services/kit/platform-ports.js';
 
 export const systemClock: Clock = { now: () => new Date() };

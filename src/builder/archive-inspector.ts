@@ -1,7 +1,7 @@
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { zipEntryInfo } from './zip-entry-info.js';
-import { refuseEntry, refuseUnpackedTotal, type ArchiveLimits } from '../domain/archive-rules.js';
-import type { ArchiveInspector, ArchiveSummary } from '../services/uploads-service.js';
+import { refuseEntry, refuseUnpackedTotal, type ArchiveLimits } from '../domain/builds/archive-rules.js';
+import type { ArchiveInspector, ArchiveSummary } from '../services/builds/uploads-service.js';
 
 /** yauzl's own refusals, said in the words of our rules. */
 function explainYauzlError(error: Error): string {

@@ -4,7 +4,7 @@ import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/p
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { isUuid } from '../domain/identifier-rules.js';
-import { removeTree } from './remove-tree.js';
+import { removeTree } from '../sandbox/remove-tree.js';
 
 const runFile = promisify(execFile);
 

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import semver from 'semver';
-import type { ArchiveLimits } from '../domain/archive-rules.js';
-import { limitBehindFailure, type BuildLimit } from '../domain/build-limits.js';
+import type { ArchiveLimits } from '../domain/builds/archive-rules.js';
+import { limitBehindFailure, type BuildLimit } from '../domain/builds/build-limits.js';
 import {
   chooseBuildScript,
   chooseNodeVersion,
@@ -17,15 +17,21 @@ import {
   ProjectError,
   type PackageJson,
   type PackageManagerChoice,
-} from '../domain/project-detection.js';
-import { wordpressUrlOf } from '../domain/wordpress-url.js';
-import type { BuildExecutor, BuildInputs, BuildOutcome, BuildReporter } from '../services/build-runner.js';
+} from '../domain/builds/project-detection.js';
+import { wordpressUrlOf } from '../domain/hosting/wordpress-url.js';
+import type {
+  BuildExecutor,
+  BuildInputs,
+  BuildOutcome,
+  BuildReporter,
+} from '../services/builds/build-ports.js';
 import { isUuid } from '../domain/identifier-rules.js';
-import type { BlobStore, Logger } from '../services/platform-ports.js';
+import type { BlobStore, Logger } from '../services/kit/platform-ports.js';
 import { EnvironmentBuildCache } from './build-cache.js';
-import type { CommandRunner, SandboxLimits } from './command-runner.js';
-import { removeTree } from './remove-tree.js';
-import { packageManagerEntry, type ToolchainProvisioner } from './toolchain-provisioner.js';
+import type { SandboxLimits } from '../domain/sandbox-limits.js';
+import type { CommandRunner } from '../sandbox/command-runner.js';
+import { removeTree } from '../sandbox/remove-tree.js';
+import { packageManagerEntry, type ToolchainProvisioner } from '../sandbox/toolchain-provisioner.js';
 import { unpackArchive, UnpackError } from './unpack-archive.js';
 
 export interface BuildExecutorSettings {

@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { crc32 } from 'node:zlib';
 import type { Entry, ZipFile } from 'yauzl';
 import { zipEntryInfo } from './zip-entry-info.js';
-import { removeTree } from './remove-tree.js';
+import { removeTree } from '../sandbox/remove-tree.js';
 import { openZipFile } from './zip-file-reader.js';
 import {
   refuseEntry,
@@ -14,7 +14,7 @@ import {
   sourceRoot,
   unpackedByteBudget,
   type ArchiveLimits,
-} from '../domain/archive-rules.js';
+} from '../domain/builds/archive-rules.js';
 
 /** Entries written at once: file creation, not bandwidth, is what an upload of many small files waits on. */
 const PARALLEL_WRITES = 8;

@@ -1,5 +1,5 @@
 import type { Entry } from 'yauzl';
-import type { ArchiveEntryInfo } from '../domain/archive-rules.js';
+import type { ArchiveEntryInfo } from '../domain/builds/archive-rules.js';
 
 /** What the archive rules need of a yauzl entry: the Unix mode sits in the upper half of the external attributes. */
 export function zipEntryInfo(entry: Entry): ArchiveEntryInfo {

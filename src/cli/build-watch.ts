@@ -1,6 +1,6 @@
 import { ApiError, resourceId, type Build, type Environment, type Operation } from '../client/api-client.js';
 import { EXIT } from './exit-codes.js';
-import { CliError, type CommandResult, type UserSession } from './user-command.js';
+import { CliError, type CommandResult, type UserSession } from './commands/user-command.js';
 
 const FINISHED = new Set(['SUCCEEDED', 'FAILED', 'CANCELLED']);
 

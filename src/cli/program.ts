@@ -1,16 +1,16 @@
 import { Argument, Command } from 'commander';
-import { createAdminCommand, type CliIo } from './admin-commands.js';
-import { addAppCommands } from './app-commands.js';
-import { addAuthCommands } from './auth-commands.js';
-import { addBuildCommands } from './build-commands.js';
-import { addDeployCommand } from './deploy-command.js';
-import { addDomainCommands } from './domain-commands.js';
-import { addEnvironmentCommands } from './environment-commands.js';
+import { createAdminCommand, type CliIo } from './commands/admin-commands.js';
+import { addAppCommands } from './commands/app-commands.js';
+import { addAuthCommands } from './commands/auth-commands.js';
+import { addBuildCommands } from './commands/build-commands.js';
+import { addDeployCommand } from './commands/deploy-command.js';
+import { addDomainCommands } from './commands/domain-commands.js';
+import { addEnvironmentCommands } from './commands/environment-commands.js';
 import { EXIT, type ExitCode } from './exit-codes.js';
-import { addReportCommands } from './report-commands.js';
+import { addReportCommands } from './commands/report-commands.js';
 import { completionScript } from './shell-completion.js';
-import type { UserCommandDeps } from './user-command.js';
-import { addWebhookCommands } from './webhook-commands.js';
+import type { UserCommandDeps } from './commands/user-command.js';
+import { addWebhookCommands } from './commands/webhook-commands.js';
 
 export interface ProgramDeps {
   readonly version: string;

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { checkDisplayName, checkWpEnvironment } from '../domain/environment-rules.js';
-import { normalizeDomain } from '../domain/domain-names.js';
+import { normalizeDomain } from '../domain/domains/domain-names.js';
 import type { FieldViolation } from '../domain/error-catalogue.js';
 import { checkName, NAME_RULE } from '../domain/identifier-rules.js';
 import { REGIONS, regionName, toRegionId } from '../domain/region.js';

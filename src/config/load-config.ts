@@ -1,13 +1,13 @@
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
-import type { ArchiveLimits } from '../domain/archive-rules.js';
+import type { ArchiveLimits } from '../domain/builds/archive-rules.js';
 import {
   parseAllowedHost,
   parseAllowedNetwork,
   type AllowedHost,
   type AllowedNetwork,
-} from '../domain/network-allowance.js';
-import type { SandboxLimits } from '../builder/command-runner.js';
+} from '../domain/network/network-allowance.js';
+import type { SandboxLimits } from '../domain/sandbox-limits.js';
 
 /**
  * Every setting of the platform, read once from the environment by main/ and injected

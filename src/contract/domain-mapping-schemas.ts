@@ -1,5 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { CERTIFICATE_STATES, DNS_CHECK_RESULTS, DOMAIN_MAPPING_STATES } from '../domain/domain-mapping.js';
+import {
+  CERTIFICATE_STATES,
+  DNS_CHECK_RESULTS,
+  DOMAIN_MAPPING_STATES,
+} from '../domain/domains/domain-mapping.js';
 import { PageQuerySchema, Timestamp } from './common-schemas.js';
 
 /** A string enum, typed as its values (Swagger 2.0 shows it as `enum`). */

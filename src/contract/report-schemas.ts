@@ -1,10 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { REPORT_SECTIONS } from '../domain/report-content.js';
+import { REPORT_SECTIONS } from '../domain/reports/report-content.js';
 
 /**
  * The site reports API (seed 001 and platform-facts.md "The reporting API"): snake_case JSON,
  * UUID ids, its own error shape. Request bodies are documented here and checked by
- * domain/report-schedule-rules.ts, so that every broken rule is one entry of `errors`.
+ * domain/reports/report-schedule-rules.ts, so that every broken rule is one entry of `errors`.
  */
 
 const sectionName = Type.Unsafe<(typeof REPORT_SECTIONS)[number]>(

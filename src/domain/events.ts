@@ -1,8 +1,5 @@
+/** Outbound event notifications: the signature, and when a failed delivery is tried again. */
 import { createHmac } from 'node:crypto';
-
-/** Outbound event notifications: the types, the signature, and when a failed delivery is tried again. */
-
-export { EVENT_TYPES, type EventType } from '../contract/event-types.js';
 
 /** What the test-delivery call sends; a subscription need not list it. */
 export const TEST_EVENT_TYPE = 'subscription.test';

@@ -11,12 +11,12 @@ import { connect, type Socket } from 'node:net';
 import { createSecureContext, type SecureContext, type TLSSocket } from 'node:tls';
 import type { Duplex } from 'node:stream';
 import { errors as undiciErrors, type Dispatcher } from 'undici';
-import type { DomainRoute, DomainRouter } from '../services/domain-ports.js';
-import type { EnvironmentRoute, TrafficRouter } from '../services/hosting-ports.js';
-import type { Logger } from '../services/platform-ports.js';
+import type { DomainRoute, DomainRouter } from '../services/domains/domain-ports.js';
+import type { EnvironmentRoute, TrafficRouter } from '../services/hosting/hosting-ports.js';
+import type { Logger } from '../services/kit/platform-ports.js';
 import { compileSnapshot, EMPTY_SNAPSHOT, type CompiledRoute, type RouteSnapshot } from './route-table.js';
-import { isStorable } from '../domain/cache-policy.js';
-import { hopByHopFields } from '../domain/hop-by-hop.js';
+import { isStorable } from '../domain/hosting/cache-policy.js';
+import { hopByHopFields } from '../domain/hosting/hop-by-hop.js';
 import { buildHitHeaders, WebCache, type CacheRequest } from './web-cache.js';
 
 export interface EdgeSettings {

@@ -1,6 +1,6 @@
 import { Pool } from 'undici';
-import { defaultHostname } from '../domain/hostnames.js';
-import type { EnvironmentRoute } from '../services/hosting-ports.js';
+import { defaultHostname } from '../domain/domains/hostnames.js';
+import type { EnvironmentRoute } from '../services/hosting/hosting-ports.js';
 import { StaticSite } from './static-site.js';
 
 /** Requests in flight to one deployment, and who waits for them to end. */

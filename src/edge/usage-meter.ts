@@ -1,4 +1,4 @@
-import { countRequest, emptyCounters, type UsageCounters } from '../domain/usage.js';
+import { countRequest, emptyCounters, type UsageCounters } from '../domain/hosting/usage.js';
 import type { RequestRecord } from './edge-server.js';
 
 export interface UsageDelta {

@@ -8,8 +8,8 @@ import {
   parseVary,
   type Freshness,
   type HeaderFields,
-} from '../domain/cache-policy.js';
-import { hopByHopFields } from '../domain/hop-by-hop.js';
+} from '../domain/hosting/cache-policy.js';
+import { hopByHopFields } from '../domain/hosting/hop-by-hop.js';
 
 /** A response as the cache holds it. Treat it as read-only: hits share it. */
 export interface CachedResponse {

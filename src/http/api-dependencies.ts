@@ -1,21 +1,21 @@
-import type { AccessService } from '../services/access-service.js';
-import type { AccountsService } from '../services/accounts-service.js';
-import type { AppsService } from '../services/apps-service.js';
-import type { BuildsService } from '../services/builds-service.js';
-import type { UploadsService } from '../services/uploads-service.js';
-import type { AuthService } from '../services/auth-service.js';
-import type { CredentialsService } from '../services/credentials-service.js';
-import type { DomainMappingsService } from '../services/domain-mappings-service.js';
-import type { EnvironmentsService } from '../services/environments-service.js';
-import type { HostingService } from '../services/hosting-service.js';
-import type { UsageService } from '../services/usage-service.js';
-import type { MembersService } from '../services/members-service.js';
-import type { OperationsService } from '../services/operations-service.js';
-import type { UsersService } from '../services/users-service.js';
-import type { WebhooksService } from '../services/webhooks-service.js';
-import type { EventSubscriptionsService } from '../services/event-subscriptions-service.js';
-import type { ReportsService } from '../services/reports-service.js';
-import type { SessionsService } from '../services/sessions-service.js';
+import type { AccessService } from '../services/access/access-service.js';
+import type { AccountsService } from '../services/access/accounts-service.js';
+import type { AppsService } from '../services/apps/apps-service.js';
+import type { BuildsService } from '../services/builds/builds-service.js';
+import type { UploadsService } from '../services/builds/uploads-service.js';
+import type { AuthService } from '../services/access/auth-service.js';
+import type { CredentialsService } from '../services/access/credentials-service.js';
+import type { DomainMappingsService } from '../services/domains/domain-mappings-service.js';
+import type { EnvironmentsService } from '../services/apps/environments-service.js';
+import type { HostingService } from '../services/hosting/hosting-service.js';
+import type { UsageService } from '../services/apps/usage-service.js';
+import type { MembersService } from '../services/access/members-service.js';
+import type { OperationsService } from '../services/apps/operations-service.js';
+import type { UsersService } from '../services/access/users-service.js';
+import type { WebhooksService } from '../services/builds/webhooks-service.js';
+import type { EventSubscriptionsService } from '../services/events/event-subscriptions-service.js';
+import type { ReportsService } from '../reports/reports-service.js';
+import type { SessionsService } from '../services/access/sessions-service.js';
 
 /** What the HTTP layer needs: services only (main builds them). */
 export interface ApiServices {

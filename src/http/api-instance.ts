@@ -8,7 +8,7 @@ import type {
   RawServerDefault,
 } from 'fastify';
 import { AtollError } from '../domain/error-catalogue.js';
-import type { Principal } from '../services/auth-service.js';
+import type { Principal } from '../services/access/auth-service.js';
 import { StatusSchema } from '../contract/common-schemas.js';
 
 declare module 'fastify' {

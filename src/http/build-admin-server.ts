@@ -9,7 +9,7 @@ import {
   AdminGenerateCredentialsBodySchema,
   AdminListCredentialsQuerySchema,
 } from '../contract/admin-schemas.js';
-import type { OperatorService } from '../services/operator-service.js';
+import type { OperatorService } from '../services/access/operator-service.js';
 import { requestValidatorCompiler } from './request-validator.js';
 import { statusHandlers } from './status-response.js';
 

@@ -1,7 +1,7 @@
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { AtollError } from '../domain/error-catalogue.js';
-import type { PlatformServices } from '../services/platform-services.js';
+import type { PlatformServices } from '../services/hosting/platform-services.js';
 import { statusHandlers } from './status-response.js';
 
 declare module 'fastify' {

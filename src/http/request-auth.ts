@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { unauthenticated, type Principal } from '../services/auth-service.js';
+import { unauthenticated, type Principal } from '../services/access/auth-service.js';
 import type { ApiServices } from './api-dependencies.js';
 import { parseBasicAuthorization } from './basic-credentials.js';
 

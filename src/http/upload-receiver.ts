@@ -4,7 +4,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyRequest } from 'fastify';
 import { AtollError, invalidField } from '../domain/error-catalogue.js';
-import type { ReceiveUpload } from '../services/uploads-service.js';
+import type { ReceiveUpload } from '../services/builds/uploads-service.js';
 
 export const UPLOAD_PART = 'repository';
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config/load-config.js';
-import type { Store } from '../services/store-port.js';
+import type { Store } from '../services/kit/store-port.js';
 import { createStore } from '../store/create-store.js';
 import { migrateToLatest } from '../store/migrate.js';
 import { openEmbeddedDatabase, openServerDatabase } from '../store/open-database.js';

@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { PassThrough } from 'node:stream';
-import type { CommandRunner, SandboxResult, SandboxSpec } from '../builder/command-runner.js';
-import { DeploymentFailure } from '../services/hosting-ports.js';
+import type { CommandRunner, SandboxResult, SandboxSpec } from '../sandbox/command-runner.js';
+import { DeploymentFailure } from '../services/hosting/hosting-ports.js';
 
 /** The port the public service tells apps to listen on (platform-facts.md); PORT says it too. */
 export const APP_PORT = 8080;

@@ -1,7 +1,8 @@
 import { createReadStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import type { CommandRunner, SandboxLimits } from '../builder/command-runner.js';
-import { removeTree } from '../builder/remove-tree.js';
+import type { SandboxLimits } from '../domain/sandbox-limits.js';
+import type { CommandRunner } from '../sandbox/command-runner.js';
+import { removeTree } from '../sandbox/remove-tree.js';
 
 /**
  * Unpacks a build's artifact into a deployment folder. tar runs in the sandbox as the

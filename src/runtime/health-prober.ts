@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import type { RouteTarget } from '../services/hosting-ports.js';
+import type { RouteTarget } from '../services/hosting/hosting-ports.js';
 import { probeHttp } from './app-process.js';
 
 export interface HealthTarget {

@@ -2,13 +2,14 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile, rmdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { CommandRunner, SandboxLimits } from '../builder/command-runner.js';
-import { removeTree } from '../builder/remove-tree.js';
-import { packageManagerEntry, type ToolchainProvisioner } from '../builder/toolchain-provisioner.js';
+import type { SandboxLimits } from '../domain/sandbox-limits.js';
+import type { CommandRunner } from '../sandbox/command-runner.js';
+import { removeTree } from '../sandbox/remove-tree.js';
+import { packageManagerEntry, type ToolchainProvisioner } from '../sandbox/toolchain-provisioner.js';
 import { isUuid } from '../domain/identifier-rules.js';
-import { ProjectError, type PackageJson } from '../domain/project-detection.js';
-import { chooseServePlan, PLAN_CANDIDATE_PATHS, type ServePlan } from '../domain/serve-plan.js';
-import { wordpressUrlOf } from '../domain/wordpress-url.js';
+import { ProjectError, type PackageJson } from '../domain/builds/project-detection.js';
+import { chooseServePlan, PLAN_CANDIDATE_PATHS, type ServePlan } from '../domain/hosting/serve-plan.js';
+import { wordpressUrlOf } from '../domain/hosting/wordpress-url.js';
 import {
   DeploymentFailure,
   type Deployer,
@@ -19,8 +20,8 @@ import {
   type RouteTarget,
   type RuntimeLogSink,
   type TrafficRouter,
-} from '../services/hosting-ports.js';
-import type { BlobStore, Logger } from '../services/platform-ports.js';
+} from '../services/hosting/hosting-ports.js';
+import type { BlobStore, Logger } from '../services/kit/platform-ports.js';
 import { AppProcess, type AppProcessSettings } from './app-process.js';
 import { unpackArtifact } from './artifact-unpacker.js';
 

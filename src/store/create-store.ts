@@ -1,24 +1,24 @@
 import { sql, type Kysely } from 'kysely';
-import type { Repositories, Store } from '../services/store-port.js';
-import { createAccountsRepository } from './accounts-repository.js';
-import { createAppsRepository } from './apps-repository.js';
-import { createBuildLogsRepository } from './build-logs-repository.js';
-import { createBuildsRepository } from './builds-repository.js';
-import { createCredentialsRepository } from './credentials-repository.js';
+import type { Repositories, Store } from '../services/kit/store-port.js';
+import { createAccountsRepository } from './repositories/accounts-repository.js';
+import { createAppsRepository } from './repositories/apps-repository.js';
+import { createBuildLogsRepository } from './repositories/build-logs-repository.js';
+import { createBuildsRepository } from './repositories/builds-repository.js';
+import { createCredentialsRepository } from './repositories/credentials-repository.js';
 import type { Database } from './database-schema.js';
-import { createEnvironmentsRepository } from './environments-repository.js';
-import { createKvRepository } from './kv-repository.js';
-import { createMembershipsRepository } from './memberships-repository.js';
+import { createEnvironmentsRepository } from './repositories/environments-repository.js';
+import { createKvRepository } from './repositories/kv-repository.js';
+import { createMembershipsRepository } from './repositories/memberships-repository.js';
 import type { OpenedDatabase } from './open-database.js';
-import { createOperationsRepository } from './operations-repository.js';
-import { createPlatformTokensRepository } from './platform-tokens-repository.js';
-import { createRuntimeLogsRepository } from './runtime-logs-repository.js';
-import { createUsageRepository } from './usage-repository.js';
-import { createDomainMappingsRepository } from './domain-mappings-repository.js';
-import { createEventsRepository } from './events-repository.js';
-import { createReportsRepository } from './reports-repository.js';
-import { createSessionsRepository } from './sessions-repository.js';
-import { createUsersRepository } from './users-repository.js';
+import { createOperationsRepository } from './repositories/operations-repository.js';
+import { createPlatformTokensRepository } from './repositories/platform-tokens-repository.js';
+import { createRuntimeLogsRepository } from './repositories/runtime-logs-repository.js';
+import { createUsageRepository } from './repositories/usage-repository.js';
+import { createDomainMappingsRepository } from './repositories/domain-mappings-repository.js';
+import { createEventsRepository } from './repositories/events-repository.js';
+import { createReportsRepository } from './repositories/reports-repository.js';
+import { createSessionsRepository } from './repositories/sessions-repository.js';
+import { createUsersRepository } from './repositories/users-repository.js';
 
 function createRepositories(db: Kysely<Database>): Repositories {
   return {

@@ -5,11 +5,12 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { createFilesystemBlobStore } from '../../src/adapters/filesystem-blob-store.js';
-import { BuildInputsSource } from '../../src/services/build-inputs.js';
-import { BuildQueue } from '../../src/services/build-queue.js';
-import { BuildRunner, type BuildExecutor } from '../../src/services/build-runner.js';
-import { DeploymentsService } from '../../src/services/deployments-service.js';
-import type { Deployer } from '../../src/services/hosting-ports.js';
+import { BuildInputsSource } from '../../src/services/builds/build-inputs.js';
+import { BuildQueue } from '../../src/services/builds/build-queue.js';
+import type { BuildExecutor } from '../../src/services/builds/build-ports.js';
+import { BuildRunner } from '../../src/services/builds/build-runner.js';
+import { DeploymentsService } from '../../src/services/builds/deployments-service.js';
+import type { Deployer } from '../../src/services/hosting/hosting-ports.js';
 import { eventually } from '../helpers/build-harness.js';
 import { TestApi, type Credentials } from '../helpers/test-api.js';
 

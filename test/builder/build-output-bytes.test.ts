@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { sandboxProblem } from '../../src/builder/sandbox-runner.js';
+import { sandboxProblem } from '../../src/sandbox/sandbox-runner.js';
 import { BuildHarness } from '../helpers/build-harness.js';
 
 /** A build's output is the tenant's: whatever bytes it prints, the log keeps every line, the platform's too. */

@@ -4,8 +4,8 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { sandboxProblem } from '../../src/builder/sandbox-runner.js';
-import { unsafeRunner } from '../../src/builder/unsafe-runner.js';
+import { sandboxProblem } from '../../src/sandbox/sandbox-runner.js';
+import { unsafeRunner } from '../../src/sandbox/unsafe-runner.js';
 import { BuildHarness, commandLinesHolding, eventually, processesRunning } from '../helpers/build-harness.js';
 import type { Credentials, TestApi } from '../helpers/test-api.js';
 

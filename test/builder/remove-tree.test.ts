@@ -4,7 +4,7 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { removeTree } from '../../src/builder/remove-tree.js';
+import { removeTree } from '../../src/sandbox/remove-tree.js';
 import { makeDeepTree } from '../helpers/deep-tree.js';
 
 describe('removeTree', () => {

@@ -16,11 +16,11 @@ import { createServer, type Server } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { SandboxSpec } from '../../src/builder/command-runner.js';
-import { bubblewrapArgs, runSandboxed, type SandboxSettings } from '../../src/builder/sandbox-runner.js';
-import { SYSTEM_ETC_PATHS } from '../../src/builder/sandbox-filesystem.js';
+import type { SandboxSpec } from '../../src/sandbox/command-runner.js';
+import { bubblewrapArgs, runSandboxed, type SandboxSettings } from '../../src/sandbox/sandbox-runner.js';
+import { SYSTEM_ETC_PATHS } from '../../src/sandbox/sandbox-filesystem.js';
 import { hostAddresses, systemResolver } from '../../src/adapters/guarded-connector.js';
-import { parseAllowedNetwork } from '../../src/domain/network-allowance.js';
+import { parseAllowedNetwork } from '../../src/domain/network/network-allowance.js';
 import { commandLinesHolding, eventually } from '../helpers/build-harness.js';
 
 // The sandbox drops from root to a build uid, as the platform's worker does; CI runs as root.

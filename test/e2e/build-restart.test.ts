@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { sandboxProblem } from '../../src/builder/sandbox-runner.js';
+import { sandboxProblem } from '../../src/sandbox/sandbox-runner.js';
 import { apiCaller, createAccount, startServer, uploadFixture } from '../helpers/atoll-process.js';
 import { eventually, processesRunning } from '../helpers/build-harness.js';
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
-import { sandboxProblem } from '../../src/builder/sandbox-runner.js';
+import { sandboxProblem } from '../../src/sandbox/sandbox-runner.js';
 import { ATOLL_BIN, childEnv, runCli, startServer, type RunningServer } from '../helpers/atoll-process.js';
 import { eventually, zipFolder } from '../helpers/build-harness.js';
 

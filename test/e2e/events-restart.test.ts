@@ -5,7 +5,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { findFreePort } from '../../src/builder/free-port.js';
+import { findFreePort } from '../../src/sandbox/free-port.js';
 import { apiCaller, createAccount, startServer, type RunningServer } from '../helpers/atoll-process.js';
 import { eventually } from '../helpers/build-harness.js';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { request } from 'undici';
-import { sandboxProblem } from '../../src/builder/sandbox-runner.js';
+import { sandboxProblem } from '../../src/sandbox/sandbox-runner.js';
 import {
   apiCaller,
   createAccount,

@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { findFreePort } from '../../src/builder/free-port.js';
+import { findFreePort } from '../../src/sandbox/free-port.js';
 
 export interface PreparedPebble {
   readonly folder: string;

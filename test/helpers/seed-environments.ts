@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Store } from '../../src/services/store-port.js';
+import type { Store } from '../../src/services/kit/store-port.js';
 
 /**
  * What store tests start from: the account `acme` with its app `web` (UK) and one uploadable

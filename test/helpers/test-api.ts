@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { CommandRunner } from '../../src/builder/command-runner.js';
+import type { CommandRunner } from '../../src/sandbox/command-runner.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { createAesSecretBox } from '../../src/adapters/aes-secret-box.js';
-import type { ArchiveLimits } from '../../src/domain/archive-rules.js';
+import type { ArchiveLimits } from '../../src/domain/builds/archive-rules.js';
 import { loadConfig, type DomainSettings, type HostingSettings } from '../../src/config/load-config.js';
 import { buildApiServer } from '../../src/http/build-api-server.js';
 import type { ApiInstance } from '../../src/http/api-instance.js';
@@ -12,7 +12,7 @@ import { composeServices, type Services } from '../../src/main/compose-services.
 import { DOCS_DIR, PORTAL_DIR } from '../../src/main/installation-dirs.js';
 import { listenPlatformServices } from '../../src/main/platform-services-listener.js';
 import type { FastifyInstance } from 'fastify';
-import type { Clock } from '../../src/services/platform-ports.js';
+import type { Clock } from '../../src/services/kit/platform-ports.js';
 import { openTestStore, type TestStore } from './test-store.js';
 
 export interface Credentials {

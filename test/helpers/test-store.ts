@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
-import type { Store } from '../../src/services/store-port.js';
+import type { Store } from '../../src/services/kit/store-port.js';
 import { createStore } from '../../src/store/create-store.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import { openServerDatabase, wrapPglite, type OpenedDatabase } from '../../src/store/open-database.js';

@@ -6,8 +6,8 @@ import { BuildHarness, eventually } from '../helpers/build-harness.js';
 import { TestDnsServer } from '../helpers/dns-server.js';
 import { TestPebble, type PreparedPebble } from '../helpers/pebble.js';
 import { secretBoxForTests } from '../helpers/test-api.js';
-import { DomainEdgeSync } from '../../src/services/domain-edge-sync.js';
-import type { DomainRoute, DomainRouter } from '../../src/services/domain-ports.js';
+import { DomainEdgeSync } from '../../src/services/domains/domain-edge-sync.js';
+import type { DomainRoute, DomainRouter } from '../../src/services/domains/domain-ports.js';
 
 /** Real time moved forward on demand: the renewal window comes without waiting years. */
 class ShiftedClock {

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { sandboxProblem } from '../../src/builder/sandbox-runner.js';
+import { sandboxProblem } from '../../src/sandbox/sandbox-runner.js';
 import { BuildHarness, eventually } from '../helpers/build-harness.js';
 import { makeDeepTree } from '../helpers/deep-tree.js';
 

@@ -5,7 +5,7 @@ import { networkInterfaces } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { ADDRESS_NOT_ALLOWED, HttpEventSender } from '../../src/adapters/http-event-sender.js';
-import { DeliveryRefused, DeliveryWorker } from '../../src/services/delivery-worker.js';
+import { DeliveryRefused, DeliveryWorker } from '../../src/services/events/delivery-worker.js';
 import { BuildHarness, eventually } from '../helpers/build-harness.js';
 import { TestDnsServer } from '../helpers/dns-server.js';
 import { EventReceiver, signedWith, type Received } from '../helpers/event-receiver.js';

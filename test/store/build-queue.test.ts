@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { BuildQueue, INTERRUPTED_MESSAGE } from '../../src/services/build-queue.js';
-import type { BuildRecord, Store } from '../../src/services/store-port.js';
+import { BuildQueue, INTERRUPTED_MESSAGE } from '../../src/services/builds/build-queue.js';
+import type { BuildRecord, Store } from '../../src/services/kit/store-port.js';
 import { createStore } from '../../src/store/create-store.js';
 import { openServerDatabase } from '../../src/store/open-database.js';
 import { seedEnvironments } from '../helpers/seed-environments.js';

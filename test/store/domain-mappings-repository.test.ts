@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import type { DomainMappingRecord } from '../../src/services/store-port.js';
+import type { DomainMappingRecord } from '../../src/services/kit/store-port.js';
 import { seedEnvironments } from '../helpers/seed-environments.js';
 import { openTestStore, type TestStore } from '../helpers/test-store.js';
 

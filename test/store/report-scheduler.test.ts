@@ -7,13 +7,17 @@ import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { createFilesystemBlobStore } from '../../src/adapters/filesystem-blob-store.js';
 import { createSmtpMailer } from '../../src/adapters/smtp-mailer.js';
-import { formatScheduleTime, parseScheduleTime, type Frequency } from '../../src/domain/report-schedule.js';
-import { renderReportHtml, renderReportPdf } from '../../src/scheduler/report-renderer.js';
-import { ReportScheduler } from '../../src/scheduler/report-scheduler.js';
-import { ReportContentReader } from '../../src/services/report-content-reader.js';
-import type { Mailer } from '../../src/services/report-ports.js';
-import { ReportProducer } from '../../src/services/report-producer.js';
-import type { ReportScheduleRecord, SiteReportRecord, Store } from '../../src/services/store-port.js';
+import {
+  formatScheduleTime,
+  parseScheduleTime,
+  type Frequency,
+} from '../../src/domain/reports/report-schedule.js';
+import { renderReportHtml, renderReportPdf } from '../../src/reports/report-renderer.js';
+import { ReportScheduler } from '../../src/reports/report-scheduler.js';
+import { ReportContentReader } from '../../src/reports/report-content-reader.js';
+import type { Mailer } from '../../src/reports/report-ports.js';
+import { ReportProducer } from '../../src/reports/report-producer.js';
+import type { ReportScheduleRecord, SiteReportRecord, Store } from '../../src/services/kit/store-port.js';
 import { createStore } from '../../src/store/create-store.js';
 import { openServerDatabase } from '../../src/store/open-database.js';
 import { seedEnvironments } from '../helpers/seed-environments.js';

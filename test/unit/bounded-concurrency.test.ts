@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { runConcurrently } from '../../src/services/bounded-concurrency.js';
+import { runConcurrently } from '../../src/services/kit/bounded-concurrency.js';
 
 describe('runConcurrently', () => {
   it('runs every item, in order, never more than the limit at once', async () => {

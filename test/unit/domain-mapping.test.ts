@@ -5,8 +5,8 @@ import {
   environmentDomains,
   planReplace,
   type MappingFacts,
-} from '../../src/domain/domain-mapping.js';
-import { normalizeDomain } from '../../src/domain/domain-names.js';
+} from '../../src/domain/domains/domain-mapping.js';
+import { normalizeDomain } from '../../src/domain/domains/domain-names.js';
 
 const rules = {
   maxPerEnvironment: 3,

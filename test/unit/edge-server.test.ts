@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
 import { Edge } from '../../src/edge/edge-server.js';
-import { findFreePort } from '../../src/builder/free-port.js';
+import { findFreePort } from '../../src/sandbox/free-port.js';
 
 const BASE = 'edge.test';
 const warnings: object[] = [];

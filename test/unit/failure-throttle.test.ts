@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { AtollError } from '../../src/domain/error-catalogue.js';
-import { FailureThrottle } from '../../src/services/failure-throttle.js';
+import { FailureThrottle } from '../../src/services/kit/failure-throttle.js';
 
 function fakeClock(start = Date.UTC(2024, 0, 1)): { now: () => Date; advance: (ms: number) => void } {
   let t = start;

@@ -6,7 +6,7 @@ import {
   choosePackageManager,
   detectFramework,
   ProjectError,
-} from '../../src/domain/project-detection.js';
+} from '../../src/domain/builds/project-detection.js';
 
 const AVAILABLE = [
   '16.20.2',

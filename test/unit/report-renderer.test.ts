@@ -5,8 +5,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { ReportContent, ReportSectionName } from '../../src/domain/report-content.js';
-import { renderReportHtml, renderReportPdf } from '../../src/scheduler/report-renderer.js';
+import type { ReportContent, ReportSectionName } from '../../src/domain/reports/report-content.js';
+import { renderReportHtml, renderReportPdf } from '../../src/reports/report-renderer.js';
 
 const run = promisify(execFile);
 

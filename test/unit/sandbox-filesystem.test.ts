@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { mountArgs, readHostPaths, SYSTEM_ETC_PATHS } from '../../src/builder/sandbox-filesystem.js';
+import { mountArgs, readHostPaths, SYSTEM_ETC_PATHS } from '../../src/sandbox/sandbox-filesystem.js';
 
 describe('mountArgs (the sandbox file system as bubblewrap arguments)', () => {
   it('makes each folder leading to a mount point 0755 once, in the empty root and in a tmpfs', () => {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { sandboxFirewallRules, SANDBOX_DNS } from '../../src/builder/sandbox-firewall.js';
-import { NON_PUBLIC_IPV4_RANGES, NON_PUBLIC_IPV6_RANGES } from '../../src/domain/address-rules.js';
-import { parseAllowedNetwork } from '../../src/domain/network-allowance.js';
+import { sandboxFirewallRules, SANDBOX_DNS } from '../../src/sandbox/sandbox-firewall.js';
+import { NON_PUBLIC_IPV4_RANGES, NON_PUBLIC_IPV6_RANGES } from '../../src/domain/network/address-rules.js';
+import { parseAllowedNetwork } from '../../src/domain/network/network-allowance.js';
 
 function allowed(...entries: string[]) {
   return entries.map((entry) => {

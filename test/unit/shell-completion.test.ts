@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
 import { completionScript } from '../../src/cli/shell-completion.js';
-import { createAdminCommand } from '../../src/cli/admin-commands.js';
+import { createAdminCommand } from '../../src/cli/commands/admin-commands.js';
 
 /** A small tree with what the scripts must handle: aliases, nesting, value options, choices, arguments. */
 function sampleProgram(): Command {

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { HeaderFields } from '../../src/domain/cache-policy.js';
+import type { HeaderFields } from '../../src/domain/hosting/cache-policy.js';
 import {
   buildHitHeaders,
   WebCache,

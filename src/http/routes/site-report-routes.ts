@@ -30,7 +30,7 @@ function answers<T extends Record<number, unknown>>(ok: T): T & { default: typeo
 
 /**
  * The schedule bodies are documented by their schemas but checked by the service
- * (domain/report-schedule-rules.ts), so that one answer lists every broken rule with its
+ * (domain/reports/report-schedule-rules.ts), so that one answer lists every broken rule with its
  * type and code; their query strings and paths, and every other route's body, are validated as
  * everywhere else.
  */

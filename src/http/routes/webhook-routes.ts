@@ -4,7 +4,7 @@ import { EmptySchema } from '../../contract/common-schemas.js';
 import { OperationSchema } from '../../contract/environment-schemas.js';
 import { WEBHOOK_ACTIONS, WebhooksSchema } from '../../contract/webhook-schemas.js';
 import { AtollError } from '../../domain/error-catalogue.js';
-import type { WebhookTarget } from '../../services/webhooks-service.js';
+import type { WebhookTarget } from '../../services/builds/webhooks-service.js';
 import type { ApiServices } from '../api-dependencies.js';
 import { ENVIRONMENT_PATH, ID, principalOf, responses, type ApiInstance } from '../api-instance.js';
 import { EnvironmentParamsSchema } from '../../contract/path-schemas.js';

@@ -1,0 +1,350 @@
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { realpathSync } from 'node:fs';
+import { readlink, rm, stat } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import {
+  allowanceOfAddress,
+  type AllowedHost,
+  type AllowedNetwork,
+} from '../domain/network/network-allowance.js';
+import {
+  prlimitArgv,
+  superviseCommand,
+  type CommandRunner,
+  type InboundPort,
+  type SandboxResult,
+  type SandboxSpec,
+} from './command-runner.js';
+import { findFreePort } from './free-port.js';
+import { sandboxFirewallRules, SANDBOX_DNS } from './sandbox-firewall.js';
+import {
+  mountArgs,
+  readHostPaths,
+  SYSTEM_ETC_PATHS,
+  SYSTEM_PATHS,
+  type MountStep,
+} from './sandbox-filesystem.js';
+
+const runFile = promisify(execFile);
+
+/** Where a sandbox finds the platform's own Node.js and the script that hands a command its environment. */
+const HELPER_NODE = '/opt/atoll/sandbox/node';
+const HELPER_SCRIPT = '/opt/atoll/sandbox/exec.cjs';
+const EXEC_SCRIPT = fileURLToPath(new URL('../../assets/sandbox-exec.cjs', import.meta.url));
+
+/** bubblewrap's file descriptors: the command's environment, /etc/resolv.conf, then the network's info and block. */
+const ENV_FD: number = 3;
+const RESOLV_FD: number = 4;
+const INFO_FD: number = 5;
+const BLOCK_FD: number = 6;
+
+/** What of the host every sandbox gets: read once, then the same for every command. */
+export interface SandboxHost {
+  /** The system's folders and parts of /etc, as readHostPaths finds them here. */
+  readonly system: readonly MountStep[];
+  /** The platform's own Node.js binary (the command's environment is handed over with it). */
+  readonly node: string;
+}
+
+let host: SandboxHost | undefined;
+
+function readSandboxHost(): SandboxHost {
+  host ??= {
+    system: readHostPaths([...SYSTEM_PATHS, ...SYSTEM_ETC_PATHS]),
+    node: realpathSync(process.execPath),
+  };
+  return host;
+}
+
+/** What the operator configures for every sandbox, and the host's facts the firewall needs. */
+export interface SandboxSettings {
+  /** Non-public networks that builds and apps may reach (ATOLL_SANDBOX_ALLOW_NETWORKS). */
+  readonly allowNetworks: readonly AllowedNetwork[];
+  /** Hosts reachable wherever they resolve (ATOLL_SANDBOX_ALLOW_HOSTS), looked up at each start. */
+  readonly allowHosts: readonly AllowedHost[];
+  /** Every address of this host's interfaces, read at each start: interfaces come and go. */
+  readonly ownAddresses: () => readonly string[];
+  /** Every address a name has; rejects when it has none. */
+  readonly resolveHost: (name: string) => Promise<readonly string[]>;
+}
+
+/**
+ * What a sandbox starting now may reach beyond the public internet: the operator's networks,
+ * and the addresses the allowed hosts resolve to now, each on its host's port. A host that does
+ * not resolve adds nothing (its build then fails to reach it, and says so in its own log).
+ */
+async function currentAllowance(settings: SandboxSettings): Promise<AllowedNetwork[]> {
+  const resolved = await Promise.all(
+    settings.allowHosts.map(async (host) => {
+      const addresses = await settings.resolveHost(host.name).catch(() => []);
+      return addresses.flatMap((address) => allowanceOfAddress(address, host.port) ?? []);
+    }),
+  );
+  return [...settings.allowNetworks, ...resolved.flat()];
+}
+
+/**
+ * Runs one command of a build in a bubblewrap sandbox (stack-notes.md §5, §9): new pid, ipc,
+ * uts, net and cgroup namespaces; of the host only the system's folders and the parts of /etc
+ * programs read, read-only (no /home, /root, /srv, /var, no other checkout, no data folder);
+ * /tmp and /run private (no host sockets, PostgreSQL's included); only the work folder and
+ * the caller's mounts writable; a real unprivileged uid with no capabilities and no-new-privs;
+ * rlimits from prlimit and a resident-memory watchdog over the whole process tree.
+ * The command's environment is read from a file descriptor by sandbox-exec.cjs once
+ * privileges are dropped: no argument holds it (any local user reads arguments), and the
+ * steps that run as root never see it. Outbound network, when asked for, goes through
+ * slirp4netns behind the sandbox's own firewall (sandbox-firewall.ts). No shell: every
+ * argument is an array element.
+ */
+export function bubblewrapArgs(
+  spec: SandboxSpec,
+  sandboxHost: SandboxHost,
+  withNetworkFds: boolean,
+): string[] {
+  const steps: MountStep[] = [
+    ...sandboxHost.system,
+    // slirp4netns's DNS forwarder: the host's resolver may sit on an address the firewall refuses.
+    { kind: 'data', fd: RESOLV_FD, target: '/etc/resolv.conf', perms: '0644' },
+    { kind: 'dev', target: '/dev' },
+    { kind: 'proc', target: '/proc' },
+    // A private /tmp the build uid can write to, as on any system (yarn, for one, needs it).
+    { kind: 'tmpfs', target: '/tmp', perms: '1777' },
+    { kind: 'tmpfs', target: '/run' },
+    ...spec.hidden.map((folder): MountStep => ({ kind: 'tmpfs', target: folder })),
+    { kind: 'ro-bind', source: sandboxHost.node, target: HELPER_NODE },
+    { kind: 'ro-bind', source: EXEC_SCRIPT, target: HELPER_SCRIPT },
+    ...spec.readOnly.map((m): MountStep => ({ kind: 'ro-bind', source: m.source, target: m.target })),
+    ...(spec.writable ?? []).map((m): MountStep => ({ kind: 'bind', source: m.source, target: m.target })),
+    { kind: 'bind', source: spec.workDir, target: spec.workDir },
+  ];
+  return [
+    '--unshare-ipc',
+    '--unshare-pid',
+    '--unshare-net',
+    '--unshare-uts',
+    '--unshare-cgroup-try',
+    '--die-with-parent',
+    '--new-session',
+    '--hostname',
+    'sandbox',
+    ...mountArgs(steps),
+    '--chdir',
+    spec.workDir,
+    // setpriv and prlimit run with nothing of the platform's environment, nor of the command's.
+    '--clearenv',
+    ...(withNetworkFds ? ['--info-fd', String(INFO_FD), '--block-fd', String(BLOCK_FD)] : []),
+    '--',
+    'setpriv',
+    `--reuid=${spec.uid}`,
+    `--regid=${spec.gid}`,
+    '--clear-groups',
+    '--inh-caps=-all',
+    '--bounding-set=-all',
+    '--no-new-privs',
+    '--',
+    ...prlimitArgv(spec.limits, true),
+    HELPER_NODE,
+    '--v8-pool-size=1',
+    HELPER_SCRIPT,
+    String(ENV_FD),
+    '--',
+    ...spec.argv,
+  ];
+}
+
+/**
+ * Loads the firewall into the sandbox's network namespace while bubblewrap still blocks, so it
+ * holds before the code's first packet (nsenter: only the network namespace is entered; the
+ * rules come on standard input).
+ */
+async function applyFirewall(childPid: number, rules: string): Promise<void> {
+  const netns = `/proc/${String(childPid)}/ns/net`;
+  // Never the host's own namespace, whatever the pid turned out to be: its rules would cut the platform off.
+  const [theirs, ours] = await Promise.all([readlink(netns), readlink('/proc/self/ns/net')]);
+  if (theirs === ours) throw new Error('the sandbox has no network namespace of its own');
+  const nft = spawn('nsenter', [`--net=${netns}`, '--', 'nft', '-f', '-'], {
+    stdio: ['pipe', 'ignore', 'pipe'],
+  });
+  let errors = '';
+  nft.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+  nft.stdin.on('error', () => undefined);
+  nft.stdin.end(rules);
+  const code = await new Promise<number | null>((resolve, reject) => {
+    nft.once('error', reject);
+    nft.once('close', resolve);
+  });
+  if (code !== 0)
+    throw new Error(`nft could not load the sandbox's firewall (exit ${String(code)}): ${errors.trim()}`);
+}
+
+/** Attaches slirp4netns to the sandbox's network namespace and resolves when it is ready. */
+async function startSlirp(childPid: number, apiSocket: string | undefined): Promise<ChildProcess> {
+  // --exit-fd: slirp4netns ends when that pipe closes, so it cannot outlive a platform killed with SIGKILL.
+  const slirp = spawn(
+    'slirp4netns',
+    [
+      '--configure',
+      '--mtu=65520',
+      '--disable-host-loopback',
+      '--ready-fd=3',
+      '--exit-fd=4',
+      ...(apiSocket === undefined ? [] : ['--api-socket', apiSocket]),
+      String(childPid),
+      'tap0',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] },
+  );
+  for (const pipe of slirp.stdio.slice(2)) pipe?.on('error', () => undefined);
+  await new Promise<void>((resolve, reject) => {
+    const ready = slirp.stdio[3] as Readable;
+    ready.once('data', () => {
+      resolve();
+    });
+    slirp.once('exit', (code) => {
+      reject(new Error(`slirp4netns exited with ${code} before the network was ready`));
+    });
+  });
+  return slirp;
+}
+
+/** One JSON command on slirp4netns's API socket (stack-notes.md §9), and its answer. */
+function askSlirp(
+  apiSocket: string,
+  command: object,
+): Promise<{ return?: unknown; error?: { desc?: string } }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(apiSocket);
+    let answer = '';
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+    socket.once('error', reject);
+    socket.once('end', () => {
+      try {
+        resolve(JSON.parse(answer) as { return?: unknown; error?: { desc?: string } });
+      } catch {
+        reject(new Error(`slirp4netns answered ${JSON.stringify(answer)}`));
+      }
+    });
+    socket.end(JSON.stringify(command));
+  });
+}
+
+/** Forwards a free loopback port of the host to the server's port inside; a port taken meanwhile is tried again. */
+async function forwardInbound(apiSocket: string, inbound: InboundPort): Promise<void> {
+  let lastError = '';
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    const hostPort = await findFreePort();
+    const answer = await askSlirp(apiSocket, {
+      execute: 'add_hostfwd',
+      arguments: { proto: 'tcp', host_addr: '127.0.0.1', host_port: hostPort, guest_port: inbound.guestPort },
+    });
+    if (answer.error === undefined) {
+      inbound.onForwarded(hostPort);
+      return;
+    }
+    lastError = answer.error.desc ?? JSON.stringify(answer.error);
+  }
+  throw new Error(`slirp4netns could not forward a port: ${lastError}`);
+}
+
+function readInfo(stream: Readable): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let text = '';
+    stream.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      const match = /"child-pid"\s*:\s*(\d+)/.exec(text);
+      if (match?.[1]) resolve(Number(match[1]));
+    });
+    stream.once('end', () => {
+      reject(new Error('bubblewrap closed its info fd without a child pid'));
+    });
+  });
+}
+
+export async function runSandboxed(spec: SandboxSpec, settings: SandboxSettings): Promise<SandboxResult> {
+  const withNetwork = spec.network === 'outbound';
+  const stdio: ('pipe' | 'ignore')[] = [spec.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe', 'pipe'];
+  if (withNetwork) stdio.push('pipe', 'pipe');
+  const child: ChildProcess = spawn('bwrap', bubblewrapArgs(spec, readSandboxHost(), withNetwork), { stdio });
+  // These pipes close when bwrap ends (or reads no more): a reset there is the end, not a fault.
+  for (const pipe of child.stdio.slice(3)) pipe?.on('error', () => undefined);
+  const env = spec.inbound ? { ...spec.env, PORT: String(spec.inbound.guestPort) } : spec.env;
+  (child.stdio[ENV_FD] as Writable).end(JSON.stringify(env));
+  (child.stdio[RESOLV_FD] as Writable).end(`nameserver ${SANDBOX_DNS}\n`);
+  const kill = () => {
+    // bwrap is pid 1's parent with --die-with-parent: killing it ends the whole pid namespace.
+    if (child.exitCode === null) child.kill('SIGKILL');
+  };
+  const inbound = spec.inbound;
+  const apiSocket = inbound ? join(tmpdir(), `atoll-slirp-${randomUUID()}.sock`) : undefined;
+  const attachNetwork = async () => {
+    const childPid = await readInfo(child.stdio[INFO_FD] as Readable);
+    await applyFirewall(
+      childPid,
+      sandboxFirewallRules({
+        allowed: await currentAllowance(settings),
+        hostAddresses: settings.ownAddresses(),
+      }),
+    );
+    const slirp = await startSlirp(childPid, apiSocket);
+    const stop = () => {
+      slirp.kill('SIGKILL');
+      if (apiSocket !== undefined) void rm(apiSocket, { force: true });
+    };
+    try {
+      if (inbound && apiSocket !== undefined) await forwardInbound(apiSocket, inbound);
+    } catch (error) {
+      stop();
+      throw error;
+    }
+    (child.stdio[BLOCK_FD] as Writable).end('go');
+    return stop;
+  };
+  return superviseCommand(child, spec, kill, withNetwork ? attachNetwork : undefined);
+}
+
+/** The bubblewrap sandbox as the platform's command runner, with the operator's settings. */
+export function createBubblewrapRunner(settings: SandboxSettings): CommandRunner {
+  return {
+    isolatesNetwork: true,
+    handOver: chownTree,
+    run: (spec) => runSandboxed(spec, settings),
+  };
+}
+
+/**
+ * Hands a folder tree to a build uid (its gid is the same number). A folder the uid already
+ * owns is left as it is: only the platform (root) creates folders it must hand over, and what
+ * the uid wrote inside its own folder is its own, so a cache of thousands of files is not walked
+ * on every build.
+ */
+export async function chownTree(path: string, uid: number): Promise<void> {
+  const owner = await stat(path);
+  if (owner.uid === uid && owner.gid === uid) return;
+  await runFile('chown', ['-R', `${String(uid)}:${String(uid)}`, path]);
+}
+
+/**
+ * Why builds cannot run here, or undefined: the worker runs as root to hand each
+ * environment its own uid, and needs bubblewrap, slirp4netns, setpriv, prlimit, nsenter and nft.
+ */
+export function sandboxProblem(): string | undefined {
+  if (process.getuid?.() !== 0)
+    return 'the worker must run as root to start sandboxes under per-environment uids';
+  const missing = [
+    ['bwrap', 'bubblewrap'],
+    ['slirp4netns', 'slirp4netns'],
+    ['setpriv', 'util-linux'],
+    ['prlimit', 'util-linux'],
+    ['nsenter', 'util-linux'],
+    ['nft', 'nftables'],
+  ].filter(([command]) => spawnSync(command ?? '', ['--version'], { stdio: 'ignore' }).status !== 0);
+  if (missing.length === 0) return undefined;
+  const packages = [...new Set(missing.map(([, pkg]) => pkg))].join(' ');
+  return `missing ${missing.map(([command]) => command).join(', ')}: install with "apt-get install -y ${packages}"`;
+}

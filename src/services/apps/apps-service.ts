@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import { AtollError, assertNoViolations, invalidField } from '../../domain/error-catalogue.js';
+import { checkName } from '../../domain/identifier-rules.js';
+import { nextPageToken, parsePageRequest } from '../../domain/page-token.js';
+import { checkRegion, regionName, toRegionId } from '../../domain/region.js';
+import { appName } from '../../domain/resource-names.js';
+import type { App, CreateAppBody } from '../../contract/app-schemas.js';
+import type { AccessService } from '../access/access-service.js';
+import type { Principal } from '../access/auth-service.js';
+import type { Clock } from '../kit/platform-ports.js';
+import type { AppRecord, Store } from '../kit/store-port.js';
+
+const APPS_LIST = 'apps';
+
+export function toApp(account: string, record: AppRecord): App {
+  return {
+    name: appName(account, record.appId),
+    appId: record.appId,
+    region: regionName(record.region),
+    uploadable: {},
+    createTime: record.createTime.toISOString(),
+    updateTime: record.updateTime.toISOString(),
+  };
+}
+
+export class AppsService {
+  constructor(
+    private readonly deps: {
+      store: Store;
+      access: AccessService;
+      clock: Clock;
+      /** Environments went with a deletion: what they left on disk can go. */
+      onEnvironmentsRemoved?: (blobKeys: readonly string[]) => void;
+    },
+  ) {}
+
+  async list(
+    principal: Principal,
+    account: string,
+    pageSize?: number,
+    pageToken?: string,
+  ): Promise<{ apps: App[]; nextPageToken: string }> {
+    const grant = await this.deps.access.require(principal, account, 'app.read');
+    const page = await this.deps.store.apps.list(
+      grant.accountId,
+      parsePageRequest(APPS_LIST, pageSize, pageToken, 50),
+    );
+    return { apps: page.items.map((r) => toApp(account, r)), nextPageToken: nextPageToken(APPS_LIST, page) };
+  }
+
+  async create(
+    principal: Principal,
+    account: string,
+    appId: string | undefined,
+    body: CreateAppBody,
+  ): Promise<void> {
+    const grant = await this.deps.access.require(principal, account, 'app.create');
+    assertNoViolations([
+      ...(appId === undefined || appId === ''
+        ? [{ field: 'appId', description: 'is required as a query parameter: POST …/apps?appId=<name>' }]
+        : checkName('appId', appId)),
+      ...checkRegion('region', body.region),
+    ]);
+    const region = toRegionId(body.region);
+    if (appId === undefined || region === undefined) throw new Error('unreachable: validated above');
+    if (body.repository !== undefined) {
+      throw new AtollError(
+        'GIT_APPS_UNSUPPORTED',
+        'applications connected to a git repository are not supported yet: create a direct-upload application with "uploadable": {} instead',
+      );
+    }
+    if (body.uploadable === undefined) {
+      throw invalidField(
+        'uploadable',
+        'is required: send "uploadable": {} to create a direct-upload application',
+      );
+    }
+    const now = this.deps.clock.now();
+    const record: AppRecord = {
+      id: randomUUID(),
+      accountId: grant.accountId,
+      appId,
+      region,
+      createTime: now,
+      updateTime: now,
+    };
+    if ((await this.deps.store.apps.insert(record)) === 'duplicate') {
+      throw new AtollError('APP_ALREADY_EXISTS', `${appName(account, appId)} already exists`);
+    }
+  }
+
+  async get(principal: Principal, account: string, appId: string): Promise<App> {
+    const grant = await this.deps.access.require(principal, account, 'app.read');
+    return toApp(account, await this.requireApp(grant.accountId, account, appId));
+  }
+
+  async delete(principal: Principal, account: string, appId: string): Promise<void> {
+    const grant = await this.deps.access.require(principal, account, 'app.delete');
+    const app = await this.requireApp(grant.accountId, account, appId);
+    const blobKeys = await this.deps.store.builds.blobKeysOf({ appPk: app.id });
+    // Environments and their operations go with the app (foreign keys cascade in one statement).
+    await this.deps.store.apps.delete(app.id);
+    this.deps.onEnvironmentsRemoved?.(blobKeys);
+  }
+
+  async requireApp(accountId: string, account: string, appId: string): Promise<AppRecord> {
+    const app = await this.deps.store.apps.find(accountId, appId);
+    if (!app) throw new AtollError('APP_NOT_FOUND', `${appName(account, appId)} does not exist`);
+    return app;
+  }
+}

@@ -1,0 +1,349 @@
+import { randomUUID } from 'node:crypto';
+import {
+  AtollError,
+  assertNoViolations,
+  invalidField,
+  type FieldViolation,
+} from '../../domain/error-catalogue.js';
+import {
+  checkDisplayName,
+  checkRootDirectory,
+  checkUploadableBranch,
+  checkWpEnvironment,
+  normaliseRootDirectory,
+} from '../../domain/environment-rules.js';
+import { isUuid } from '../../domain/identifier-rules.js';
+import { UPDATE_ENVIRONMENT_METADATA_TYPE } from '../../domain/operation.js';
+import { nextPageToken, parsePageRequest } from '../../domain/page-token.js';
+import { buildName, environmentName, NO_BUILD, operationName } from '../../domain/resource-names.js';
+import {
+  checkShellVariables,
+  maskShellVariables,
+  restoreMaskedSecrets,
+  type ShellVariable,
+} from '../../domain/shell-variables.js';
+import {
+  UPDATABLE_ENVIRONMENT_FIELDS,
+  type CreateEnvironmentBody,
+  type Environment,
+  type ListEnvironmentsResponse,
+  type Operation,
+  type ShellVariableWire,
+  type UpdateEnvironmentBody,
+} from '../../contract/environment-schemas.js';
+import type { AccessService } from '../access/access-service.js';
+import type { AppsService } from './apps-service.js';
+import type { Principal } from '../access/auth-service.js';
+import type { Clock, SecretBox } from '../kit/platform-ports.js';
+import type {
+  AppRecord,
+  EnvironmentFilter,
+  EnvironmentRecord,
+  Repositories,
+  Store,
+} from '../kit/store-port.js';
+
+const ENVIRONMENTS_LIST = 'environments';
+
+type UpdatableField = (typeof UPDATABLE_ENVIRONMENT_FIELDS)[number];
+
+/** Where an environment lives: resolved once per request, after the access check. */
+export interface EnvironmentScope {
+  readonly account: string;
+  readonly app: AppRecord;
+}
+
+function toShellVariables(wire: readonly ShellVariableWire[] | undefined): ShellVariable[] {
+  return (wire ?? []).map((v) => ({ key: v.key, value: v.value, secret: v.secret ?? false }));
+}
+
+function toWireVariables(variables: readonly ShellVariable[]): ShellVariableWire[] {
+  return maskShellVariables(variables).map((v) =>
+    v.secret ? { key: v.key, value: v.value, secret: true } : { key: v.key, value: v.value },
+  );
+}
+
+export class EnvironmentsService {
+  constructor(
+    private readonly deps: {
+      store: Store;
+      access: AccessService;
+      apps: AppsService;
+      secretBox: SecretBox;
+      clock: Clock;
+      /** Environments went with a deletion (child environments too): what they left on disk can go, these blobs too. */
+      onEnvironmentsRemoved?: (blobKeys: readonly string[]) => void;
+      /** Where the edge serves an environment. */
+      urlOf?: (environment: EnvironmentRecord) => string;
+      /** Told when an environment's httpsRedirect changed (the edge's custom-domain table carries it). */
+      onHttpsRedirectChanged?: () => Promise<void>;
+    },
+  ) {}
+
+  async list(
+    principal: Principal,
+    account: string,
+    appId: string,
+    query: { pageSize?: number; pageToken?: string; filter?: string },
+  ): Promise<ListEnvironmentsResponse> {
+    const scope = await this.#scope(principal, account, appId, 'environment.read');
+    const filter = this.#parseFilter(scope, query.filter);
+    const page = await this.deps.store.environments.list(
+      scope.app.id,
+      filter,
+      parsePageRequest(ENVIRONMENTS_LIST, query.pageSize, query.pageToken, 50),
+    );
+    return {
+      environments: page.items.map((record) => this.toEnvironment(scope, record)),
+      nextPageToken: nextPageToken(ENVIRONMENTS_LIST, page),
+    };
+  }
+
+  async create(
+    principal: Principal,
+    account: string,
+    appId: string,
+    body: CreateEnvironmentBody,
+  ): Promise<Operation> {
+    const scope = await this.#scope(principal, account, appId, 'environment.write');
+    const variables = toShellVariables(body.shellVariables);
+    const record: Omit<EnvironmentRecord, 'shellVariablesSealed'> = {
+      id: randomUUID(),
+      appPk: scope.app.id,
+      displayName: body.displayName,
+      branch: body.branch,
+      wpEnvironment: body.wpEnvironment ?? '',
+      rootDirectory: normaliseRootDirectory(body.rootDirectory ?? ''),
+      httpsRedirect: body.httpsRedirect ?? false,
+      liveBuildId: null,
+      reconciling: false,
+      createTime: this.deps.clock.now(),
+      updateTime: this.deps.clock.now(),
+      domains: [],
+      urlDomain: null,
+    };
+    assertNoViolations(this.#check(record, variables, ''));
+    const sealed: EnvironmentRecord = { ...record, shellVariablesSealed: this.#seal(variables) };
+    await this.deps.store.transaction(async (tx) => {
+      await tx.environments.insert(sealed);
+      // Nothing to build for a direct-upload app until code arrives: the operation is done
+      // as soon as the environment exists; the create answer keeps the seed's shape.
+      await tx.operations.insert({
+        environmentId: record.id,
+        operationId: NO_BUILD,
+        buildId: NO_BUILD,
+        done: true,
+        error: null,
+        resultKind: 'environment',
+        createTime: record.createTime,
+        updateTime: record.createTime,
+      });
+    });
+    return {
+      name: operationName(account, appId, record.id, NO_BUILD),
+      metadata: {
+        '@type': UPDATE_ENVIRONMENT_METADATA_TYPE,
+        build: buildName(account, appId, record.id, NO_BUILD),
+        deployment: '',
+      },
+      done: false,
+    };
+  }
+
+  async get(
+    principal: Principal,
+    account: string,
+    appId: string,
+    environmentId: string,
+  ): Promise<Environment> {
+    const scope = await this.#scope(principal, account, appId, 'environment.read');
+    return this.toEnvironment(scope, await this.requireEnvironment(scope, environmentId));
+  }
+
+  async update(
+    principal: Principal,
+    account: string,
+    appId: string,
+    environmentId: string,
+    body: UpdateEnvironmentBody,
+    query: { updateMask?: string; validateOnly?: boolean },
+  ): Promise<Environment> {
+    const scope = await this.#scope(principal, account, appId, 'environment.write');
+    const fields = this.#fieldsToUpdate(body, query.updateMask);
+    if (body.name !== undefined && body.name !== environmentName(account, appId, environmentId)) {
+      throw invalidField(
+        'name',
+        `must be left out or be ${environmentName(account, appId, environmentId)}; an environment cannot be renamed`,
+      );
+    }
+    const apply = async (tx: Repositories): Promise<{ answer: Environment; redirectChanged: boolean }> => {
+      const current = await this.requireEnvironment(scope, environmentId, tx, true);
+      const storedVariables = this.shellVariablesOf(current);
+      const variables = fields.has('shellVariables')
+        ? restoreMaskedSecrets(toShellVariables(body.shellVariables), storedVariables)
+        : storedVariables;
+      const next: EnvironmentRecord = {
+        ...current,
+        displayName: fields.has('displayName') ? (body.displayName ?? '') : current.displayName,
+        branch: fields.has('branch') ? (body.branch ?? '') : current.branch,
+        wpEnvironment: fields.has('wpEnvironment') ? (body.wpEnvironment ?? '') : current.wpEnvironment,
+        rootDirectory: fields.has('rootDirectory')
+          ? normaliseRootDirectory(body.rootDirectory ?? '')
+          : current.rootDirectory,
+        httpsRedirect: fields.has('httpsRedirect') ? body.httpsRedirect === true : current.httpsRedirect,
+        shellVariablesSealed: fields.has('shellVariables')
+          ? this.#seal(variables)
+          : current.shellVariablesSealed,
+        updateTime: query.validateOnly === true ? current.updateTime : this.deps.clock.now(),
+      };
+      assertNoViolations(this.#check(next, variables, ''));
+      if (query.validateOnly !== true) await tx.environments.update(next);
+      return {
+        answer: this.toEnvironment(scope, next, variables),
+        redirectChanged: next.httpsRedirect !== current.httpsRedirect,
+      };
+    };
+    // Read and write in one transaction so that concurrent patches of different fields merge.
+    if (query.validateOnly === true) return (await apply(this.deps.store)).answer;
+    const { answer, redirectChanged } = await this.deps.store.transaction(apply);
+    // The edge has the new setting when the answer leaves.
+    if (redirectChanged) await this.deps.onHttpsRedirectChanged?.();
+    return answer;
+  }
+
+  async delete(principal: Principal, account: string, appId: string, environmentId: string): Promise<void> {
+    const scope = await this.#scope(principal, account, appId, 'environment.delete');
+    const environment = await this.requireEnvironment(scope, environmentId);
+    const blobKeys = await this.deps.store.builds.blobKeysOf({ environmentId: environment.id });
+    await this.deps.store.environments.delete(environment.id);
+    this.deps.onEnvironmentsRemoved?.(blobKeys);
+  }
+
+  async requireEnvironment(
+    scope: EnvironmentScope,
+    environmentId: string,
+    repos: Pick<Repositories, 'environments'> = this.deps.store,
+    forUpdate = false,
+  ): Promise<EnvironmentRecord> {
+    // Ids are UUIDs; anything else cannot exist, and must not reach a uuid column.
+    const environment = isUuid(environmentId)
+      ? await repos.environments.find(scope.app.id, environmentId, forUpdate)
+      : undefined;
+    if (!environment) {
+      throw new AtollError(
+        'ENVIRONMENT_NOT_FOUND',
+        `${environmentName(scope.account, scope.app.appId, environmentId)} does not exist`,
+      );
+    }
+    return environment;
+  }
+
+  /** An environment of the caller's, after the access check: what every environment-scoped service starts with. */
+  async locate(
+    principal: Principal,
+    account: string,
+    appId: string,
+    environmentId: string,
+    action: 'environment.read' | 'environment.write',
+  ): Promise<{ scope: EnvironmentScope; environment: EnvironmentRecord }> {
+    const scope = await this.#scope(principal, account, appId, action);
+    return { scope, environment: await this.requireEnvironment(scope, environmentId) };
+  }
+
+  toEnvironment(
+    scope: EnvironmentScope,
+    record: EnvironmentRecord,
+    variables: readonly ShellVariable[] = this.shellVariablesOf(record),
+  ): Environment {
+    const { account, app } = scope;
+    return {
+      name: environmentName(account, app.appId, record.id),
+      displayName: record.displayName,
+      branch: record.branch,
+      wpEnvironment: record.wpEnvironment,
+      shellVariables: toWireVariables(variables),
+      rootDirectory: record.rootDirectory,
+      httpsRedirect: record.httpsRedirect,
+      parentEnvironment: '',
+      domains: [...record.domains],
+      build: record.liveBuildId ? buildName(account, app.appId, record.id, record.liveBuildId) : '',
+      url: this.deps.urlOf?.(record) ?? '',
+      reconciling: record.reconciling,
+      createTime: record.createTime.toISOString(),
+      updateTime: record.updateTime.toISOString(),
+    };
+  }
+
+  async #scope(
+    principal: Principal,
+    account: string,
+    appId: string,
+    action: 'environment.read' | 'environment.write' | 'environment.delete',
+  ): Promise<EnvironmentScope> {
+    const grant = await this.deps.access.require(principal, account, action);
+    return { account, app: await this.deps.apps.requireApp(grant.accountId, account, appId) };
+  }
+
+  #check(
+    record: Omit<EnvironmentRecord, 'shellVariablesSealed'>,
+    variables: readonly ShellVariable[],
+    prefix: string,
+  ): FieldViolation[] {
+    return [
+      ...checkDisplayName(`${prefix}displayName`, record.displayName),
+      ...checkUploadableBranch(`${prefix}branch`, record.branch),
+      ...checkWpEnvironment(`${prefix}wpEnvironment`, record.wpEnvironment),
+      ...checkRootDirectory(`${prefix}rootDirectory`, record.rootDirectory),
+      ...checkShellVariables(`${prefix}shellVariables`, variables),
+    ];
+  }
+
+  /** AIP-134: with an update mask, exactly the named fields; without, the fields sent. */
+  #fieldsToUpdate(body: UpdateEnvironmentBody, updateMask: string | undefined): Set<UpdatableField> {
+    const updatable = new Set<string>(UPDATABLE_ENVIRONMENT_FIELDS);
+    if (updateMask === undefined) {
+      return new Set(UPDATABLE_ENVIRONMENT_FIELDS.filter((field) => body[field] !== undefined));
+    }
+    const paths = updateMask
+      .split(',')
+      .map((p) => p.trim())
+      .filter((p) => p !== '');
+    if (paths.length === 1 && paths[0] === '*') return new Set(UPDATABLE_ENVIRONMENT_FIELDS);
+    const unknown = paths.filter((p) => !updatable.has(p));
+    if (unknown.length > 0) {
+      throw invalidField(
+        'updateMask',
+        `names fields that cannot be updated: ${unknown.join(', ')}; updatable fields are ${UPDATABLE_ENVIRONMENT_FIELDS.join(', ')}`,
+      );
+    }
+    return new Set(paths as UpdatableField[]);
+  }
+
+  #parseFilter(scope: EnvironmentScope, filter: string | undefined): EnvironmentFilter {
+    if (filter === undefined || filter.trim() === '') return {};
+    const match = /^\s*parentEnvironment\s*=\s*"([^"]*)"\s*$/.exec(filter);
+    if (!match)
+      throw invalidField(
+        'filter',
+        'supports only parentEnvironment="" or parentEnvironment="<environment name>"',
+      );
+    const parent = match[1] ?? '';
+    if (parent === '') return { parentEnvironmentId: '' };
+    const prefix = environmentName(scope.account, scope.app.appId, '');
+    return { parentEnvironmentId: parent.startsWith(prefix) ? parent.slice(prefix.length) : parent };
+  }
+
+  #seal(variables: readonly ShellVariable[]): string {
+    return this.deps.secretBox.seal(JSON.stringify(variables));
+  }
+
+  /** The environment's variables, decrypted: for builds and apps only, never for answers. */
+  shellVariablesOf(record: EnvironmentRecord): ShellVariable[] {
+    return this.openShellVariables(record.shellVariablesSealed);
+  }
+
+  /** Variables sealed by this service: an environment's, or the snapshot a build took of them. */
+  openShellVariables(sealed: string): ShellVariable[] {
+    return JSON.parse(this.deps.secretBox.open(sealed)) as ShellVariable[];
+  }
+}

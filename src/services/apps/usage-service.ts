@@ -1,0 +1,117 @@
+import { randomUUID } from 'node:crypto';
+import { ignoreDeletedEnvironment } from '../kit/deleted-environment.js';
+import { invalidField } from '../../domain/error-catalogue.js';
+import {
+  busiestPaths,
+  latencyPercentile,
+  mergeCounters,
+  parseCounters,
+  statusClassCounts,
+  sumUsageRows,
+  type UsageCounters,
+} from '../../domain/hosting/usage.js';
+import type { UsageInterval, UsageReport } from '../../contract/usage-schemas.js';
+import type { Principal } from '../access/auth-service.js';
+import type { EnvironmentsService } from './environments-service.js';
+import type { Clock } from '../kit/platform-ports.js';
+import type { Store } from '../kit/store-port.js';
+
+const INTERVALS_MAX = 1_500;
+const TOP_PATHS = 10;
+
+function parseTime(field: string, value: string | undefined, fallback: Date): Date {
+  if (value === undefined || value === '') return fallback;
+  const time = Date.parse(value);
+  if (Number.isNaN(time) || !/^\d{4}-\d{2}-\d{2}T/.test(value))
+    throw invalidField(field, 'must be an RFC 3339 date-time such as 2026-11-21T12:00:00Z');
+  return new Date(time);
+}
+
+function parseInterval(value: string | undefined): number {
+  if (value === undefined || value === '') return 3_600_000;
+  const match = /^(\d+)s$/.exec(value);
+  const seconds = Number(match?.[1]);
+  if (!match || seconds < 60 || seconds % 60 !== 0)
+    throw invalidField(
+      'interval',
+      'must be a whole number of minutes in seconds, such as 60s, 3600s or 86400s',
+    );
+  return seconds * 1000;
+}
+
+function toInterval(start: number, end: number, counters: UsageCounters): UsageInterval {
+  return {
+    startTime: new Date(start).toISOString(),
+    endTime: new Date(end).toISOString(),
+    requests: counters.requests,
+    bytesOut: counters.bytesOut,
+    statusClasses: statusClassCounts(counters),
+    cacheHits: counters.cacheHits,
+    cacheMisses: counters.cacheMisses,
+    latencyP50Ms: latencyPercentile(counters, 0.5),
+    latencyP95Ms: latencyPercentile(counters, 0.95),
+    topPaths: busiestPaths(counters, TOP_PATHS),
+  };
+}
+
+/**
+ * Usage counters: the edge's per-minute counts added into the store (each edge process its
+ * own row, so several edges never contend), and read back per interval for the portal and
+ * the reports.
+ */
+export class UsageService {
+  /** This process's edge, as rows name it. */
+  readonly edgeId = randomUUID();
+
+  constructor(private readonly deps: { store: Store; environments: EnvironmentsService; clock: Clock }) {}
+
+  async add(
+    deltas: readonly { environmentId: string; minute: Date; counters: UsageCounters }[],
+  ): Promise<void> {
+    for (const delta of deltas) {
+      await this.deps.store
+        .transaction(async (tx) => {
+          const stored = await tx.usage.find(delta.environmentId, delta.minute, this.edgeId);
+          const merged =
+            stored === undefined ? delta.counters : mergeCounters(parseCounters(stored), delta.counters);
+          await tx.usage.put(delta.environmentId, delta.minute, this.edgeId, JSON.stringify(merged));
+        })
+        .catch(ignoreDeletedEnvironment);
+    }
+  }
+
+  async report(
+    principal: Principal,
+    account: string,
+    appId: string,
+    environmentId: string,
+    query: { startTime?: string; endTime?: string; interval?: string },
+  ): Promise<UsageReport> {
+    const { environment } = await this.deps.environments.locate(
+      principal,
+      account,
+      appId,
+      environmentId,
+      'environment.read',
+    );
+    const interval = parseInterval(query.interval);
+    const now = this.deps.clock.now().getTime();
+    const end = parseTime('endTime', query.endTime, new Date(now - (now % interval) + interval)).getTime();
+    const start = parseTime('startTime', query.startTime, new Date(end - 24 * 3_600_000)).getTime();
+    if (start >= end) throw invalidField('startTime', 'must be before endTime');
+    const count = Math.ceil((end - start) / interval);
+    if (count > INTERVALS_MAX)
+      throw invalidField(
+        'interval',
+        `would make ${count} intervals; at most ${INTERVALS_MAX}: widen the interval`,
+      );
+    const rows = await this.deps.store.usage.read(environment.id, new Date(start), new Date(end));
+    const { buckets, total } = sumUsageRows(rows, start, interval, count);
+    return {
+      intervals: buckets.map((c, i) =>
+        toInterval(start + i * interval, Math.min(start + (i + 1) * interval, end), c),
+      ),
+      total: toInterval(start, end, total),
+    };
+  }
+}

@@ -1,0 +1,118 @@
+import { randomUUID } from 'node:crypto';
+import type { BuildTrigger } from '../../domain/builds/build.js';
+import { UPDATE_ENVIRONMENT_METADATA_TYPE } from '../../domain/operation.js';
+import { buildName, operationName } from '../../domain/resource-names.js';
+import type { Operation } from '../../contract/environment-schemas.js';
+import { cancelBuild } from './build-outcome.js';
+import type { BuildRecord, EnvironmentRecord, Store } from '../kit/store-port.js';
+
+export interface BuildSource {
+  readonly sourceKey: string;
+  readonly sourceDigest: string;
+  readonly sourceBytes: number;
+}
+
+/** What a redeploy takes from the earlier build instead of building again. */
+export type EarlierOutput = Pick<
+  BuildRecord,
+  | 'artifactKey'
+  | 'artifactDigest'
+  | 'nodeVersion'
+  | 'packageManager'
+  | 'framework'
+  | 'dependencies'
+  | 'variablesSealed'
+>;
+
+/**
+ * Queues a build of the environment with its operation, in one transaction: a build still
+ * waiting is superseded (only the latest request gets built). Uploads and rebuilds share it.
+ */
+export async function enqueueBuild(
+  store: Store,
+  environment: EnvironmentRecord,
+  trigger: BuildTrigger,
+  source: BuildSource,
+  now: Date,
+  earlier?: EarlierOutput,
+  /** A queued build this request may join instead (webhook bursts): it is answered, nothing new is queued. */
+  join?: (queued: BuildRecord) => boolean,
+): Promise<BuildRecord> {
+  const build: BuildRecord = {
+    id: randomUUID(),
+    environmentId: environment.id,
+    state: 'QUEUED',
+    phase: 'PHASE_UNSPECIFIED',
+    trigger,
+    branch: environment.branch,
+    ...source,
+    artifactDigest: '',
+    artifactKey: '',
+    nodeVersion: '',
+    packageManager: '',
+    framework: '',
+    dependencies: [],
+    variablesSealed: environment.shellVariablesSealed,
+    ...(earlier && {
+      artifactKey: earlier.artifactKey,
+      artifactDigest: earlier.artifactDigest,
+      nodeVersion: earlier.nodeVersion,
+      packageManager: earlier.packageManager,
+      framework: earlier.framework,
+      dependencies: earlier.dependencies,
+      variablesSealed: earlier.variablesSealed,
+    }),
+    archived: false,
+    liveTime: null,
+    failureMessage: '',
+    failureExitCode: null,
+    createTime: now,
+    startTime: null,
+    finishTime: null,
+  };
+  return store.transaction(async (tx) => {
+    // The environment row serialises requests: two at once never both see "nothing queued".
+    await tx.environments.find(environment.appPk, environment.id, true);
+    const waiting = await tx.builds.listQueuedForUpdate(environment.id);
+    const joined = join === undefined ? undefined : waiting.find(join);
+    if (joined) return joined;
+    for (const queued of waiting) {
+      await cancelBuild(
+        tx,
+        queued,
+        `superseded by a newer ${trigger === 'UPLOAD' ? 'upload' : 'build request'} (build ${build.id})`,
+        now,
+      );
+    }
+    await tx.builds.insert(build);
+    await tx.operations.insert({
+      environmentId: environment.id,
+      operationId: build.id,
+      buildId: build.id,
+      done: false,
+      error: null,
+      resultKind: 'environment',
+      createTime: now,
+      updateTime: now,
+    });
+    return build;
+  });
+}
+
+/** The long-running operation of a build, as the seed shows it (named by the build id). */
+export function buildOperation(
+  account: string,
+  appId: string,
+  environmentId: string,
+  buildId: string,
+): Operation {
+  return {
+    name: operationName(account, appId, environmentId, buildId),
+    metadata: {
+      '@type': UPDATE_ENVIRONMENT_METADATA_TYPE,
+      build: buildName(account, appId, environmentId, buildId),
+      deployment: '',
+    },
+    done: false,
+  };
+}

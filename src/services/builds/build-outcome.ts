@@ -1,0 +1,52 @@
+import { GRPC_CODES, type GrpcCodeName } from '../../domain/error-catalogue.js';
+import { publishBuildEvent } from '../kit/event-outbox.js';
+import type { BuildRecord, Repositories } from '../kit/store-port.js';
+
+/** How a build that built but could not be deployed says so (and is reported as deployment.failed too). */
+export const DEPLOYMENT_FAILED_PREFIX = 'deployment failed: ';
+
+export interface BuildEnding {
+  readonly state: 'FAILED' | 'CANCELLED';
+  readonly message: string;
+  readonly exitCode: number | null;
+  /** The Status code of the build's operation: CANCELLED, ABORTED (interrupted) or FAILED_PRECONDITION (user code). */
+  readonly code: GrpcCodeName;
+}
+
+/**
+ * Ends an unfinished build without success, with its operation: the one place where a build
+ * is cancelled, superseded, interrupted or failed, so that build and operation never disagree.
+ */
+export async function endBuild(
+  tx: Repositories,
+  build: BuildRecord,
+  ending: BuildEnding,
+  now: Date,
+): Promise<void> {
+  await tx.builds.update({
+    ...build,
+    state: ending.state,
+    phase: 'PHASE_UNSPECIFIED',
+    failureMessage: ending.message,
+    failureExitCode: ending.exitCode,
+    finishTime: now,
+  });
+  const ended = { ...build, state: ending.state, failureMessage: ending.message };
+  await publishBuildEvent(tx, ended, ending.state === 'CANCELLED' ? 'build.cancelled' : 'build.failed', now);
+  if (ending.message.startsWith(DEPLOYMENT_FAILED_PREFIX))
+    await publishBuildEvent(tx, ended, 'deployment.failed', now);
+  const operation = await tx.operations.find(build.environmentId, build.id);
+  if (operation && !operation.done) {
+    await tx.operations.update({
+      ...operation,
+      done: true,
+      error: { code: GRPC_CODES[ending.code], message: ending.message, details: [] },
+      updateTime: now,
+    });
+  }
+}
+
+/** Cancels an unfinished build (by request, or superseded by a newer upload). */
+export function cancelBuild(tx: Repositories, build: BuildRecord, reason: string, now: Date): Promise<void> {
+  return endBuild(tx, build, { state: 'CANCELLED', message: reason, exitCode: null, code: 'CANCELLED' }, now);
+}

@@ -1,0 +1,87 @@
+import type { ShellVariable } from '../../domain/shell-variables.js';
+
+/**
+ * Ports between the deployments service, the runtime that runs deployments and the edge that
+ * serves them. The runtime and the edge implement them; main wires them together.
+ */
+
+/** What a deployment runs: a successful build's artifact, toolchain and variables. */
+export interface DeploymentSpec {
+  readonly environmentId: string;
+  readonly buildId: string;
+  readonly artifactKey: string;
+  readonly framework: string;
+  readonly nodeVersion: string;
+  readonly packageManager: string;
+  readonly shellVariables: readonly ShellVariable[];
+  readonly wpEnvironment: string;
+  /** The environment's own unprivileged uid. */
+  readonly uid: number;
+  /** Bearer tokens of the platform services, given to the app. */
+  readonly platformTokens: { readonly appsApi: string; readonly kvStore: string };
+}
+
+/** A deployment started beside the live one and healthy, not yet taking traffic. */
+export interface PreparedDeployment {
+  readonly kind: 'static' | 'server';
+  /** Switches the environment's traffic to it; the one it replaces is drained, then stopped. */
+  activate(): Promise<void>;
+  /** Stops it without it ever taking traffic. */
+  discard(): Promise<void>;
+}
+
+export interface DeploymentProgress {
+  log(line: string): void;
+}
+
+/** A deployment that cannot start, said so that the user knows why (the previous one keeps serving). */
+export class DeploymentFailure extends Error {
+  override readonly name = 'DeploymentFailure';
+}
+
+export interface Deployer {
+  /** Unpacks and starts the deployment and waits for its health check; throws DeploymentFailure. */
+  prepare(
+    spec: DeploymentSpec,
+    progress: DeploymentProgress,
+    signal: AbortSignal,
+  ): Promise<PreparedDeployment>;
+  /**
+   * Stops the environments' deployments, drops their routes and cache, and deletes their
+   * folders; returns the environments whose folders could not be deleted (never throws for them).
+   */
+  remove(environmentIds: readonly string[]): Promise<readonly string[]>;
+  /** The environments it runs a deployment of or still holds a folder of. */
+  environmentIds(): Promise<readonly string[]>;
+  /** Stops every deployment (the platform stops); nothing is deleted. */
+  stop(): Promise<void>;
+}
+
+/** Where an environment's traffic goes. */
+export type RouteTarget =
+  | { readonly kind: 'static'; readonly root: string }
+  /** port undefined: the app is restarting (the edge answers 502 until it is back). */
+  | { readonly kind: 'server'; readonly port: number | undefined };
+
+export interface EnvironmentRoute {
+  readonly environmentId: string;
+  readonly buildId: string;
+  readonly target: RouteTarget;
+}
+
+/** The edge as the runtime sees it. */
+export interface TrafficRouter {
+  /** The whole route table: the edge swaps it in at once. */
+  publish(routes: readonly EnvironmentRoute[]): void;
+  /** Resolves when no request to that build's deployment is in flight any more (or after the timeout). */
+  drain(environmentId: string, buildId: string, timeoutMs: number): Promise<void>;
+  /** Empties the environment's web cache. */
+  clearCache(environmentId: string): void;
+  /** Deletes the entries carrying any of the tags; how many went. */
+  purgeTags(environmentId: string, tags: readonly string[]): number;
+}
+
+/** Output lines of the running apps, kept as the environments' runtime logs. */
+export interface RuntimeLogSink {
+  write(environmentId: string, buildId: string, stream: 'stdout' | 'stderr' | 'atoll', line: string): void;
+}

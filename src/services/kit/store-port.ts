@@ -1,0 +1,601 @@
+import type { RegionId } from '../../domain/region.js';
+import type { Role } from '../../domain/role.js';
+import type {
+  CertificateState,
+  DnsCheckResult,
+  DomainMappingState,
+} from '../../domain/domains/domain-mapping.js';
+import type { OperationResultKind, StatusBody } from '../../domain/operation.js';
+import type { Page, PageRequest } from '../../domain/page-token.js';
+import type { BuildPhase, BuildState, BuildTrigger } from '../../domain/builds/build.js';
+import type { PackageVersion } from '../../domain/builds/project-detection.js';
+import type { ReportSectionName } from '../../domain/reports/report-content.js';
+import type { Frequency, ScheduleTime } from '../../domain/reports/report-schedule.js';
+import type { Recipient } from '../../domain/reports/report-schedule-rules.js';
+
+/** The persistence port: services speak in records, the store speaks SQL. */
+
+export interface AccountRecord {
+  readonly id: string;
+  readonly name: string;
+  readonly createTime: Date;
+}
+
+export interface UserRecord {
+  readonly id: string;
+  /** Service users created for automation get a generated address under `service.invalid`. */
+  readonly email: string;
+  readonly kind: 'person' | 'service';
+  readonly passwordHash: string | null;
+  readonly createTime: Date;
+}
+
+export interface MembershipView {
+  readonly accountId: string;
+  readonly accountName: string;
+  readonly accountCreateTime: Date;
+  readonly userId: string;
+  readonly email: string;
+  readonly userKind: 'person' | 'service';
+  readonly role: Role;
+  readonly createTime: Date;
+}
+
+export interface CredentialRecord {
+  readonly id: string;
+  readonly userId: string;
+  readonly secretHash: string;
+  readonly createTime: Date;
+  readonly lastUseTime: Date | null;
+}
+
+export interface AppRecord {
+  readonly id: string;
+  readonly accountId: string;
+  readonly appId: string;
+  readonly region: RegionId;
+  readonly createTime: Date;
+  readonly updateTime: Date;
+}
+
+export interface EnvironmentRecord {
+  readonly id: string;
+  readonly appPk: string;
+  readonly displayName: string;
+  readonly branch: string;
+  readonly wpEnvironment: string;
+  /** Sealed JSON array of ShellVariable, opened only by the service. */
+  readonly shellVariablesSealed: string;
+  readonly rootDirectory: string;
+  /** Plain-HTTP requests to its domains that have a certificate are answered with 301 to HTTPS. */
+  readonly httpsRedirect: boolean;
+  readonly liveBuildId: string | null;
+  readonly reconciling: boolean;
+  readonly createTime: Date;
+  readonly updateTime: Date;
+  /** What the environment shows of its domain mappings; written only by the domain mappings service. */
+  readonly domains: readonly string[];
+  readonly urlDomain: { readonly domain: string; readonly https: boolean } | null;
+}
+
+export interface OperationRecord {
+  readonly environmentId: string;
+  readonly operationId: string;
+  readonly buildId: string;
+  readonly done: boolean;
+  readonly error: StatusBody | null;
+  readonly resultKind: OperationResultKind | null;
+  readonly createTime: Date;
+  readonly updateTime: Date;
+}
+
+export interface BuildRecord {
+  readonly id: string;
+  readonly environmentId: string;
+  readonly state: BuildState;
+  readonly phase: BuildPhase;
+  readonly trigger: BuildTrigger;
+  readonly branch: string;
+  /** Blob store key of the uploaded source archive. */
+  readonly sourceKey: string;
+  readonly sourceDigest: string;
+  readonly sourceBytes: number;
+  readonly artifactDigest: string;
+  /** Blob store key of the build's output; empty until the build succeeded. */
+  readonly artifactKey: string;
+  /** The toolchain it was built with, which its deployment runs on: "22.11.0", "npm@10.9.0"; empty for a plain folder. */
+  readonly nodeVersion: string;
+  readonly packageManager: string;
+  /** The environment's shell variables (sealed) when the build was asked for: its deployment runs with them. */
+  readonly variablesSealed: string;
+  /** Its artifact was removed by retention: it cannot be redeployed. */
+  readonly archived: boolean;
+  /** When it started serving traffic; null if it never did. */
+  readonly liveTime: Date | null;
+  readonly framework: string;
+  /** Direct dependencies of the build with the versions installed, well-known ones first (site reports). */
+  readonly dependencies: readonly PackageVersion[];
+  readonly failureMessage: string;
+  readonly failureExitCode: number | null;
+  readonly createTime: Date;
+  readonly startTime: Date | null;
+  readonly finishTime: Date | null;
+}
+
+export interface BuildListQuery {
+  readonly newestFirst: boolean;
+  readonly startTime?: Date;
+  readonly endTime?: Date;
+}
+
+export type Inserted = 'created' | 'duplicate';
+
+export interface AccountsRepository {
+  insert(record: AccountRecord): Promise<Inserted>;
+  findByName(name: string): Promise<AccountRecord | undefined>;
+  findById(id: string): Promise<AccountRecord | undefined>;
+  count(): Promise<number>;
+}
+
+export interface UsersRepository {
+  insert(record: UserRecord): Promise<Inserted>;
+  findByEmail(email: string): Promise<UserRecord | undefined>;
+  findById(id: string): Promise<UserRecord | undefined>;
+  setPasswordHash(id: string, passwordHash: string): Promise<void>;
+}
+
+/** A portal sign-in: the token itself is never stored, only its keyed digest. */
+export interface SessionRecord {
+  readonly id: string;
+  readonly tokenDigest: string;
+  readonly userId: string;
+  readonly createTime: Date;
+  readonly lastSeenTime: Date;
+  /** The latest it may live, however often it is used. */
+  readonly expireTime: Date;
+}
+
+export interface SessionsRepository {
+  insert(record: SessionRecord): Promise<void>;
+  findByDigest(tokenDigest: string): Promise<SessionRecord | undefined>;
+  touch(id: string, time: Date): Promise<void>;
+  delete(id: string): Promise<void>;
+  /** Every session of the user, but `exceptId` (the one changing the password). */
+  deleteForUser(userId: string, exceptId?: string): Promise<void>;
+  /** Sessions past their expiry or unused since `idleBefore`; answers how many were removed. */
+  deleteEnded(now: Date, idleBefore: Date): Promise<number>;
+}
+
+export interface MembershipsRepository {
+  insert(accountId: string, userId: string, role: Role, createTime: Date): Promise<Inserted>;
+  find(accountName: string, userId: string): Promise<MembershipView | undefined>;
+  findByEmail(accountId: string, email: string): Promise<MembershipView | undefined>;
+  listForAccount(accountId: string, page: PageRequest): Promise<Page<MembershipView>>;
+  listForUser(userId: string, page: PageRequest): Promise<Page<MembershipView>>;
+  updateRole(accountId: string, userId: string, role: Role): Promise<void>;
+  remove(accountId: string, userId: string): Promise<void>;
+  countOwners(accountId: string): Promise<number>;
+}
+
+export interface CredentialsRepository {
+  insert(record: CredentialRecord): Promise<void>;
+  findById(id: string): Promise<CredentialRecord | undefined>;
+  listForUser(userId: string, page: PageRequest): Promise<Page<CredentialRecord>>;
+  /** For operators: every credential, or those of the account's members. */
+  listAll(
+    accountId: string | undefined,
+    page: PageRequest,
+  ): Promise<Page<CredentialRecord & { email: string }>>;
+  delete(id: string): Promise<boolean>;
+  touch(id: string, time: Date): Promise<void>;
+}
+
+export interface AppsRepository {
+  insert(record: AppRecord): Promise<Inserted>;
+  find(accountId: string, appId: string): Promise<AppRecord | undefined>;
+  list(accountId: string, page: PageRequest): Promise<Page<AppRecord>>;
+  delete(id: string): Promise<void>;
+}
+
+export interface EnvironmentFilter {
+  /** Only environments whose parent is this id; "" = only parents (all environments today). */
+  readonly parentEnvironmentId?: string;
+}
+
+export interface EnvironmentsRepository {
+  /** A new environment has no domain mappings yet. */
+  insert(record: Omit<EnvironmentRecord, 'domains' | 'urlDomain'>): Promise<void>;
+  /** forUpdate locks the row until the transaction ends (read-modify-write). */
+  find(appPk: string, id: string, forUpdate?: boolean): Promise<EnvironmentRecord | undefined>;
+  list(appPk: string, filter: EnvironmentFilter, page: PageRequest): Promise<Page<EnvironmentRecord>>;
+  update(record: EnvironmentRecord): Promise<void>;
+  delete(id: string): Promise<void>;
+  findById(id: string): Promise<EnvironmentRecord | undefined>;
+  /** The environment's sandbox uid, taking the lowest free one of [first, last] on first use. */
+  assignBuildUid(id: string, first: number, last: number): Promise<number | undefined>;
+  /** Every environment with a live deployment. */
+  listLive(): Promise<EnvironmentRecord[]>;
+  /** Where the environment lives: its account (id and name) and its app's id; for events. */
+  findLocation(id: string): Promise<{ accountId: string; account: string; appId: string } | undefined>;
+  setDomains(
+    id: string,
+    domains: readonly string[],
+    urlDomain: { readonly domain: string; readonly https: boolean } | null,
+  ): Promise<void>;
+}
+
+export interface DomainMappingRecord {
+  readonly id: string;
+  readonly environmentId: string;
+  readonly accountId: string;
+  readonly domain: string;
+  readonly primary: boolean;
+  readonly destination: string | null;
+  readonly state: DomainMappingState;
+  readonly stateReason: string;
+  readonly txtName: string;
+  readonly txtValue: string;
+  readonly verifyTime: Date | null;
+  readonly txtCheckTime: Date | null;
+  readonly txtFound: string;
+  readonly dnsCheck: DnsCheckResult;
+  readonly dnsCheckDetail: string;
+  readonly dnsCheckTime: Date | null;
+  readonly certificateState: CertificateState;
+  readonly certificateDetail: string;
+  readonly certificateExpireTime: Date | null;
+  readonly certificateAttempts: number;
+  readonly certificateNextAttemptTime: Date | null;
+  readonly certificateCheckTime: Date | null;
+  readonly createTime: Date;
+  readonly updateTime: Date;
+}
+
+export interface DomainClaim {
+  readonly domain: string;
+  readonly accountId: string;
+  readonly verifyTime: Date;
+}
+
+export interface StoredCertificate {
+  readonly mappingId: string;
+  readonly domain: string;
+  readonly chainPem: string;
+  /** The private key, sealed with the platform key. */
+  readonly keySealed: string;
+  readonly notAfter: Date;
+  readonly issueTime: Date;
+}
+
+export interface DomainMappingsRepository {
+  insert(record: DomainMappingRecord): Promise<void>;
+  update(record: DomainMappingRecord): Promise<void>;
+  delete(id: string): Promise<void>;
+  find(environmentId: string, domain: string): Promise<DomainMappingRecord | undefined>;
+  /** forUpdate locks the row until the transaction ends. */
+  findById(id: string, forUpdate?: boolean): Promise<DomainMappingRecord | undefined>;
+  /** Every mapping of the environment, oldest first. */
+  listAll(environmentId: string): Promise<DomainMappingRecord[]>;
+  list(environmentId: string, page: PageRequest): Promise<Page<DomainMappingRecord>>;
+  /** The account's mappings of the domain in any of its environments, but those being deleted. */
+  findInAccount(accountId: string, domain: string): Promise<DomainMappingRecord[]>;
+  /** What the edge routes: every ACTIVE mapping, with its environment's httpsRedirect. */
+  listActiveRoutes(): Promise<
+    { domain: string; environmentId: string; destination: string | null; httpsRedirect: boolean }[]
+  >;
+  /** Every mapping in one of these states, oldest first. */
+  listInStates(states: readonly DomainMappingState[]): Promise<DomainMappingRecord[]>;
+  /** ACTIVE mappings whose certificate is due: never issued, failed and due for a retry, or expiring before renewBefore. */
+  listCertificatesDue(now: Date, renewBefore: Date): Promise<DomainMappingRecord[]>;
+  findClaim(domain: string): Promise<DomainClaim | undefined>;
+  /** Claims the domain for the account unless another holds it; answers who holds it afterwards. */
+  claim(domain: string, accountId: string, time: Date): Promise<DomainClaim>;
+  /** Gives the domain up when no mapping of the account holds it any more. */
+  releaseClaimIfUnused(domain: string, accountId: string): Promise<void>;
+  saveCertificate(certificate: Omit<StoredCertificate, 'domain'>): Promise<void>;
+  deleteCertificate(mappingId: string): Promise<void>;
+  /** The certificates of ACTIVE mappings (what the edge serves), or of one mapping. */
+  listServedCertificates(mappingId?: string): Promise<StoredCertificate[]>;
+}
+
+export interface OperationsRepository {
+  insert(record: OperationRecord): Promise<void>;
+  find(environmentId: string, operationId: string): Promise<OperationRecord | undefined>;
+  update(record: OperationRecord): Promise<void>;
+  /** Operations of this kind not done yet; of one environment, or of all. */
+  listUndone(resultKind: OperationResultKind, environmentId?: string): Promise<OperationRecord[]>;
+}
+
+export interface BuildsRepository {
+  insert(record: BuildRecord): Promise<void>;
+  find(environmentId: string, id: string, forUpdate?: boolean): Promise<BuildRecord | undefined>;
+  list(environmentId: string, query: BuildListQuery, page: PageRequest): Promise<Page<BuildRecord>>;
+  /** Takes the oldest QUEUED build for a worker (FOR UPDATE SKIP LOCKED): it becomes RUNNING. */
+  claimNext(now: Date): Promise<BuildRecord | undefined>;
+  heartbeat(id: string, now: Date): Promise<void>;
+  /** RUNNING builds whose worker has not been heard of since `before`, locked until the transaction ends. */
+  listStaleRunningForUpdate(before: Date): Promise<BuildRecord[]>;
+  /** Of these build ids (UUIDs), the ones still QUEUED or RUNNING. */
+  listActive(ids: readonly string[]): Promise<string[]>;
+  /** Queued builds of the environment, locked until the transaction ends. */
+  listQueuedForUpdate(environmentId: string): Promise<BuildRecord[]>;
+  update(record: BuildRecord): Promise<void>;
+  /** Successful builds that still have their artifact, newest first. */
+  listDeployable(environmentId: string): Promise<BuildRecord[]>;
+  /** Whether a build that is not archived (of any environment) uses the blob as its source or artifact. */
+  isBlobInUse(key: string): Promise<boolean>;
+  /** Every blob of an app, or of an environment and its children: build sources and artifacts, rendered site reports. */
+  blobKeysOf(owner: { readonly appPk: string } | { readonly environmentId: string }): Promise<string[]>;
+  /** Finished builds that are not archived, newest first: what retention looks at. */
+  listRetained(environmentId: string): Promise<BuildRecord[]>;
+}
+
+export interface RuntimeLogLine {
+  /** Increasing across the environment's lines: a follower asks for what came after an id. */
+  readonly id: number;
+  readonly buildId: string;
+  readonly time: Date;
+  readonly stream: 'stdout' | 'stderr' | 'atoll';
+  readonly line: string;
+}
+
+export interface RuntimeLogsRepository {
+  append(environmentId: string, lines: readonly Omit<RuntimeLogLine, 'id'>[]): Promise<void>;
+  /** Lines after `afterId`, oldest first, at most `limit`. */
+  read(environmentId: string, afterId: number, limit: number): Promise<RuntimeLogLine[]>;
+  /** The id before the last `count` lines (where a reader of the tail starts). */
+  tailStart(environmentId: string, count: number): Promise<number>;
+  /** Keeps the newest `keep` lines of the environment. */
+  prune(environmentId: string, keep: number): Promise<void>;
+}
+
+/** apps-api and kv-store: Bearer tokens of hosted apps; webhook: the token of the environment's webhook URLs. */
+export type PlatformTokenKind = 'apps-api' | 'kv-store' | 'webhook';
+
+export interface PlatformTokenRecord {
+  readonly environmentId: string;
+  readonly kind: PlatformTokenKind;
+  /** Sealed with the platform key: the app is given the token at every start. */
+  readonly tokenSealed: string;
+  /** Keyed digest of the token, for finding it from a request. */
+  readonly tokenDigest: string;
+  readonly createTime: Date;
+}
+
+export interface PlatformTokensRepository {
+  /** Inserts unless the environment has a token of that kind already; answers the one that holds. */
+  ensure(record: PlatformTokenRecord): Promise<PlatformTokenRecord>;
+  findByDigest(digest: string): Promise<PlatformTokenRecord | undefined>;
+  find(environmentId: string, kind: PlatformTokenKind): Promise<PlatformTokenRecord | undefined>;
+  /** Inserts, or replaces the environment's token of that kind (the old one stops matching at once). */
+  replace(record: PlatformTokenRecord): Promise<void>;
+  /** Whether there was one to delete. */
+  delete(environmentId: string, kind: PlatformTokenKind): Promise<boolean>;
+}
+
+export interface UsageRepository {
+  /** The stored counters (JSON) of one edge for one environment and minute. */
+  find(environmentId: string, minute: Date, edgeId: string): Promise<string | undefined>;
+  put(environmentId: string, minute: Date, edgeId: string, counters: string): Promise<void>;
+  /** Every row of the environment with minute in [start, end), oldest first. */
+  read(environmentId: string, start: Date, end: Date): Promise<{ minute: Date; counters: string }[]>;
+}
+
+export interface KvRepository {
+  get(environmentId: string, key: string): Promise<string | undefined>;
+  put(environmentId: string, key: string, value: string, now: Date): Promise<void>;
+  /** How many keys the environment has and their bytes, for its quota. */
+  usage(environmentId: string): Promise<{ keys: number; bytes: number }>;
+}
+
+export interface BuildLogLine {
+  readonly seq: number;
+  readonly time: Date;
+  /** `stdout`, `stderr`, or `atoll` for the platform's own lines (steps, limits). */
+  readonly stream: 'stdout' | 'stderr' | 'atoll';
+  readonly line: string;
+}
+
+export interface BuildLogsRepository {
+  append(buildId: string, lines: readonly BuildLogLine[]): Promise<void>;
+  /** Lines after `afterSeq`, in order, at most `limit`. */
+  read(buildId: string, afterSeq: number, limit: number): Promise<BuildLogLine[]>;
+}
+
+export interface EventSubscriptionRecord {
+  readonly id: string;
+  readonly accountId: string;
+  readonly targetUrl: string;
+  readonly eventTypes: readonly string[];
+  readonly description: string;
+  /** The signing secret, sealed: it is needed again for every delivery. */
+  readonly secretSealed: string;
+  readonly createTime: Date;
+}
+
+export interface EventRecord {
+  readonly id: string;
+  readonly accountId: string;
+  readonly type: string;
+  readonly time: Date;
+  readonly resource: Readonly<Record<string, unknown>>;
+}
+
+export type DeliveryState = 'PENDING' | 'SUCCEEDED' | 'FAILED';
+
+export interface DeliveryRecord {
+  readonly id: string;
+  readonly eventId: string;
+  readonly subscriptionId: string;
+  readonly state: DeliveryState;
+  readonly attempts: number;
+  readonly nextAttemptTime: Date | null;
+  readonly createTime: Date;
+  readonly updateTime: Date;
+}
+
+export interface DeliveryAttempt {
+  readonly time: Date;
+  /** The receiver's HTTP status, or null when none came (refused, timed out, guarded). */
+  readonly statusCode: number | null;
+  readonly error: string;
+  readonly durationMs: number;
+}
+
+export interface EventsRepository {
+  insertSubscription(record: EventSubscriptionRecord): Promise<void>;
+  findSubscription(accountId: string, id: string): Promise<EventSubscriptionRecord | undefined>;
+  listSubscriptions(accountId: string, page: PageRequest): Promise<Page<EventSubscriptionRecord>>;
+  /** Whether there was one to delete (its deliveries go with it). */
+  deleteSubscription(accountId: string, id: string): Promise<boolean>;
+  /**
+   * Stores the event with a PENDING delivery for each subscription of its account that lists
+   * its type (or for the one subscription given); answers the deliveries made.
+   */
+  publish(event: EventRecord, now: Date, onlySubscriptionId?: string): Promise<string[]>;
+  /** Whether a subscription of the environment's account lists the type (publishEvent would store the event). */
+  isObserved(environmentId: string, type: string): Promise<boolean>;
+  /**
+   * Takes up to `limit` PENDING deliveries that are due, pushing their next attempt to
+   * `leaseUntil` so that no other worker takes them meanwhile; with their event and subscription.
+   */
+  claimDue(
+    now: Date,
+    leaseUntil: Date,
+    limit: number,
+  ): Promise<
+    { delivery: DeliveryRecord; event: EventRecord; subscription: EventSubscriptionRecord; account: string }[]
+  >;
+  /**
+   * Records an attempt and the delivery's state after it, together; false, with nothing written,
+   * when the delivery is gone (its subscription was deleted while the attempt was in flight).
+   */
+  recordAttempt(record: DeliveryRecord, attempt: DeliveryAttempt): Promise<boolean>;
+  findDelivery(id: string): Promise<DeliveryRecord | undefined>;
+  /** Newest first, each with its event type and its attempts (oldest first). */
+  listDeliveries(
+    subscriptionId: string,
+    page: PageRequest,
+  ): Promise<Page<DeliveryRecord & { eventType: string; attemptList: DeliveryAttempt[] }>>;
+}
+
+export interface ReportScheduleRecord {
+  readonly id: string;
+  readonly environmentId: string;
+  readonly title: string;
+  readonly templateUuid: string;
+  readonly frequency: Frequency;
+  readonly recipients: readonly Recipient[];
+  readonly sections: readonly ReportSectionName[];
+  /** The next run, with the offset next_scheduled_date was written with. */
+  readonly next: ScheduleTime;
+  /** Where the last report's period ended; null before the first run. */
+  readonly lastPeriodEnd: Date | null;
+  readonly createTime: Date;
+  readonly updateTime: Date;
+}
+
+/** PENDING: to be sent (or retried); SENT: every recipient accepted; FAILED: given up; NOT_REQUESTED: a preview. */
+export type ReportDeliveryState = 'PENDING' | 'SENT' | 'FAILED' | 'NOT_REQUESTED';
+
+export interface ReportRecipientState extends Recipient {
+  readonly state: 'PENDING' | 'SENT' | 'FAILED';
+  readonly error: string;
+}
+
+export interface SiteReportRecord {
+  readonly id: string;
+  readonly environmentId: string;
+  readonly scheduleId: string | null;
+  /** With scheduleId, the run's key; null for a report asked for with :run. */
+  readonly scheduledTime: Date | null;
+  readonly title: string;
+  readonly templateUuid: string;
+  readonly sections: readonly ReportSectionName[];
+  readonly periodStart: Date;
+  readonly periodEnd: Date;
+  /** Blob keys; empty until rendered. */
+  readonly htmlKey: string;
+  readonly pdfKey: string;
+  readonly deliveryState: ReportDeliveryState;
+  readonly recipients: readonly ReportRecipientState[];
+  readonly attempts: number;
+  readonly nextAttemptTime: Date | null;
+  readonly lastError: string;
+  readonly sentTime: Date | null;
+  readonly createTime: Date;
+  readonly updateTime: Date;
+}
+
+export interface ReportsRepository {
+  insertSchedule(record: ReportScheduleRecord): Promise<void>;
+  findSchedule(id: string, forUpdate?: boolean): Promise<ReportScheduleRecord | undefined>;
+  listSchedules(environmentId: string): Promise<ReportScheduleRecord[]>;
+  countSchedules(environmentId: string): Promise<number>;
+  updateSchedule(record: ReportScheduleRecord): Promise<void>;
+  deleteSchedule(id: string): Promise<void>;
+  /** Schedules whose next run is due, locked until the transaction ends; those locked by another are skipped. */
+  lockDueSchedules(now: Date, limit: number): Promise<ReportScheduleRecord[]>;
+  /** Moves each schedule's next run and the end of its last period (the scheduler's pass, in one statement). */
+  advanceSchedules(
+    changes: readonly {
+      readonly id: string;
+      readonly next: ScheduleTime;
+      readonly lastPeriodEnd: Date;
+      readonly updateTime: Date;
+    }[],
+  ): Promise<void>;
+  /**
+   * Inserts the reports, leaving out any whose schedule already has a report for its scheduled
+   * time (the run's key); answers how many were written.
+   */
+  insertReports(records: readonly SiteReportRecord[]): Promise<number>;
+  findReport(id: string): Promise<SiteReportRecord | undefined>;
+  /** Newest first. */
+  listReports(
+    environmentId: string,
+    offset: number,
+    limit: number,
+  ): Promise<{ count: number; reports: SiteReportRecord[] }>;
+  /** PENDING reports due for an attempt, leased until `leaseUntil` (SKIP LOCKED: workers share the table). */
+  claimDueReports(now: Date, leaseUntil: Date, limit: number): Promise<SiteReportRecord[]>;
+  updateReport(record: SiteReportRecord): Promise<void>;
+  /** Adds a prober's health checks of one minute. */
+  addHealthChecks(
+    environmentId: string,
+    minute: Date,
+    proberId: string,
+    checks: number,
+    failed: number,
+  ): Promise<void>;
+  sumHealthChecks(environmentId: string, start: Date, end: Date): Promise<{ checks: number; failed: number }>;
+  /** Builds that finished or went live in [start, end), newest first, at most `limit`. */
+  listBuildsBetween(environmentId: string, start: Date, end: Date, limit: number): Promise<BuildRecord[]>;
+}
+
+export interface Repositories {
+  readonly accounts: AccountsRepository;
+  readonly users: UsersRepository;
+  readonly memberships: MembershipsRepository;
+  readonly credentials: CredentialsRepository;
+  readonly apps: AppsRepository;
+  readonly environments: EnvironmentsRepository;
+  readonly operations: OperationsRepository;
+  readonly builds: BuildsRepository;
+  readonly buildLogs: BuildLogsRepository;
+  readonly runtimeLogs: RuntimeLogsRepository;
+  readonly platformTokens: PlatformTokensRepository;
+  readonly kv: KvRepository;
+  readonly usage: UsageRepository;
+  readonly domainMappings: DomainMappingsRepository;
+  readonly events: EventsRepository;
+  readonly reports: ReportsRepository;
+  readonly sessions: SessionsRepository;
+}
+
+export interface Store extends Repositories {
+  /** Runs fn with repositories bound to one transaction: all of it is written, or none. */
+  transaction<T>(fn: (tx: Repositories) => Promise<T>): Promise<T>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
