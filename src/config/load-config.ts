@@ -413,6 +413,80 @@ function readDomains(env: Env, problems: string[]): DomainSettings {
   });
 }
 
+/** What an uploaded archive may hold (domain/builds/archive-rules.ts checks it). */
+function readUploadLimits(env: Env, problems: string[]): Config['uploadLimits'] {
+  return Object.freeze({
+    maxArchiveBytes: readInteger(env, 'ATOLL_UPLOAD_MAX_BYTES', 500 * 1024 * 1024, 1_024, 2 ** 40, problems),
+    maxEntries: readInteger(env, 'ATOLL_UPLOAD_MAX_ENTRIES', 50_000, 1, 10_000_000, problems),
+    maxUnpackedBytes: readInteger(
+      env,
+      'ATOLL_UPLOAD_MAX_UNPACKED_BYTES',
+      2 * 1024 ** 3,
+      1_024,
+      2 ** 44,
+      problems,
+    ),
+    maxCompressionRatio: readInteger(env, 'ATOLL_UPLOAD_MAX_RATIO', 200, 2, 100_000, problems),
+    maxArchiveRatio: readInteger(env, 'ATOLL_UPLOAD_MAX_ARCHIVE_RATIO', 100, 2, 100_000, problems),
+  });
+}
+
+/** The build worker: concurrency, uids, the sandbox's network allowances and limits. */
+function readBuilds(env: Env, problems: string[]): Config['builds'] {
+  return Object.freeze({
+    concurrency: readInteger(env, 'ATOLL_BUILD_CONCURRENCY', 1, 1, 64, problems),
+    uidRange: readUidRange(env, problems),
+    wpUrlTemplate: readString(env, 'ATOLL_WP_URL_TEMPLATE'),
+    heapMb: readInteger(env, 'ATOLL_BUILD_HEAP_MB', 4_096, 128, 65_536, problems),
+    maxOutputBytes: readInteger(env, 'ATOLL_BUILD_MAX_OUTPUT_BYTES', 4 * 1024 ** 3, 1_024, 2 ** 44, problems),
+    unsafe: readFlag(env, 'ATOLL_UNSAFE_BUILDS', problems),
+    allowNetworks: readAllowNetworks(env, problems),
+    allowHosts: readAllowHosts(env, problems),
+    limits: Object.freeze({
+      wallMs: readInteger(env, 'ATOLL_BUILD_TIMEOUT_MS', 20 * 60_000, 1_000, 24 * 3_600_000, problems),
+      cpuSeconds: readInteger(env, 'ATOLL_BUILD_CPU_SECONDS', 40 * 60, 1, 86_400, problems),
+      maxProcesses: readInteger(env, 'ATOLL_BUILD_MAX_PROCESSES', 512, 8, 65_536, problems),
+      maxOpenFiles: readInteger(env, 'ATOLL_BUILD_MAX_OPEN_FILES', 8_192, 64, 1_048_576, problems),
+      maxFileBytes: readInteger(
+        env,
+        'ATOLL_BUILD_MAX_FILE_BYTES',
+        2 * 1024 ** 3,
+        1_024 * 1_024,
+        2 ** 40,
+        problems,
+      ),
+      maxDataBytes: readInteger(
+        env,
+        'ATOLL_BUILD_MAX_DATA_BYTES',
+        8 * 1024 ** 3,
+        256 * 1024 ** 2,
+        2 ** 44,
+        problems,
+      ),
+      maxResidentBytes:
+        readInteger(env, 'ATOLL_BUILD_MAX_MEMORY_MB', 6_144, 64, 1_048_576, problems) * 1024 ** 2,
+      maxOutputBytes: readInteger(
+        env,
+        'ATOLL_BUILD_MAX_LOG_BYTES',
+        5 * 1024 * 1024,
+        1_024,
+        1024 ** 3,
+        problems,
+      ),
+    }),
+  });
+}
+
+/** The portal's sessions and its sign-in lockout. */
+function readSessions(env: Env, problems: string[]): Config['sessions'] {
+  return Object.freeze({
+    idleMs: readInteger(env, 'ATOLL_SESSION_IDLE_MS', 12 * 3_600_000, 60_000, 30 * 86_400_000, problems),
+    maxAgeMs: readInteger(env, 'ATOLL_SESSION_MAX_AGE_MS', 7 * 86_400_000, 60_000, 90 * 86_400_000, problems),
+    lockoutFailures: readInteger(env, 'ATOLL_SIGN_IN_LOCKOUT_FAILURES', 5, 1, 1_000, problems),
+    lockoutWindowMs: readInteger(env, 'ATOLL_SIGN_IN_LOCKOUT_MS', 15 * 60_000, 1_000, 86_400_000, problems),
+  });
+}
+
 export function loadConfig(env: Env, cwd: string): Config {
   const problems: string[] = [];
   const dataDir = resolve(cwd, readString(env, 'ATOLL_DATA_DIR') ?? './data');
@@ -477,92 +551,12 @@ export function loadConfig(env: Env, cwd: string): Config {
     passwordHashLogN: readInteger(env, 'ATOLL_PASSWORD_HASH_LOG_N', 15, 10, 20, problems),
     shutdownTimeoutMs: readInteger(env, 'ATOLL_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000, problems),
     trustProxy: readList(env, 'ATOLL_TRUST_PROXY'),
-    uploadLimits: Object.freeze({
-      maxArchiveBytes: readInteger(
-        env,
-        'ATOLL_UPLOAD_MAX_BYTES',
-        500 * 1024 * 1024,
-        1_024,
-        2 ** 40,
-        problems,
-      ),
-      maxEntries: readInteger(env, 'ATOLL_UPLOAD_MAX_ENTRIES', 50_000, 1, 10_000_000, problems),
-      maxUnpackedBytes: readInteger(
-        env,
-        'ATOLL_UPLOAD_MAX_UNPACKED_BYTES',
-        2 * 1024 ** 3,
-        1_024,
-        2 ** 44,
-        problems,
-      ),
-      maxCompressionRatio: readInteger(env, 'ATOLL_UPLOAD_MAX_RATIO', 200, 2, 100_000, problems),
-      maxArchiveRatio: readInteger(env, 'ATOLL_UPLOAD_MAX_ARCHIVE_RATIO', 100, 2, 100_000, problems),
-    }),
-    builds: Object.freeze({
-      concurrency: readInteger(env, 'ATOLL_BUILD_CONCURRENCY', 1, 1, 64, problems),
-      uidRange: readUidRange(env, problems),
-      wpUrlTemplate: readString(env, 'ATOLL_WP_URL_TEMPLATE'),
-      heapMb: readInteger(env, 'ATOLL_BUILD_HEAP_MB', 4_096, 128, 65_536, problems),
-      maxOutputBytes: readInteger(
-        env,
-        'ATOLL_BUILD_MAX_OUTPUT_BYTES',
-        4 * 1024 ** 3,
-        1_024,
-        2 ** 44,
-        problems,
-      ),
-      unsafe: readFlag(env, 'ATOLL_UNSAFE_BUILDS', problems),
-      allowNetworks: readAllowNetworks(env, problems),
-      allowHosts: readAllowHosts(env, problems),
-      limits: Object.freeze({
-        wallMs: readInteger(env, 'ATOLL_BUILD_TIMEOUT_MS', 20 * 60_000, 1_000, 24 * 3_600_000, problems),
-        cpuSeconds: readInteger(env, 'ATOLL_BUILD_CPU_SECONDS', 40 * 60, 1, 86_400, problems),
-        maxProcesses: readInteger(env, 'ATOLL_BUILD_MAX_PROCESSES', 512, 8, 65_536, problems),
-        maxOpenFiles: readInteger(env, 'ATOLL_BUILD_MAX_OPEN_FILES', 8_192, 64, 1_048_576, problems),
-        maxFileBytes: readInteger(
-          env,
-          'ATOLL_BUILD_MAX_FILE_BYTES',
-          2 * 1024 ** 3,
-          1_024 * 1_024,
-          2 ** 40,
-          problems,
-        ),
-        maxDataBytes: readInteger(
-          env,
-          'ATOLL_BUILD_MAX_DATA_BYTES',
-          8 * 1024 ** 3,
-          256 * 1024 ** 2,
-          2 ** 44,
-          problems,
-        ),
-        maxResidentBytes:
-          readInteger(env, 'ATOLL_BUILD_MAX_MEMORY_MB', 6_144, 64, 1_048_576, problems) * 1024 ** 2,
-        maxOutputBytes: readInteger(
-          env,
-          'ATOLL_BUILD_MAX_LOG_BYTES',
-          5 * 1024 * 1024,
-          1_024,
-          1024 ** 3,
-          problems,
-        ),
-      }),
-    }),
+    uploadLimits: readUploadLimits(env, problems),
+    builds: readBuilds(env, problems),
     hosting: readHosting(env, host, problems),
     domains: readDomains(env, problems),
     reports: readReports(env, problems),
-    sessions: Object.freeze({
-      idleMs: readInteger(env, 'ATOLL_SESSION_IDLE_MS', 12 * 3_600_000, 60_000, 30 * 86_400_000, problems),
-      maxAgeMs: readInteger(
-        env,
-        'ATOLL_SESSION_MAX_AGE_MS',
-        7 * 86_400_000,
-        60_000,
-        90 * 86_400_000,
-        problems,
-      ),
-      lockoutFailures: readInteger(env, 'ATOLL_SIGN_IN_LOCKOUT_FAILURES', 5, 1, 1_000, problems),
-      lockoutWindowMs: readInteger(env, 'ATOLL_SIGN_IN_LOCKOUT_MS', 15 * 60_000, 1_000, 86_400_000, problems),
-    }),
+    sessions: readSessions(env, problems),
   };
   if (Buffer.byteLength(config.adminSocketPath) > 100) {
     problems.push(

@@ -15,7 +15,11 @@ import { registerHostingRoutes } from './routes/hosting-routes.js';
 import { registerDomainMappingRoutes } from './routes/domain-mapping-routes.js';
 import { registerWebhookRoutes, registerWebhookTriggers } from './routes/webhook-routes.js';
 import { registerEventSubscriptionRoutes } from './routes/event-subscription-routes.js';
-import { registerSessionRoutes, registerSignedInRoutes } from './routes/session-routes.js';
+import {
+  registerSessionRoutes,
+  registerSignedInRoutes,
+  type SessionCookieOptions,
+} from './routes/session-routes.js';
 import { authenticateRequest } from './request-auth.js';
 import cookie from '@fastify/cookie';
 import { registerDocumentationRoutes } from './routes/documentation-routes.js';
@@ -49,7 +53,45 @@ export interface ApiServerDeps {
 export async function buildApiServer(deps: ApiServerDeps): Promise<ApiInstance> {
   const { services, options } = deps;
   const reportErrors = reportErrorHandlers(`${options.publicUrl}${REPORT_ERRORS_SECTION}`, 'internal error');
-  const app = Fastify({
+  const app = createFastify(deps, reportErrors);
+  app.setValidatorCompiler(requestValidatorCompiler);
+  installRequestHooks(app, deps.readiness);
+
+  // Before the Swagger plugin reads the routes: each is given its body rule as it is registered.
+  app.addHook('onRoute', applyBodyRules);
+  await app.register(swagger, swaggerOptions(options.publicUrl));
+  await app.register(cookie);
+  registerHealthRoutes(app, deps.readiness);
+  const sessionCookie = {
+    secure: new URL(options.publicUrl).protocol === 'https:',
+    maxAgeMs: options.sessions.maxAgeMs,
+  };
+  registerSessionRoutes(app, services, sessionCookie);
+
+  await app.register((api: ApiInstance) => registerV1Routes(api, app, services, options, sessionCookie));
+  await registerSiteReportRoutes(app, services, reportErrors);
+  registerReportAssetRoutes(app, services);
+  registerDocumentationRoutes(app, options.docsDir);
+  const portal =
+    options.portalDir === undefined ? undefined : await registerPortalRoutes(app, options.portalDir);
+  // A path the portal's pages own is answered with its index.html; anything else is an API's 404.
+  app.setNotFoundHandler((request, reply) =>
+    portal?.isPage(request) ? portal.sendPage(reply) : STATUS_HANDLERS.notFoundHandler(request, reply),
+  );
+  // The webhook trigger URLs authenticate by their token, not by Basic auth.
+  await app.register((triggers: ApiInstance) =>
+    registerWebhookTriggers(triggers, services, { triggersPerMinute: options.webhookTriggersPerMinute }),
+  );
+  return app;
+}
+
+/** Fastify with the API's framework options: ids, limits, and framework errors in the API's shape. */
+function createFastify(
+  deps: ApiServerDeps,
+  reportErrors: ReturnType<typeof reportErrorHandlers>,
+): ApiInstance {
+  const { options } = deps;
+  const app: ApiInstance = Fastify({
     loggerInstance: deps.logger,
     // One log line per request comes from our onResponse hook, with the fields ops need.
     logController: new LogController({ disableRequestLogging: true }),
@@ -85,11 +127,14 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<ApiInstance> 
     // Requests that arrive while closing get a Status from the hook below, not Fastify's own body.
     return503OnClosing: false,
   }).withTypeProvider<TypeBoxTypeProvider>();
-  app.setValidatorCompiler(requestValidatorCompiler);
+  return app;
+}
 
+/** What every request of every API goes through: the JSON parser, shutdown refusals, path ids, request ids, one log line. */
+function installRequestHooks(app: ApiInstance, readiness: Readiness): void {
   installJsonParser(app);
   app.addHook('onRequest', (request, _reply, done) => {
-    if (deps.readiness.isShuttingDown() && !HEALTH_PATHS.has(request.url.split('?')[0] ?? '')) {
+    if (readiness.isShuttingDown() && !HEALTH_PATHS.has(request.url.split('?')[0] ?? '')) {
       done(
         new AtollError(
           'UNAVAILABLE',
@@ -125,73 +170,55 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<ApiInstance> 
     );
     done();
   });
+}
 
-  // Before the Swagger plugin reads the routes: each is given its body rule as it is registered.
-  app.addHook('onRoute', applyBodyRules);
-  await app.register(swagger, swaggerOptions(options.publicUrl));
-  await app.register(cookie);
-  registerHealthRoutes(app, deps.readiness);
-  const sessionCookie = {
-    secure: new URL(options.publicUrl).protocol === 'https:',
-    maxAgeMs: options.sessions.maxAgeMs,
-  };
-  registerSessionRoutes(app, services, sessionCookie);
-
-  await app.register(async (api: ApiInstance) => {
-    api.addHook('onRequest', async (request) => {
-      request.principal = await authenticateRequest(request, services);
-      // Tenancy before anything else is read: a caller outside the account gets 403 whatever it
-      // sends, never an answer about a body it may not post (services then check the role).
-      const account = (request.params as { account?: string } | undefined)?.account;
-      if (account !== undefined) await services.access.require(request.principal, account, 'account.read');
-    });
-    await api.register(rateLimit, {
-      global: true,
-      hook: 'preParsing',
-      max: options.rateLimitPerMinute,
-      timeWindow: 60_000,
-      // Per API credential; a portal session counts against its user (one budget however many tabs
-      // or sessions), so people behind one address do not share one. Anonymous calls: per address.
-      keyGenerator: (request) => {
-        const principal = request.principal;
-        if (principal === undefined) return request.ip;
-        return principal.credentialId ?? `user:${principal.userId}`;
-      },
-      errorResponseBuilder: (_request, context) =>
-        new AtollError(
-          'RATE_LIMITED',
-          `rate limit of ${context.max} requests per minute exceeded; retry in ${Math.ceil(context.ttl / 1000)} s`,
-          [],
-          Math.ceil(context.ttl / 1000),
-        ),
-    });
-    // Like every /v1 route, the API description needs credentials.
-    api.get('/v1/swagger.json', { schema: { hide: true } }, () => app.swagger());
-    registerAppRoutes(api, services);
-    registerEnvironmentRoutes(api, services);
-    registerAccountRoutes(api, services);
-    registerBuildRoutes(api, services);
-    registerHostingRoutes(api, services);
-    registerDomainMappingRoutes(api, services);
-    registerWebhookRoutes(api, services);
-    registerEventSubscriptionRoutes(api, services);
-    registerSignedInRoutes(api, services, sessionCookie);
-    await registerUploadRoute(api, services, options.uploadLimits.maxArchiveBytes);
+/** The /v1 routes: authenticated, tenancy checked, rate limited per credential. */
+async function registerV1Routes(
+  api: ApiInstance,
+  app: ApiInstance,
+  services: ApiServices,
+  options: ApiOptions,
+  sessionCookie: SessionCookieOptions,
+): Promise<void> {
+  api.addHook('onRequest', async (request) => {
+    request.principal = await authenticateRequest(request, services);
+    // Tenancy before anything else is read: a caller outside the account gets 403 whatever it
+    // sends, never an answer about a body it may not post (services then check the role).
+    const account = (request.params as { account?: string } | undefined)?.account;
+    if (account !== undefined) await services.access.require(request.principal, account, 'account.read');
   });
-  await registerSiteReportRoutes(app, services, reportErrors);
-  registerReportAssetRoutes(app, services);
-  registerDocumentationRoutes(app, options.docsDir);
-  const portal =
-    options.portalDir === undefined ? undefined : await registerPortalRoutes(app, options.portalDir);
-  // A path the portal's pages own is answered with its index.html; anything else is an API's 404.
-  app.setNotFoundHandler((request, reply) =>
-    portal?.isPage(request) ? portal.sendPage(reply) : STATUS_HANDLERS.notFoundHandler(request, reply),
-  );
-  // The webhook trigger URLs authenticate by their token, not by Basic auth.
-  await app.register((triggers: ApiInstance) =>
-    registerWebhookTriggers(triggers, services, { triggersPerMinute: options.webhookTriggersPerMinute }),
-  );
-  return app;
+  await api.register(rateLimit, {
+    global: true,
+    hook: 'preParsing',
+    max: options.rateLimitPerMinute,
+    timeWindow: 60_000,
+    // Per API credential; a portal session counts against its user (one budget however many tabs
+    // or sessions), so people behind one address do not share one. Anonymous calls: per address.
+    keyGenerator: (request) => {
+      const principal = request.principal;
+      if (principal === undefined) return request.ip;
+      return principal.credentialId ?? `user:${principal.userId}`;
+    },
+    errorResponseBuilder: (_request, context) =>
+      new AtollError(
+        'RATE_LIMITED',
+        `rate limit of ${context.max} requests per minute exceeded; retry in ${Math.ceil(context.ttl / 1000)} s`,
+        [],
+        Math.ceil(context.ttl / 1000),
+      ),
+  });
+  // Like every /v1 route, the API description needs credentials.
+  api.get('/v1/swagger.json', { schema: { hide: true } }, () => app.swagger());
+  registerAppRoutes(api, services);
+  registerEnvironmentRoutes(api, services);
+  registerAccountRoutes(api, services);
+  registerBuildRoutes(api, services);
+  registerHostingRoutes(api, services);
+  registerDomainMappingRoutes(api, services);
+  registerWebhookRoutes(api, services);
+  registerEventSubscriptionRoutes(api, services);
+  registerSignedInRoutes(api, services, sessionCookie);
+  await registerUploadRoute(api, services, options.uploadLimits.maxArchiveBytes);
 }
 
 /**
