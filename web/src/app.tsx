@@ -8,14 +8,12 @@ import { EventNotificationsPage } from './event-notifications-page.js';
 import { MembersPage } from './members-page.js';
 import { PortalContext } from './portal-context.js';
 import { ProfilePage } from './profile-page.js';
+import type { Params } from './route-params.js';
 import { Link, navigate, usePath } from './router.js';
 import { SignInPage } from './sign-in-page.js';
 import { xhrUpload } from './xhr-upload.js';
 
 const client = new ApiClient({ upload: xhrUpload });
-
-/** The parts of a page's path, by name (`:a` in a pattern becomes `params.a`). */
-export type Params = Readonly<Record<string, string>>;
 
 /**
  * The portal's pages, first match wins. Paths follow the API's resource names, so the page of

@@ -1,5 +1,4 @@
 import { useCallback } from 'react';
-import type { Params } from './app.js';
 import { CancelBuildButton, RedeployBuildButton } from './build-actions.js';
 import { BuildLog } from './build-log.js';
 import {
@@ -11,6 +10,7 @@ import {
   triggerLabel,
 } from './build-summary.js';
 import { useAccount, usePortal } from './portal-context.js';
+import type { Params } from './route-params.js';
 import { Link, pageOf } from './router.js';
 import { formatBytes } from './ui/bytes.js';
 import { LoadError } from './ui/errors.js';

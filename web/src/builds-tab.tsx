@@ -9,7 +9,7 @@ import {
   phaseLabel,
   triggerLabel,
 } from './build-summary.js';
-import type { EnvironmentTabProps } from './environment-page.js';
+import type { EnvironmentTabProps } from './environment-tab-props.js';
 import { useAccount, usePortal } from './portal-context.js';
 import { Link, pageOf } from './router.js';
 import { LoadError } from './ui/errors.js';

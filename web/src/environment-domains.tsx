@@ -6,7 +6,7 @@ import {
   type DomainMapping,
   type Operation,
 } from '../../src/client/api-client.js';
-import type { EnvironmentTabProps } from './environment-page.js';
+import type { EnvironmentTabProps } from './environment-tab-props.js';
 import { useAccount, usePortal } from './portal-context.js';
 import { ConfirmButton } from './ui/confirm-button.js';
 import { CopyButton } from './ui/copy-button.js';

@@ -1,7 +1,7 @@
 import { useCallback, useState, type DragEvent, type SyntheticEvent } from 'react';
 import type { Environment, Operation } from '../../src/client/api-client.js';
 import { isUnfinished, phaseLabel } from './build-summary.js';
-import type { EnvironmentTabProps } from './environment-page.js';
+import type { EnvironmentTabProps } from './environment-tab-props.js';
 import { draftFields, EnvironmentFields, type EnvironmentDraft } from './environment-fields.js';
 import { useAccount, usePortal } from './portal-context.js';
 import { Link, navigate, pageOf } from './router.js';

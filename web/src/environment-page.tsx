@@ -1,25 +1,19 @@
 import { useCallback, type ReactNode } from 'react';
 import type { Environment } from '../../src/client/api-client.js';
-import type { Params } from './app.js';
 import { buildId } from './build-summary.js';
 import { BuildsTab } from './builds-tab.js';
 import { EnvironmentDomains } from './environment-domains.js';
 import { EnvironmentOverview } from './environment-overview.js';
+import type { EnvironmentTabProps } from './environment-tab-props.js';
 import { EnvironmentWebhooks } from './environment-webhooks.js';
 import { usePortal } from './portal-context.js';
+import type { Params } from './route-params.js';
 import { Link, pageOf } from './router.js';
 import { LoadError } from './ui/errors.js';
 import { ReportsTab } from './reports-tab.js';
 import { POLL_MS, useLoad } from './ui/use-load.js';
 import { RuntimeLogsTab } from './runtime-logs-tab.js';
 import { UsageTab } from './usage-tab.js';
-
-/** What a tab of the environment page gets: the environment as last read, and a way to read it again. */
-export interface EnvironmentTabProps {
-  readonly environment: Environment;
-  readonly account: string;
-  readonly reload: () => void;
-}
 
 /** The environment page's tabs: the path after the environment's, the label, the content. */
 const TABS: readonly { path: string; label: string; tab: (props: EnvironmentTabProps) => ReactNode }[] = [

@@ -1,6 +1,6 @@
 import { useCallback, useState } from 'react';
 import { resourceId } from '../../src/client/api-client.js';
-import type { EnvironmentTabProps } from './environment-page.js';
+import type { EnvironmentTabProps } from './environment-tab-props.js';
 import { useAccount, usePortal } from './portal-context.js';
 import { ReportScheduleCard } from './report-schedule-card.js';
 import { ReportScheduleForm } from './report-schedule-form.js';

@@ -1,5 +1,5 @@
 import { useCallback } from 'react';
-import type { EnvironmentTabProps } from './environment-page.js';
+import type { EnvironmentTabProps } from './environment-tab-props.js';
 import { LogStream, type LogWords } from './log-stream.js';
 import { usePortal } from './portal-context.js';
 

@@ -1,6 +1,6 @@
 import { Fragment, useCallback, useState } from 'react';
 import type { UsageInterval, UsageReport } from '../../src/client/api-client.js';
-import type { EnvironmentTabProps } from './environment-page.js';
+import type { EnvironmentTabProps } from './environment-tab-props.js';
 import { usePortal } from './portal-context.js';
 import { Link, pageOf } from './router.js';
 import { formatBytes } from './ui/bytes.js';
