@@ -1,9 +1,0 @@
-/** The props of an environment tab: their own file so that a tab need not import the page that shows it. */
-import type { Environment } from '../../src/client/api-client.js';
-
-/** What a tab of the environment page gets: the environment as last read, and a way to read it again. */
-export interface EnvironmentTabProps {
-  readonly environment: Environment;
-  readonly account: string;
-  readonly reload: () => void;
-}
