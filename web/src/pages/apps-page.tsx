@@ -5,8 +5,6 @@ import { Link } from '../portal/router.js';
 import { FieldError, FormError, LoadError } from '../ui/errors.js';
 import { useAction, useLoad } from '../ui/use-load.js';
 
-const REGIONS = ['regions/US-C', 'regions/EU-W', 'regions/UK', 'regions/AUS-SE'];
-
 /** An account's applications, and a form to create one. */
 export function AppsPage(props: { account: string }) {
   const { client } = usePortal();
@@ -45,8 +43,11 @@ export function AppsPage(props: { account: string }) {
 
 function CreateAppForm(props: { account: string; onCreated: () => void }) {
   const { client } = usePortal();
+  const regions = useLoad(useCallback(() => client.listRegions(), [client]));
   const [appId, setAppId] = useState('');
-  const [region, setRegion] = useState(REGIONS[0] ?? '');
+  const [chosenRegion, setRegion] = useState<string>();
+  // Until one is chosen, the region is the first the API lists.
+  const region = chosenRegion ?? regions.data?.[0]?.name ?? '';
   const create = useAction(
     () => client.createApp(props.account, appId, region),
     () => {
@@ -82,14 +83,15 @@ function CreateAppForm(props: { account: string; onCreated: () => void }) {
           setRegion(e.target.value);
         }}
       >
-        {REGIONS.map((r) => (
-          <option key={r}>{r}</option>
+        {regions.data?.map((r) => (
+          <option key={r.name}>{r.name}</option>
         ))}
       </select>
+      <LoadError error={regions.error} />
       <FieldError error={create.error} field="region" />
       <p className="muted">Direct upload: the code comes as a .zip, from here or the API.</p>
       <FormError error={create.error} fields={['appId', 'region']} />
-      <button type="submit" disabled={create.busy}>
+      <button type="submit" disabled={create.busy || regions.data === undefined}>
         Create
       </button>
     </form>
