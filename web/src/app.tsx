@@ -1,3 +1,7 @@
+/**
+ * The portal's shell: the session (sign-in until there is one), the header and the route table that
+ * picks a page for the address. The one place that knows every page.
+ */
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
 import { ApiClient, type Account, type Session } from '../../src/client/api-client.js';
 import { EnvironmentPage } from './environment/environment-page.js';

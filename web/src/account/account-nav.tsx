@@ -1,3 +1,4 @@
+/** The tabs of an account's pages, shared by the pages under `/accounts/{a}`. */
 import { Link, usePath } from '../portal/router.js';
 
 /** The pages of an account, under `/accounts/{a}`: suffix and label. */

@@ -1,3 +1,5 @@
+/** The member roles and what each may do, in words, for the Members page. */
+
 /** The roles a member can have, most powerful first (docs/api.md "Roles and permissions"). */
 export const ROLES = ['owner', 'developer', 'viewer'] as const;
 

@@ -1,3 +1,4 @@
+/** The buttons that change a build (cancel, redeploy), shared by the Builds tab and the build page. */
 import type { Build } from '../../../src/client/api-client.js';
 import { usePortal } from '../portal/portal-context.js';
 import { navigate, pageOf } from '../portal/router.js';

@@ -1,3 +1,4 @@
+/** A build's log on the build page: the shared log stream, given the build log's request and words. */
 import { useCallback } from 'react';
 import { usePortal } from '../portal/portal-context.js';
 import { LogStream, type LogWords } from '../ui/log-stream.js';

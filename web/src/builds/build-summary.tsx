@@ -1,3 +1,4 @@
+/** A build in words (badge, trigger, phase, duration, id), shared so it reads the same on every page. */
 import { resourceId, type Build } from '../../../src/client/api-client.js';
 import { formatDuration } from '../ui/time.js';
 

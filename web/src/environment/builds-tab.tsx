@@ -1,3 +1,4 @@
+/** The environment page's Builds tab: its builds, live, with their actions. */
 import { useCallback } from 'react';
 import { CancelBuildButton, RedeployBuildButton } from '../builds/build-actions.js';
 import {

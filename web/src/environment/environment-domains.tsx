@@ -1,3 +1,7 @@
+/**
+ * The environment page's Domains tab: custom domains, the DNS records to publish and the changes of
+ * the set, which the API takes whole.
+ */
 import { useCallback, useState, type SyntheticEvent } from 'react';
 import {
   ApiError,

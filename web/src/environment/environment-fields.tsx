@@ -1,3 +1,7 @@
+/**
+ * The fields of an environment, shared by the form that creates one (application page) and the one
+ * that edits it (Overview tab).
+ */
 import type { ApiError } from '../../../src/client/api-client.js';
 import { FieldError } from '../ui/errors.js';
 

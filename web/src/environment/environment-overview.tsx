@@ -1,3 +1,4 @@
+/** The environment page's Overview tab: deploying, its settings and its deletion. */
 import { useCallback, useState, type DragEvent, type SyntheticEvent } from 'react';
 import type { Environment, Operation } from '../../../src/client/api-client.js';
 import { isUnfinished, phaseLabel } from '../builds/build-summary.js';

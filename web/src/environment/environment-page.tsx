@@ -1,3 +1,4 @@
+/** The environment page (`…/environments/{env}/{tab}`): its state above its tabs, one file each here. */
 import { useCallback, type ReactNode } from 'react';
 import type { Environment } from '../../../src/client/api-client.js';
 import { buildId } from '../builds/build-summary.js';

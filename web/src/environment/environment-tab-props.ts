@@ -1,4 +1,4 @@
-/** The props of an environment tab: their own file so that a tab need not import the page that shows it. */
+/** The props every environment tab gets, apart so that a tab need not import the page showing it. */
 import type { Environment } from '../../../src/client/api-client.js';
 
 /** What a tab of the environment page gets: the environment as last read, and a way to read it again. */

@@ -1,3 +1,4 @@
+/** The environment page's Webhooks tab: the URLs that rebuild or purge, for owners. */
 import { useCallback, useState } from 'react';
 import type { Webhooks } from '../../../src/client/api-client.js';
 import { useAccount, usePortal } from '../portal/portal-context.js';

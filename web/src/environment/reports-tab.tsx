@@ -1,3 +1,4 @@
+/** The environment page's Reports tab: site reports and their schedules, from the parts in reports/. */
 import { useCallback, useState } from 'react';
 import { resourceId } from '../../../src/client/api-client.js';
 import { useAccount, usePortal } from '../portal/portal-context.js';

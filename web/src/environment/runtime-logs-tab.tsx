@@ -1,3 +1,4 @@
+/** The environment page's Runtime logs tab: the running app's log, streamed. */
 import { useCallback } from 'react';
 import { usePortal } from '../portal/portal-context.js';
 import { LogStream, type LogWords } from '../ui/log-stream.js';

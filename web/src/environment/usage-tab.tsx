@@ -1,3 +1,4 @@
+/** The environment page's Usage tab: what the edge counted, as charts and totals. */
 import { Fragment, useCallback, useState } from 'react';
 import type { UsageInterval, UsageReport } from '../../../src/client/api-client.js';
 import { usePortal } from '../portal/portal-context.js';

@@ -1,3 +1,4 @@
+/** The page of one application (`/accounts/{a}/apps/{app}`): its environments and its deletion. */
 import { useCallback, useState, type SyntheticEvent } from 'react';
 import type { Environment } from '../../../src/client/api-client.js';
 import { draftFields, EnvironmentFields, type EnvironmentDraft } from '../environment/environment-fields.js';

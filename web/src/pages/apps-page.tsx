@@ -1,3 +1,4 @@
+/** The account's home page (`/accounts/{a}`): its applications and the creation of one. */
 import { useCallback, useState, type SyntheticEvent } from 'react';
 import { AccountNav } from '../account/account-nav.js';
 import { useAccount, usePortal } from '../portal/portal-context.js';

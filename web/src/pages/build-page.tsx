@@ -1,3 +1,4 @@
+/** The page of one build (`…/environments/{env}/builds/{build}`): its facts, actions and log. */
 import { useCallback } from 'react';
 import { CancelBuildButton, RedeployBuildButton } from '../builds/build-actions.js';
 import { BuildLog } from '../builds/build-log.js';

@@ -1,3 +1,4 @@
+/** The account's Event notifications page (`/accounts/{a}/events`): subscriptions and deliveries. */
 import { useCallback, useState, type SyntheticEvent } from 'react';
 import {
   EVENT_TYPES,

@@ -1,3 +1,4 @@
+/** The account's Members page (`/accounts/{a}/members`): the members, their roles and their changes. */
 import { useCallback, useState, type SyntheticEvent } from 'react';
 import type { ApiError, Member } from '../../../src/client/api-client.js';
 import { AccountNav } from '../account/account-nav.js';

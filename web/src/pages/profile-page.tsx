@@ -1,3 +1,4 @@
+/** The signed-in person's own page (`/profile`), made of the profile's parts. */
 import { usePortal } from '../portal/portal-context.js';
 import { ApiCredentials } from '../profile/api-credentials.js';
 import { ChangePasswordForm } from '../profile/change-password-form.js';

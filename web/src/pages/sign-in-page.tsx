@@ -1,3 +1,4 @@
+/** The page shown until there is a session: it signs in and hands the session to the shell. */
 import { useState, type SyntheticEvent } from 'react';
 import { asApiError, type ApiClient, type Session } from '../../../src/client/api-client.js';
 

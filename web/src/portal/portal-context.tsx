@@ -1,3 +1,4 @@
+/** The signed-in portal (client, session, accounts) as React context: pages reach it without props. */
 import { createContext, useContext } from 'react';
 import type { Account, ApiClient, Session } from '../../../src/client/api-client.js';
 

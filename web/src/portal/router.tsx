@@ -1,3 +1,4 @@
+/** The portal's own small router over the History API: reading the path, moving, linking. */
 import { useEffect, useState, type AnchorHTMLAttributes, type MouseEvent } from 'react';
 
 /** Sent on window when the portal itself changes the address (history.pushState fires nothing). */

@@ -1,3 +1,4 @@
+/** The profile's API access: a person's credentials for the API and the CLI. */
 import { useCallback, useState } from 'react';
 import type { Credential, GeneratedCredential } from '../../../src/client/api-client.js';
 import { usePortal } from '../portal/portal-context.js';

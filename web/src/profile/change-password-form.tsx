@@ -1,3 +1,4 @@
+/** The profile's password change form. */
 import { useState, type SyntheticEvent } from 'react';
 import { usePortal } from '../portal/portal-context.js';
 import { FieldError, FormError } from '../ui/errors.js';

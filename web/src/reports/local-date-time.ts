@@ -1,3 +1,8 @@
+/**
+ * Conversions between a datetime-local input and the ISO 8601 timestamps of the report API, which
+ * counts days in the offset a schedule is given.
+ */
+
 const pad = (n: number) => String(n).padStart(2, '0');
 
 /** `date` in the browser's time zone, as a datetime-local input writes it (`2026-12-01T09:00`). */

@@ -1,3 +1,4 @@
+/** One report schedule as the Reports tab lists it, with its change, run now and deletion. */
 import { useState } from 'react';
 import type { ReportSchedule, ReportTemplate } from '../../../src/client/api-client.js';
 import { usePortal } from '../portal/portal-context.js';

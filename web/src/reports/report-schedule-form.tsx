@@ -1,3 +1,4 @@
+/** The form that creates or changes a report schedule, with the rules a user can be told at once. */
 import { useState, type SyntheticEvent } from 'react';
 import {
   ApiError,

@@ -1,3 +1,4 @@
+/** The report templates a schedule can use, shown on the Reports tab. */
 import type { ReportTemplate } from '../../../src/client/api-client.js';
 import { sameOriginPath } from './same-origin-path.js';
 

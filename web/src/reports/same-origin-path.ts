@@ -1,3 +1,5 @@
+/** The report API's absolute URLs made same-origin paths, for its pictures and downloads. */
+
 /**
  * The path and query of a URL the API answers absolute. The report API builds its picture and
  * download URLs on ATOLL_PUBLIC_URL, which is not always the origin the portal was opened at (a

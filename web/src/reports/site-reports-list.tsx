@@ -1,3 +1,4 @@
+/** The list of the site's reports on the Reports tab: delivery, downloads and pages of the list. */
 import type { ListSiteReports, SiteReport } from '../../../src/client/api-client.js';
 import { formatTime } from '../ui/time.js';
 import { sameOriginPath } from './same-origin-path.js';

@@ -1,3 +1,4 @@
+/** A live log view shared by the build log and the runtime logs. */
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { asApiError, type ApiError } from '../../../src/client/api-client.js';
 import { LoadError } from './errors.js';
