@@ -1,3 +1,4 @@
+/** The portal's build: how vite turns web/ into the files the control plane serves. */
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 

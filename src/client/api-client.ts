@@ -1,3 +1,4 @@
+import type { Static } from '@sinclair/typebox';
 import type {
   Account,
   Caller,
@@ -6,7 +7,7 @@ import type {
   ListAccountsResponse,
   Member,
 } from '../contract/account-schemas.js';
-import type { App, ListAppsResponse } from '../contract/app-schemas.js';
+import type { App, ListAppsResponse, ListRegionsResponseSchema } from '../contract/app-schemas.js';
 import type { Build, ListBuildsResponse } from '../contract/build-schemas.js';
 import type { Status } from '../contract/common-schemas.js';
 import type {
@@ -63,6 +64,10 @@ export type {
   UsageReport,
   Webhooks,
 };
+
+/** A region an application can be created in (`regions/US-C`), as `GET /v1/regions` lists it. */
+export type Region = ListRegionsResponse['regions'][number];
+type ListRegionsResponse = Static<typeof ListRegionsResponseSchema>;
 
 /** What an upload transport answers: the HTTP status and the body as text. */
 export interface UploadAnswer {
@@ -241,6 +246,11 @@ export class ApiClient {
 
   async getApp(account: string, app: string): Promise<App> {
     return this.#call<App>('GET', appPath(account, app));
+  }
+
+  /** The regions an application can be created in, in the order the API lists them. */
+  async listRegions(): Promise<Region[]> {
+    return (await this.#call<ListRegionsResponse>('GET', '/v1/regions')).regions;
   }
 
   /** A direct-upload application (`uploadable: {}`) in the region (`regions/US-C`, …). */

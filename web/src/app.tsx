@@ -1,21 +1,23 @@
+/**
+ * The portal's shell: the session (sign-in until there is one), the header and the route table that
+ * picks a page for the address. The one place that knows every page.
+ */
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
 import { ApiClient, type Account, type Session } from '../../src/client/api-client.js';
-import { AppPage } from './app-page.js';
-import { AppsPage } from './apps-page.js';
-import { BuildPage } from './build-page.js';
-import { EnvironmentPage } from './environment-page.js';
-import { EventNotificationsPage } from './event-notifications-page.js';
-import { MembersPage } from './members-page.js';
-import { PortalContext } from './portal-context.js';
-import { ProfilePage } from './profile-page.js';
-import { Link, navigate, usePath } from './router.js';
-import { SignInPage } from './sign-in-page.js';
+import { EnvironmentPage } from './environment/environment-page.js';
+import { AppPage } from './pages/app-page.js';
+import { AppsPage } from './pages/apps-page.js';
+import { BuildPage } from './pages/build-page.js';
+import { EventNotificationsPage } from './pages/event-notifications-page.js';
+import { MembersPage } from './pages/members-page.js';
+import { ProfilePage } from './pages/profile-page.js';
+import { SignInPage } from './pages/sign-in-page.js';
+import { PortalContext } from './portal/portal-context.js';
+import type { Params } from './portal/route-params.js';
+import { Link, navigate, usePath } from './portal/router.js';
 import { xhrUpload } from './xhr-upload.js';
 
 const client = new ApiClient({ upload: xhrUpload });
-
-/** The parts of a page's path, by name (`:a` in a pattern becomes `params.a`). */
-export type Params = Readonly<Record<string, string>>;
 
 /**
  * The portal's pages, first match wins. Paths follow the API's resource names, so the page of

@@ -1,3 +1,4 @@
+/** The portal's entry, loaded by index.html: mounts the app on #root with the global styles. */
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app.js';

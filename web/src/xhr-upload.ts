@@ -1,3 +1,4 @@
+/** The upload transport the portal gives its ApiClient, for the progress bar of a .zip upload. */
 import type { UploadTransport } from '../../src/client/api-client.js';
 
 /** Uploads with XMLHttpRequest, whose upload events report progress (fetch's do not over HTTP/1.1). */

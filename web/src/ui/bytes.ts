@@ -1,3 +1,5 @@
+/** Sizes for people, shared by every page that shows bytes. */
+
 const UNITS = ['bytes', 'KB', 'MB', 'GB', 'TB'];
 
 /** A size or an amount of traffic for people: `812 bytes`, `14.2 KB`, `3.1 MB` (powers of 1,024). */

@@ -1,3 +1,4 @@
+/** The two-step button pages use before a change that cannot be undone. */
 import { useState, type ReactNode } from 'react';
 
 /**

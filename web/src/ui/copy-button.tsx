@@ -1,3 +1,4 @@
+/** The copy-to-clipboard button shown next to a secret, a URL or a command. */
 import { useState } from 'react';
 
 /** Copies `text` to the clipboard; says so for a moment. `label` names what is copied, for screen readers. */

@@ -1,3 +1,4 @@
+/** How pages show what the API refused or failed to load: next to the field named, or as an alert. */
 import type { ApiError } from '../../../src/client/api-client.js';
 
 /** The API's rule broken by `field`, shown under that field (give the field `aria-describedby={id}`). */

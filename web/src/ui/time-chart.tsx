@@ -1,3 +1,5 @@
+/** The portal's only chart component, an SVG line chart: no chart library to bundle or audit. */
+
 /** One line of a chart: a value per interval (null where there is none, which breaks the line). */
 export interface ChartSeries {
   readonly label: string;

@@ -1,3 +1,5 @@
+/** Timestamps and durations in the reader's locale, shared so every page shows times alike. */
+
 /** A timestamp of the API in the reader's locale and time zone; '—' when absent. */
 export function formatTime(iso: string | undefined | null): string {
   if (iso === undefined || iso === null || iso === '') return '—';

@@ -1,3 +1,4 @@
+/** The two hooks pages talk to the API with: useLoad reads (and polls), useAction changes. */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { asApiError, type ApiError } from '../../../src/client/api-client.js';
 

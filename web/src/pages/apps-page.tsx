@@ -1,0 +1,100 @@
+/** The account's home page (`/accounts/{a}`): its applications and the creation of one. */
+import { useCallback, useState, type SyntheticEvent } from 'react';
+import { AccountNav } from '../account/account-nav.js';
+import { useAccount, usePortal } from '../portal/portal-context.js';
+import { Link } from '../portal/router.js';
+import { FieldError, FormError, LoadError } from '../ui/errors.js';
+import { useAction, useLoad } from '../ui/use-load.js';
+
+/** An account's applications, and a form to create one. */
+export function AppsPage(props: { account: string }) {
+  const { client } = usePortal();
+  const { account } = props;
+  const apps = useLoad(useCallback(() => client.listApps(account), [client, account]));
+  const member = useAccount(account);
+
+  return (
+    <section aria-labelledby="apps-heading">
+      <h1 id="apps-heading">{account}</h1>
+      <AccountNav account={account} />
+      <h2>Applications</h2>
+      <LoadError error={apps.error} />
+      {apps.data === undefined ? (
+        apps.error === undefined && <p className="loading">Loading applications…</p>
+      ) : apps.data.length === 0 ? (
+        <p className="empty">
+          No applications yet. Create the first one below, then upload a .zip of its code.
+        </p>
+      ) : (
+        <ul className="apps">
+          {apps.data.map((app) => (
+            <li key={app.appId}>
+              <Link to={`/accounts/${encodeURIComponent(account)}/apps/${encodeURIComponent(app.appId)}`}>
+                {app.appId}
+              </Link>{' '}
+              <span className="muted">{app.region}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+      {member?.role !== 'viewer' && <CreateAppForm account={account} onCreated={apps.reload} />}
+    </section>
+  );
+}
+
+function CreateAppForm(props: { account: string; onCreated: () => void }) {
+  const { client } = usePortal();
+  const regions = useLoad(useCallback(() => client.listRegions(), [client]));
+  const [appId, setAppId] = useState('');
+  const [chosenRegion, setRegion] = useState<string>();
+  // Until one is chosen, the region is the first the API lists.
+  const region = chosenRegion ?? regions.data?.[0]?.name ?? '';
+  const create = useAction(
+    () => client.createApp(props.account, appId, region),
+    () => {
+      setAppId('');
+      props.onCreated();
+    },
+  );
+  const submit = (event: SyntheticEvent) => {
+    event.preventDefault();
+    create.run();
+  };
+  const appIdError = create.error?.violationOf('appId');
+
+  return (
+    <form onSubmit={submit} className="card">
+      <h3>Create an application</h3>
+      <label htmlFor="app-id">Application id</label>
+      <input
+        id="app-id"
+        value={appId}
+        aria-invalid={appIdError !== undefined}
+        aria-describedby={appIdError === undefined ? undefined : 'app-id-error'}
+        onChange={(e) => {
+          setAppId(e.target.value);
+        }}
+      />
+      <FieldError error={create.error} field="appId" id="app-id-error" />
+      <label htmlFor="region">Region</label>
+      <select
+        id="region"
+        value={region}
+        onChange={(e) => {
+          setRegion(e.target.value);
+        }}
+      >
+        {regions.data?.map((r) => (
+          <option key={r.name}>{r.name}</option>
+        ))}
+      </select>
+      <LoadError error={regions.error} />
+      <FieldError error={create.error} field="region" />
+      <p className="muted">Direct upload: the code comes as a .zip, from here or the API.</p>
+      <FormError error={create.error} fields={['appId', 'region']} />
+      <button type="submit" disabled={create.busy || regions.data === undefined}>
+        Create
+      </button>
+    </form>
+  );
+}
