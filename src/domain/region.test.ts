@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { REGIONS, checkRegion, regionName, toRegionId } from '../../src/domain/region.js';
+import { REGIONS, checkRegion, regionName, toRegionId } from './region.js';
 
 describe('regions', () => {
   it('has the four regions of the seed', () => {

@@ -8,7 +8,7 @@ import {
   invalidField,
   invalidFields,
   type ErrorReason,
-} from '../../src/domain/error-catalogue.js';
+} from './error-catalogue.js';
 
 describe('AtollError', () => {
   it('is an Error with its reason, message and name', () => {
