@@ -18,9 +18,9 @@ import type {
 import type {
   Environment,
   ListEnvironmentsResponse,
-  Operation,
   UpdateEnvironmentBody,
 } from '../contract/environment-schemas.js';
+import type { Operation } from '../contract/operation-schemas.js';
 import type {
   CreateEventSubscriptionBody,
   Delivery,

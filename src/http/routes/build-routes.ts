@@ -5,7 +5,7 @@ import {
   ListBuildsQuerySchema,
   ListBuildsResponseSchema,
 } from '../../contract/build-schemas.js';
-import { OperationSchema } from '../../contract/environment-schemas.js';
+import { OperationSchema } from '../../contract/operation-schemas.js';
 import type { ApiServices } from '../api-dependencies.js';
 import { ENVIRONMENT_PATH, ID, principalOf, responses, type ApiInstance } from '../api-instance.js';
 import { requestValidatorCompiler } from '../request-validator.js';

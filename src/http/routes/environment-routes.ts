@@ -4,10 +4,10 @@ import {
   EnvironmentSchema,
   ListEnvironmentsQuerySchema,
   ListEnvironmentsResponseSchema,
-  OperationSchema,
   UpdateEnvironmentBodySchema,
   UpdateEnvironmentQuerySchema,
 } from '../../contract/environment-schemas.js';
+import { OperationSchema } from '../../contract/operation-schemas.js';
 import type { ApiServices } from '../api-dependencies.js';
 import {
   ENVIRONMENT_PATH,
