@@ -43,7 +43,7 @@ function open(path: string): Promise<ZipFile> {
 /**
  * Reads the central directory of an uploaded .zip and refuses it before anything is
  * unpacked: counts, declared sizes, ratios (of each entry and of the whole archive), names,
- * path lengths and depths, and entry types (design.md convention 8).
+ * path lengths and depths, and entry types (docs/security.md "Never trusting an archive").
  */
 export const yauzlArchiveInspector: ArchiveInspector = {
   async inspect(path: string, limits: ArchiveLimits): Promise<ArchiveSummary> {

@@ -8,7 +8,7 @@ import { removeTree } from '../sandbox/remove-tree.js';
 
 const runFile = promisify(execFile);
 
-/** Folders frameworks keep between builds (platform-facts.md). */
+/** Folders frameworks keep between builds (docs/api.md "Build cache"). */
 const FRAMEWORK_CACHES = ['.cache', '.next/cache', '.nuxt', '.wordpress-cache'];
 
 /** Moves a folder; across file systems (a cache on another disk) it copies and removes instead. */

@@ -14,7 +14,7 @@ import { openServerDatabase, wrapPglite, type OpenedDatabase } from '../../src/s
  * A migrated, empty store for one test file: the embedded PGlite by default, or a fresh
  * database on the PostgreSQL server of DATABASE_URL (CI runs the store and API suites both
  * ways). A fresh PGlite costs seconds, so a migrated template is dumped once per machine
- * and loaded per file (stack-notes.md §2).
+ * and loaded per file (docs/architecture.md "Notes on the stack").
  */
 export interface TestStore {
   readonly store: Store;

@@ -2,7 +2,7 @@ import semver from 'semver';
 
 /**
  * How an uploaded project is built, read from its files as the public service reads them
- * (platform-facts.md: "How the public service builds and runs an app"). Pure: the builder
+ * (docs/api.md "Build pipeline"). Pure: the builder
  * reads the files, this decides.
  */
 

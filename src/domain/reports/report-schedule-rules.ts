@@ -11,7 +11,7 @@ import {
 import { findTemplate, type ReportTemplate } from './report-templates.js';
 
 /**
- * The field rules of a report schedule body (seed 001 and issue 7), checked all at once so
+ * The field rules of a report schedule body (docs/api.md "Schedules"; issue 7), checked all at once so
  * that each broken rule is one entry of the answer's `errors`. Pure: the service adds what
  * needs the store (can the caller see `site_id`).
  */
@@ -184,7 +184,7 @@ function checkRecipients(v: Violations, value: unknown): Recipient[] | undefined
   return v.list.length === before ? recipients : undefined;
 }
 
-/** Sections as strings (seed) or {"name"} objects (the public service); valid for the template. */
+/** Sections as strings or {"name"} objects (docs/api.md "Schedules"); valid for the template. */
 function checkSections(
   v: Violations,
   value: unknown,
