@@ -1,3 +1,4 @@
+/** The PasswordHasher port with node:crypto's scrypt, for portal passwords and API secrets. */
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import type { PasswordHasher } from '../services/kit/platform-ports.js';
 

@@ -1,3 +1,7 @@
+/**
+ * The ArchiveInspector port with yauzl: an upload is refused from its table of contents before anything is
+ * unpacked.
+ */
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { zipEntryInfo } from './zip-entry-info.js';
 import { refuseEntry, refuseUnpackedTotal, type ArchiveLimits } from '../domain/builds/archive-rules.js';

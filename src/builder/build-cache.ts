@@ -1,3 +1,7 @@
+/**
+ * What an environment's builds keep between runs (package store, node_modules, framework caches), and the
+ * sweep of caches whose environment is gone.
+ */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';

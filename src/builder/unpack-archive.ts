@@ -1,3 +1,4 @@
+/** The safe unpacker of uploads: every entry checked again as it is written, all or nothing. */
 import { createWriteStream } from 'node:fs';
 import { mkdir, rename } from 'node:fs/promises';
 import { dirname, resolve, sep } from 'node:path';

@@ -1,3 +1,7 @@
+/**
+ * The typed client of the public API (fetch only), shared by the portal and the developer CLI so that both
+ * speak the wire contract the same way.
+ */
 import type {
   Account,
   Caller,

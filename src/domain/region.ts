@@ -1,3 +1,4 @@
+/** The regions an application may be created in, and how a region is named on the wire. */
 import type { FieldViolation } from './error-catalogue.js';
 
 /** The four regions (docs/api.md "Regions"); fixed after an application is created. */

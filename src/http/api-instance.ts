@@ -1,3 +1,7 @@
+/**
+ * The Fastify instance type every route file registers on, with the shared path prefixes, the caller and
+ * the error schema.
+ */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type {
   FastifyBaseLogger,

@@ -1,3 +1,7 @@
+/**
+ * The site reports API's own error shape, kept apart from the Status mapper because its clients expect a
+ * different body.
+ */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ReportError } from '../contract/report-schemas.js';
 import { AtollError, type ErrorReason } from '../domain/error-catalogue.js';

@@ -1,3 +1,4 @@
+/** The options of the Swagger document generated from the route schemas. */
 import type { SwaggerOptions } from '@fastify/swagger';
 import type { FastifySchema } from 'fastify';
 

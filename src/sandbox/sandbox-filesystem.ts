@@ -1,3 +1,7 @@
+/**
+ * Which parts of the host a sandbox sees and how bubblewrap mounts them, kept apart so the list can be read
+ * and tested on its own.
+ */
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 
 /** One step of a sandbox's file system, applied by bubblewrap in order over an empty tmpfs root. */

@@ -1,3 +1,7 @@
+/**
+ * The bubblewrap CommandRunner: namespaces, mounts, dropped privileges, slirp4netns network and its
+ * firewall for every build and app command.
+ */
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { realpathSync } from 'node:fs';

@@ -1,3 +1,7 @@
+/**
+ * Opens the database Kysely talks to: a PostgreSQL server pool, or the embedded PGlite with its folder
+ * lock.
+ */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';

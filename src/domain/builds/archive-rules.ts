@@ -1,3 +1,7 @@
+/**
+ * The limits an uploaded .zip is held to and the check of each entry, pure so that the inspector and the
+ * unpacker apply the same rules.
+ */
 import type { FieldViolation } from '../error-catalogue.js';
 
 /**

@@ -1,3 +1,7 @@
+/**
+ * Static site or server process: the choice a deployment's built files make, kept pure so that the runtime
+ * only carries it out.
+ */
 import { ProjectError, type Framework, type PackageJson } from '../builds/project-detection.js';
 
 /**

@@ -1,3 +1,7 @@
+/**
+ * Builds, rebuilds, their logs and the direct upload (`/fu/v1/…:upload`): thin routes over the builds and
+ * uploads services.
+ */
 import multipart from '@fastify/multipart';
 import { Type } from '@sinclair/typebox';
 import {

@@ -1,3 +1,4 @@
+/** An environment's custom domains: thin routes over the domain mappings service. */
 import {
   DomainMappingAnswerSchema,
   DomainMappingSchema,

@@ -1,3 +1,4 @@
+/** Environments and their operations: thin routes over the environments and operations services. */
 import { EmptySchema } from '../../contract/common-schemas.js';
 import {
   CreateEnvironmentBodySchema,

@@ -1,3 +1,4 @@
+/** The site reports API under /v1/site_reports, with its own error shape and schedule-body checks. */
 import { Type } from '@sinclair/typebox';
 import type { FastifySchemaCompiler } from 'fastify';
 import {

@@ -1,3 +1,4 @@
+/** An environment's webhook set (owners) and the token-authenticated trigger URLs under /wh/v1. */
 import rateLimit from '@fastify/rate-limit';
 import { Type } from '@sinclair/typebox';
 import { EmptySchema } from '../../contract/common-schemas.js';

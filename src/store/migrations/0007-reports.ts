@@ -1,3 +1,4 @@
+/** Migration 0007: site report schedules, reports, health checks and build dependencies. */
 import { sql, type Kysely } from 'kysely';
 
 /**
