@@ -1,3 +1,7 @@
+/**
+ * A migrated, empty store per test file, embedded PGlite or a PostgreSQL server, so that every store test
+ * runs on both.
+ */
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
