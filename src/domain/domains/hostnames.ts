@@ -1,3 +1,4 @@
+/** The default host name and URL of an environment on the edge, one rule for the services and the edge. */
 /**
  * The default address of each environment: `h<environment id>.<base domain>`, as the public
  * service names them (`https://h{envId}.<platform domain>`; docs/config.md, ATOLL_BASE_DOMAIN). With the
