@@ -116,6 +116,14 @@ module.exports = {
       to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'no-test-in-shipped-code',
+      comment:
+        'Code that ships may not import a unit test beside its module: the build leaves tests out of dist.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: TEST_BESIDE_MODULE },
+      to: { path: TEST_BESIDE_MODULE },
+    },
+    {
       name: 'no-unresolvable',
       comment: 'An import that resolves to nothing.',
       severity: 'error',
