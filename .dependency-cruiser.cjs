@@ -14,6 +14,9 @@ const SERVICE_LAYERS = [['kit'], ['access'], ['apps'], ['hosting', 'events'], ['
 
 const PURE = ['src/domain', 'src/contract'];
 
+/** What a test (under test/ or beside its module in src) and a benchmark may import. */
+const TESTS_REACH = ['src', 'test', 'bench', 'package.json'];
+
 /** @type {{ from: string[]; to: string[]; why: string }[]} */
 const arrows = [
   { from: ['src/domain'], to: ['src/domain'], why: 'domain is pure: it imports only itself' },
@@ -87,10 +90,13 @@ const arrows = [
   { from: ['web'], to: ['web', 'src/client'], why: 'the portal talks to the API through the client only' },
   {
     from: ['test', 'bench'],
-    to: ['src', 'test', 'bench', 'package.json'],
+    to: TESTS_REACH,
     why: 'tests and benchmarks may reach anything',
   },
 ];
+
+/** A unit test beside its module (src/…/<module>.test.ts) is a test: it may reach what test/ reaches. */
+const TEST_BESIDE_MODULE = '^src/.*\\.test\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -106,8 +112,16 @@ module.exports = {
       name: 'no-dev-dependency-in-src',
       comment: 'Code that ships (src) may not import a devDependency: it would be missing on install.',
       severity: 'error',
-      from: { path: '^src/' },
+      from: { path: '^src/', pathNot: TEST_BESIDE_MODULE },
       to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'no-test-in-shipped-code',
+      comment:
+        'Code that ships may not import a unit test beside its module: the build leaves tests out of dist.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: TEST_BESIDE_MODULE },
+      to: { path: TEST_BESIDE_MODULE },
     },
     {
       name: 'no-unresolvable',
@@ -130,6 +144,11 @@ module.exports = {
       from: { path: under(...from) },
       to: { path: under(...to) },
     })),
+    {
+      comment: 'a unit test beside its module may reach anything, as tests under test/ may',
+      from: { path: TEST_BESIDE_MODULE },
+      to: { path: under(...TESTS_REACH) },
+    },
   ],
   allowedSeverity: 'error',
   options: {

@@ -32,11 +32,12 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/main/**', 'test/**', 'bench/**', 'eslint.config.js', 'assets/**'],
+    files: ['src/main/**', 'test/**', 'src/**/*.test.ts', 'bench/**', 'eslint.config.js', 'assets/**'],
     rules: { 'no-restricted-properties': 'off' },
   },
+  // Unit tests beside their module (src/…/<module>.test.ts) are tests like those under test/.
   {
-    files: ['test/**', 'bench/**'],
+    files: ['test/**', 'src/**/*.test.ts', 'bench/**'],
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',

@@ -1,3 +1,7 @@
+/**
+ * The servers `bench:api` measures (the product API and its bare Fastify baselines) over one seeded store
+ * in this process.
+ */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,3 +1,4 @@
+/** The `bench:api` report: results table, ratios to the baselines and the verdict on the issue's targets. */
 import type { Measurement, TargetKey } from './measurement.js';
 import { table } from '../shared/text-table.js';
 

@@ -1,3 +1,7 @@
+/**
+ * The benchmark's side of the forked load generator, so that the load does not share the measured server's
+ * event loop.
+ */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { LoadReply, LoadRequest, LoadResult } from './load-protocol.js';

@@ -1,3 +1,4 @@
+/** What `bench:api` measures per target across rounds, and the percentiles it reports. */
 import type { LoadResult } from './load-protocol.js';
 
 export type TargetKey = 'constant' | 'query' | 'apiGet' | 'listQuery' | 'apiList';

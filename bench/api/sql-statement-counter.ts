@@ -1,3 +1,4 @@
+/** Counts the SQL statements each request costs, to show that the API's caches work under load. */
 import pg from 'pg';
 
 export interface SqlStatementCounter {

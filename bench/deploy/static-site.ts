@@ -1,3 +1,7 @@
+/**
+ * The small static site `bench:deploy` uploads again and again, with a marker that tells its versions
+ * apart.
+ */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

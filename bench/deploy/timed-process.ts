@@ -1,3 +1,4 @@
+/** Runs a command timed from spawn to exit, with its stderr lines time-stamped, for `bench:deploy`. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 

@@ -1,6 +1,6 @@
 /**
  * The Node-level limit of bench/edge: node:http in front of an undici `Pool` of 64 connections to
- * the upstream app, streaming the answer back with `pipe` (stack-notes §7, d5). It does what any
+ * the upstream app, streaming the answer back with `pipe` (docs/benchmarks.md, "undici proxy"). It does what any
  * proxy must (drop hop-by-hop fields both ways, pass status, headers and body, tear down the other
  * side on an error) and nothing else: no routing, no cache, no forwarded-for headers, no accounting.
  *

@@ -1,3 +1,7 @@
+/**
+ * What every benchmark's entry point shares: strict options with --help, progress on stderr, cleanup on
+ * signals and exit codes.
+ */
 import { cpus, loadavg } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 

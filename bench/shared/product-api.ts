@@ -1,3 +1,7 @@
+/**
+ * The product API assembled as `atoll serve` assembles it, with one seeded account, for benchmarks that
+ * measure it.
+ */
 import { randomBytes } from 'node:crypto';
 import { DOCS_DIR } from '../../src/main/installation-dirs.js';
 import { pino } from 'pino';

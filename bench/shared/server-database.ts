@@ -1,3 +1,7 @@
+/**
+ * A throwaway database on the DATABASE_URL server, so that a benchmark can run against PostgreSQL as well
+ * as PGlite.
+ */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 

@@ -1,3 +1,4 @@
+/** The forked upload server's side of the IPC channel with run.ts. */
 import type { ChildMessage, ParentMessage } from './child-protocol.js';
 import { ServerProbe } from './server-probe.js';
 

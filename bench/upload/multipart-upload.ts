@@ -1,3 +1,4 @@
+/** The benchmark's upload client: a streamed multipart POST timed to its last byte sent and received. */
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { request } from 'node:http';

@@ -1,3 +1,4 @@
+/** Memory and CPU of the server process during one upload, measured from inside it. */
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { ProbeReport } from './child-protocol.js';
 

@@ -1,3 +1,4 @@
+/** run.ts's side of a forked upload server, so that each server is measured in a process of its own. */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { ChildMessage, ParentMessage, ProbeReport } from './child-protocol.js';

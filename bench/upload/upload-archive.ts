@@ -1,3 +1,4 @@
+/** Makes the .zip that `bench:upload` sends: real, incompressible and about the size asked for. */
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { Readable, Transform } from 'node:stream';

@@ -1,3 +1,7 @@
+/**
+ * The CertificateAuthority port over an ACME CA (acme-client, HTTP-01), so that custom domains get
+ * certificates without the services knowing ACME.
+ */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent } from 'node:https';
 import { dirname } from 'node:path';

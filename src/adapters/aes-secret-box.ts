@@ -1,3 +1,4 @@
+/** The SecretBox port with node:crypto: how secrets (shell variables, tokens, keys) are sealed at rest. */
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import type { SecretBox } from '../services/kit/platform-ports.js';
 

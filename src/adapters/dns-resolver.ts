@@ -1,3 +1,4 @@
+/** The DnsLookup port over node:dns with bounded timeouts, for the checks of custom domains. */
 import { Resolver } from 'node:dns/promises';
 import type { DnsAnswer, DnsLookup } from '../services/domains/domain-ports.js';
 

@@ -1,3 +1,4 @@
+/** The BlobStore port as files in the data folder: uploaded sources, artifacts and report PDFs. */
 import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';

@@ -1,3 +1,7 @@
+/**
+ * An undici connector that refuses non-public and host addresses at connect time, so that no tenant URL
+ * reaches the platform or its network.
+ */
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';

@@ -1,3 +1,4 @@
+/** The EventSender port over undici and the guarded connector: how event deliveries reach their receivers. */
 import { Agent, request } from 'undici';
 import { DeliveryRefused, type EventSender } from '../services/events/delivery-worker.js';
 import type { DnsLookup } from '../services/domains/domain-ports.js';

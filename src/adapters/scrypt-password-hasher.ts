@@ -1,10 +1,11 @@
+/** The PasswordHasher port with node:crypto's scrypt, for portal passwords and API secrets. */
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import type { PasswordHasher } from '../services/kit/platform-ports.js';
 
 /**
  * Passwords and API secrets as scrypt hashes in a PHC-style string
  * (`$scrypt$ln=15,r=8,p=1$<salt>$<hash>`), compared in constant time. scrypt comes with
- * Node: no native build on a fresh machine (stack-notes.md §8).
+ * Node: no native build on a fresh machine (docs/architecture.md "Notes on the stack").
  */
 export interface ScryptCost {
   /** log2 of N. 15 costs ~90 ms on these machines (OWASP's minimum is N=2^17 at 128 MiB). */

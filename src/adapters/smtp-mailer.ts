@@ -1,3 +1,4 @@
+/** The Mailer port over nodemailer: how site reports are e-mailed through the operator's SMTP relay. */
 import nodemailer from 'nodemailer';
 import { MailRejected, type MailMessage, type Mailer } from '../reports/report-ports.js';
 

@@ -1,3 +1,7 @@
+/**
+ * The ArchiveInspector port with yauzl: an upload is refused from its table of contents before anything is
+ * unpacked.
+ */
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { zipEntryInfo } from './zip-entry-info.js';
 import { refuseEntry, refuseUnpackedTotal, type ArchiveLimits } from '../domain/builds/archive-rules.js';
@@ -43,7 +47,7 @@ function open(path: string): Promise<ZipFile> {
 /**
  * Reads the central directory of an uploaded .zip and refuses it before anything is
  * unpacked: counts, declared sizes, ratios (of each entry and of the whole archive), names,
- * path lengths and depths, and entry types (design.md convention 8).
+ * path lengths and depths, and entry types (docs/security.md "Never trusting an archive").
  */
 export const yauzlArchiveInspector: ArchiveInspector = {
   async inspect(path: string, limits: ArchiveLimits): Promise<ArchiveSummary> {

@@ -1,3 +1,7 @@
+/**
+ * What an environment's builds keep between runs (package store, node_modules, framework caches), and the
+ * sweep of caches whose environment is gone.
+ */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
@@ -8,7 +12,7 @@ import { removeTree } from '../sandbox/remove-tree.js';
 
 const runFile = promisify(execFile);
 
-/** Folders frameworks keep between builds (platform-facts.md). */
+/** Folders frameworks keep between builds (docs/api.md "Build cache"). */
 const FRAMEWORK_CACHES = ['.cache', '.next/cache', '.nuxt', '.wordpress-cache'];
 
 /** Moves a folder; across file systems (a cache on another disk) it copies and removes instead. */

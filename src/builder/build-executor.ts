@@ -119,11 +119,23 @@ class BuildFailure extends Error {
   }
 }
 
-/** zstd packs a build's output several times faster than gzip; gzip -1 where the zstd package is missing. */
-const COMPRESSOR: { readonly argv: readonly string[]; readonly extension: string } =
-  spawnSync('zstd', ['--version'], { stdio: 'ignore' }).status === 0
-    ? { argv: ['zstd', '-q', '-3', '-T0', '-c'], extension: 'tar.zst' }
-    : { argv: ['gzip', '-n', '-1', '-c'], extension: 'tar.gz' };
+interface Compressor {
+  readonly argv: readonly string[];
+  readonly extension: string;
+}
+let foundCompressor: Compressor | undefined;
+
+/**
+ * zstd packs a build's output several times faster than gzip; gzip -1 where the zstd package is missing.
+ * Looked for when the first build is packed, not at import: importing the builder runs nothing.
+ */
+function artifactCompressor(): Compressor {
+  foundCompressor ??=
+    spawnSync('zstd', ['--version'], { stdio: 'ignore' }).status === 0
+      ? { argv: ['zstd', '-q', '-3', '-T0', '-c'], extension: 'tar.zst' }
+      : { argv: ['gzip', '-n', '-1', '-c'], extension: 'tar.gz' };
+  return foundCompressor;
+}
 
 class OutputTooLarge extends Error {}
 
@@ -137,7 +149,7 @@ async function packFolder(folder: string, destination: string, maxBytes: number)
     ['--sort=name', '--mtime=@0', '--owner=0', '--group=0', '--numeric-owner', '-C', folder, '-cf', '-', '.'],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
-  const [compressor = 'gzip', ...args] = COMPRESSOR.argv;
+  const [compressor = 'gzip', ...args] = artifactCompressor().argv;
   const compress = spawn(compressor, args, { stdio: ['pipe', 'pipe', 'pipe'] });
   const hash = createHash('sha256');
   let bytes = 0;
@@ -336,14 +348,14 @@ export class SandboxedBuildExecutor implements BuildExecutor {
 
       const dependencies = listDirectDependencies(pkg, (name) => installedVersion(source, name));
       await reporter.phase('PACKAGING');
-      const temp = join(work, `artifact.${COMPRESSOR.extension}`);
+      const temp = join(work, `artifact.${artifactCompressor().extension}`);
       const digest = await packFolder(source, temp, this.settings.maxOutputBytes).catch((error: unknown) => {
         if (!(error instanceof OutputTooLarge)) throw error;
         throw new BuildFailure(
           `the build output (with node_modules) exceeds the output size limit of ${String(this.settings.maxOutputBytes)} bytes (ATOLL_BUILD_MAX_OUTPUT_BYTES)`,
         );
       });
-      const artifactKey = `artifacts/${digest}.${COMPRESSOR.extension}`;
+      const artifactKey = `artifacts/${digest}.${artifactCompressor().extension}`;
       await this.settings.blobs.adopt(artifactKey, temp);
       return {
         ok: true,

@@ -1,3 +1,4 @@
+/** The safe unpacker of uploads: every entry checked again as it is written, all or nothing. */
 import { createWriteStream } from 'node:fs';
 import { mkdir, rename } from 'node:fs/promises';
 import { dirname, resolve, sep } from 'node:path';
@@ -72,7 +73,7 @@ function openEntry(zip: ZipFile, entry: Entry): Promise<NodeJS.ReadableStream> {
 }
 
 /**
- * Unpacks an upload into `destination`, never trusting the archive (design.md convention 8):
+ * Unpacks an upload into `destination`, never trusting the archive (docs/security.md):
  * every entry is checked again, resolved inside the target, written with `wx` (no entry
  * overwrites another), counted against the limits as bytes arrive, and its CRC-32 compared.
  * Work happens in a sibling folder that is renamed at the end, so a refusal leaves nothing.

@@ -1,3 +1,7 @@
+/**
+ * The bridge from a yauzl entry to what the pure archive rules read, shared by the inspector and the
+ * unpacker.
+ */
 import type { Entry } from 'yauzl';
 import type { ArchiveEntryInfo } from '../domain/builds/archive-rules.js';
 

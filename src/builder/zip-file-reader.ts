@@ -1,3 +1,7 @@
+/**
+ * Opens a .zip for yauzl with a file stream per entry, so that refusing one entry mid-unpack cannot crash
+ * the process.
+ */
 import { close, createReadStream, fstat, open, read } from 'node:fs';
 import { PassThrough, type Readable } from 'node:stream';
 import yauzl, { type Options, type ZipFile } from 'yauzl';

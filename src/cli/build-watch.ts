@@ -1,3 +1,7 @@
+/**
+ * Following a build from the CLI until it ends (log, Ctrl-C, result), shared by deploy, rebuild, redeploy
+ * and apps apply.
+ */
 import { ApiError, resourceId, type Build, type Environment, type Operation } from '../client/api-client.js';
 import { EXIT } from './exit-codes.js';
 import { CliError, type CommandResult, type UserSession } from './commands/user-command.js';

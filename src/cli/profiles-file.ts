@@ -1,3 +1,7 @@
+/**
+ * The saved logins of `atoll login` (the profiles file) and the connection a command runs with after
+ * environment overrides.
+ */
 import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';

@@ -1,3 +1,4 @@
+/** The `atoll` command tree, built as data so that the binary and its shell completion read one tree. */
 import { Argument, Command } from 'commander';
 import { createAdminCommand, type CliIo } from './commands/admin-commands.js';
 import { addAppCommands } from './commands/app-commands.js';

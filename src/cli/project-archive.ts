@@ -1,3 +1,7 @@
+/**
+ * Zips a project folder for `atoll deploy` with git's ignore rules plus .atollignore, leaving out what the
+ * server would refuse.
+ */
 import { createWriteStream, type Dirent } from 'node:fs';
 import { lstat, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,5 +1,3 @@
-import type { Command, Option } from 'commander';
-
 /**
  * Static shell completion scripts generated from the commander tree (`atoll completion bash|zsh`).
  *
@@ -8,6 +6,7 @@ import type { Command, Option } from 'commander';
  * tables and the word-walking logic are written in the subset of syntax that bash and zsh share; only
  * the entry functions differ (COMP_WORDS/COMPREPLY vs words/compadd).
  */
+import type { Command, Option } from 'commander';
 
 /** One command as the completion scripts see it. */
 interface CompletionNode {

@@ -1,3 +1,7 @@
+/**
+ * The CLI's upload transport: a streamed multipart body with an exact length and progress, where fetch
+ * gives neither.
+ */
 import { randomBytes } from 'node:crypto';
 import type { UploadTransport } from '../client/api-client.js';
 

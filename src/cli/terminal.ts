@@ -1,3 +1,7 @@
+/**
+ * What commands print through and ask with: results on standard output, everything else on standard error,
+ * colours and prompts.
+ */
 import { confirm, input, password } from '@inquirer/prompts';
 import { styleText } from 'node:util';
 

@@ -1,11 +1,3 @@
-import { resolve } from 'node:path';
-import { checkDisplayName, checkWpEnvironment } from '../domain/environment-rules.js';
-import { normalizeDomain } from '../domain/domains/domain-names.js';
-import type { FieldViolation } from '../domain/error-catalogue.js';
-import { checkName, NAME_RULE } from '../domain/identifier-rules.js';
-import { REGIONS, regionName, toRegionId } from '../domain/region.js';
-import { checkShellVariables, type ShellVariable } from '../domain/shell-variables.js';
-
 /**
  * Reads the `wpe.json` that the public headless hosting service's CLI uses to describe an
  * application, and turns it into what Atoll's API is asked to create. Pure: the caller reads
@@ -30,6 +22,13 @@ import { checkShellVariables, type ShellVariable } from '../domain/shell-variabl
  * - Every violation is reported at once, with field paths in the file's own names, such as
  *   `environments[1].env_variables[0].key`.
  */
+import { resolve } from 'node:path';
+import { checkDisplayName, checkWpEnvironment } from '../domain/environment-rules.js';
+import { normalizeDomain } from '../domain/domains/domain-names.js';
+import type { FieldViolation } from '../domain/error-catalogue.js';
+import { checkName, NAME_RULE } from '../domain/identifier-rules.js';
+import { REGIONS, regionName, toRegionId } from '../domain/region.js';
+import { checkShellVariables, type ShellVariable } from '../domain/shell-variables.js';
 
 export interface WpeShellVariable {
   readonly key: string;

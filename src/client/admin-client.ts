@@ -1,3 +1,4 @@
+/** The typed client of the admin Unix socket, for the operator commands of the CLI. */
 import { request } from 'node:http';
 import type { Status } from '../contract/common-schemas.js';
 

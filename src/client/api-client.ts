@@ -1,3 +1,7 @@
+/**
+ * The typed client of the public API (fetch only), shared by the portal and the developer CLI so that both
+ * speak the wire contract the same way.
+ */
 import type { Static } from '@sinclair/typebox';
 import type {
   Account,
@@ -19,9 +23,9 @@ import type {
 import type {
   Environment,
   ListEnvironmentsResponse,
-  Operation,
   UpdateEnvironmentBody,
 } from '../contract/environment-schemas.js';
+import type { Operation } from '../contract/operation-schemas.js';
 import type {
   CreateEventSubscriptionBody,
   Delivery,

@@ -1,3 +1,7 @@
+/**
+ * Every setting of the platform, parsed and checked once from the environment so that the rest of the code
+ * receives a frozen Config and never reads process.env.
+ */
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import type { ArchiveLimits } from '../domain/builds/archive-rules.js';

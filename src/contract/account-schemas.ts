@@ -1,3 +1,7 @@
+/**
+ * Wire schemas of accounts, members, the caller and API credentials: they validate requests, type the
+ * client and make the Swagger document.
+ */
 import { Type, type Static } from '@sinclair/typebox';
 import { Timestamp } from './common-schemas.js';
 

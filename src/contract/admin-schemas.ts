@@ -1,6 +1,5 @@
-import { Type } from '@sinclair/typebox';
-
 /** Bodies of the operator endpoints on the admin Unix socket (`atoll admin …`). */
+import { Type } from '@sinclair/typebox';
 
 export const AdminCreateAccountBodySchema = Type.Object(
   {

@@ -1,3 +1,7 @@
+/**
+ * Wire schemas of applications and regions: they validate requests, type the client and make the Swagger
+ * document.
+ */
 import { Type, type Static } from '@sinclair/typebox';
 import { Timestamp } from './common-schemas.js';
 

@@ -1,3 +1,4 @@
+/** Wire shapes every resource shares: the Status error, the empty body, the page query and timestamps. */
 import { Type, type Static } from '@sinclair/typebox';
 
 /** google.rpc.Status: the one error shape of the hosting API. */

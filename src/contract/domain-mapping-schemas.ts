@@ -1,3 +1,7 @@
+/**
+ * Wire schemas of domain mappings and their :replace: they validate requests, type the client and make the
+ * Swagger document.
+ */
 import { Type, type Static } from '@sinclair/typebox';
 import {
   CERTIFICATE_STATES,

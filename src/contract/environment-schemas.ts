@@ -1,5 +1,9 @@
+/**
+ * Wire schemas of environments and their shell variables: they validate requests, type the client and make
+ * the Swagger document.
+ */
 import { Type, type Static } from '@sinclair/typebox';
-import { StatusSchema, Timestamp } from './common-schemas.js';
+import { Timestamp } from './common-schemas.js';
 
 export const ShellVariableSchema = Type.Object(
   {
@@ -128,42 +132,3 @@ export const ListEnvironmentsResponseSchema = Type.Object(
   { title: 'ListEnvironmentsResponse' },
 );
 export type ListEnvironmentsResponse = Static<typeof ListEnvironmentsResponseSchema>;
-
-export const OperationMetadataSchema = Type.Object(
-  {
-    '@type': Type.String({
-      description: 'UpdateEnvironmentMetadata (builds, environments) or ReplaceDomainMappingsMetadata',
-    }),
-    build: Type.Optional(
-      Type.String({ description: 'UpdateEnvironmentMetadata: build resource name, or …/builds/no_build' }),
-    ),
-    deployment: Type.Optional(Type.String({ description: 'UpdateEnvironmentMetadata' })),
-    environment: Type.Optional(
-      Type.String({ description: 'ReplaceDomainMappingsMetadata: the environment whose set is replaced' }),
-    ),
-  },
-  { title: 'OperationMetadata' },
-);
-
-export const OperationSchema = Type.Object(
-  {
-    name: Type.String({
-      description: 'accounts/{account}/apps/{app}/environments/{environment}/operations/{operation}',
-    }),
-    metadata: OperationMetadataSchema,
-    done: Type.Boolean(),
-    error: Type.Optional(StatusSchema),
-    response: Type.Optional(
-      Type.Object(
-        {},
-        {
-          additionalProperties: true,
-          description:
-            "Once done: the Environment, or for :replace the environment's domain mappings (ReplaceDomainMappingsResponse), with @type",
-        },
-      ),
-    ),
-  },
-  { title: 'Operation' },
-);
-export type Operation = Static<typeof OperationSchema>;

@@ -1,3 +1,7 @@
+/**
+ * Wire schemas of event subscriptions and their deliveries: they validate requests, type the client and
+ * make the Swagger document.
+ */
 import { Type, type Static } from '@sinclair/typebox';
 import { EVENT_TYPES } from './event-types.js';
 import { Timestamp } from './common-schemas.js';

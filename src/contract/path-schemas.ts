@@ -1,3 +1,7 @@
+/**
+ * The path parameters of every route, with the one rule they all keep, so that no route reads an id the
+ * server has not checked.
+ */
 import { Type } from '@sinclair/typebox';
 
 /**

@@ -1,3 +1,4 @@
+/** Wire schemas of portal sign-in, sessions and password changes. */
 import { Type, type Static } from '@sinclair/typebox';
 import { Timestamp } from './common-schemas.js';
 

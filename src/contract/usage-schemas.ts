@@ -1,3 +1,4 @@
+/** The wire shape of an environment's usage report (requests, bytes and status classes per interval). */
 import { Type, type Static } from '@sinclair/typebox';
 
 const UsageIntervalSchema = Type.Object(

@@ -1,3 +1,4 @@
+/** Wire schemas of an environment's webhook set and the actions its URLs call. */
 import { Type, type Static } from '@sinclair/typebox';
 import { Timestamp } from './common-schemas.js';
 

@@ -1,6 +1,5 @@
-import type { FieldViolation } from './error-catalogue.js';
-
 /** Rules for the caller-set fields of an environment (docs/api.md repeats them). */
+import type { FieldViolation } from './error-catalogue.js';
 
 export const DISPLAY_NAME_MAX = 100;
 export const UPLOADABLE_BRANCH = 'uploadable';

@@ -270,7 +270,7 @@ export const ERROR_CATALOGUE = {
 
 export type ErrorReason = keyof typeof ERROR_CATALOGUE;
 
-/** Kinds of field errors of the site reports API (seed 001: Bad Request error objects). */
+/** Kinds of field errors of the site reports API (docs/errors.md "The site reports API's errors"). */
 export type ViolationType = 'invalid_value' | 'access_error' | 'value_unavailable';
 
 export interface FieldViolation {

@@ -1,3 +1,7 @@
+/**
+ * Rules for the names, emails, passwords and ids that callers send, in one place for the services, the store
+ * and the CLI.
+ */
 import type { FieldViolation } from './error-catalogue.js';
 
 /**

@@ -1,4 +1,4 @@
-/** google.longrunning.Operation as the public service answers it (platform-facts.md). */
+/** google.longrunning.Operation as the public service answers it (docs/api.md "Long-running operations"). */
 
 export const UPDATE_ENVIRONMENT_METADATA_TYPE =
   'type.googleapis.com/wpengine.js.apps.v1.UpdateEnvironmentMetadata';

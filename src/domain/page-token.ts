@@ -1,3 +1,4 @@
+/** Keyset pagination shared by every list: page tokens, page size limits and the next token of an answer. */
 import { invalidField } from './error-catalogue.js';
 
 /**

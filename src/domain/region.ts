@@ -1,6 +1,7 @@
+/** The regions an application may be created in, and how a region is named on the wire. */
 import type { FieldViolation } from './error-catalogue.js';
 
-/** The four regions of the seed; fixed after an application is created. */
+/** The four regions (docs/api.md "Regions"); fixed after an application is created. */
 export const REGIONS = [
   { id: 'US-C', displayName: 'US Central' },
   { id: 'AUS-SE', displayName: 'Australia Southeast' },
@@ -15,7 +16,7 @@ export function regionName(id: RegionId): string {
 }
 
 /**
- * Accepts the seed's `regions/<id>` form and, for convenience, the bare id (`UK`) as the
+ * Accepts the API's `regions/<id>` form and, for convenience, the bare id (`UK`) as the
  * public CLI's wpe.json writes it; anything else is undefined.
  */
 export function toRegionId(value: string): RegionId | undefined {

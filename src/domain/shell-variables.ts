@@ -1,3 +1,7 @@
+/**
+ * An environment's shell variables: their rules, limits and the mask that keeps secret values out of
+ * answers.
+ */
 import type { FieldViolation } from './error-catalogue.js';
 
 /** An environment variable of an environment; `secret` values are masked in every answer. */

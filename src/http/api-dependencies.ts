@@ -1,3 +1,7 @@
+/**
+ * What the HTTP layer is given (services, readiness, options), so that it depends on service interfaces and
+ * main does the wiring.
+ */
 import type { AccessService } from '../services/access/access-service.js';
 import type { AccountsService } from '../services/access/accounts-service.js';
 import type { AppsService } from '../services/apps/apps-service.js';

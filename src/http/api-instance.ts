@@ -1,3 +1,7 @@
+/**
+ * The Fastify instance type every route file registers on, with the shared path prefixes, the caller and
+ * the error schema.
+ */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type {
   FastifyBaseLogger,
@@ -28,7 +32,7 @@ export type ApiInstance = FastifyInstance<
 /**
  * Custom verbs (`:clearCache`, `:cancel`) follow an id in the same segment; ending every id
  * parameter with this pattern keeps `prod:bogus` from matching the plain route (find-my-way
- * reads `::` as part of a parameter name otherwise; stack-notes.md §1).
+ * reads `::` as part of a parameter name otherwise; docs/architecture.md "Notes on the stack").
  */
 export const ID = '([^/:]+)';
 

@@ -1,3 +1,4 @@
+/** The admin socket's server: the operator endpoints behind `atoll admin …`, apart from the public API. */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';

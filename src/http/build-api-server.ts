@@ -1,3 +1,7 @@
+/**
+ * The public server: every API, the docs and the portal on one Fastify instance, with the hooks all routes
+ * share (ids, logs, auth, limits, errors).
+ */
 import { randomUUID } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';

@@ -1,3 +1,7 @@
+/**
+ * The server of the platform services that hosted apps call (cache purge, key-value store), apart from the
+ * public API.
+ */
 import rateLimit from '@fastify/rate-limit';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { AtollError } from '../domain/error-catalogue.js';

@@ -1,3 +1,7 @@
+/**
+ * The check of every route's path parameters, run before anything reads them, and the naming of unreadable
+ * paths.
+ */
 import type { FastifyRequest } from 'fastify';
 import { PATH_ID_MAX_LENGTH } from '../contract/path-schemas.js';
 import { AtollError, invalidFields, type FieldViolation } from '../domain/error-catalogue.js';

@@ -1,10 +1,14 @@
+/**
+ * The site reports API's own error shape, kept apart from the Status mapper because its clients expect a
+ * different body.
+ */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ReportError } from '../contract/report-schemas.js';
 import { AtollError, type ErrorReason } from '../domain/error-catalogue.js';
 import { classifyError } from './status-response.js';
 
 /**
- * The error mapper of the site reports API (seed 001, "Errors"; platform-facts.md): the same
+ * The error mapper of the site reports API (docs/errors.md "The site reports API's errors"): the same
  * failures as the hosting API, classified in one place (`classifyError`), answered in this
  * API's shape: `{"message", "documentation_url", "errors": [{resource, field, type, code,
  * message}]}` with the fixed messages its clients know for 401, 403, 404 and 500.

@@ -1,3 +1,4 @@
+/** Who is calling: Basic credentials or the portal's session cookie with its CSRF token. */
 import type { FastifyRequest } from 'fastify';
 import { unauthenticated, type Principal } from '../services/access/auth-service.js';
 import type { ApiServices } from './api-dependencies.js';

@@ -1,3 +1,7 @@
+/**
+ * The Ajv schema compilers of Fastify's validation, set up so that bodies keep their JSON types and unknown
+ * fields are refused.
+ */
 import { Ajv, type Options } from 'ajv';
 import type { FastifySchemaCompiler } from 'fastify';
 

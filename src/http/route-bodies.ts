@@ -1,3 +1,7 @@
+/**
+ * The body rule every route gets as it is registered, so that no route can forget to refuse a body it does
+ * not read.
+ */
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { NoBodySchema } from '../contract/common-schemas.js';
 

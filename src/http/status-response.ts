@@ -1,3 +1,4 @@
+/** Every failure turned into a google.rpc.Status with its HTTP status, in one place for every server. */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import {
   AtollError,

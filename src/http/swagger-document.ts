@@ -1,3 +1,4 @@
+/** The options of the Swagger document generated from the route schemas. */
 import type { SwaggerOptions } from '@fastify/swagger';
 import type { FastifySchema } from 'fastify';
 
@@ -23,7 +24,7 @@ function describeNullable(value: unknown): unknown {
 
 /**
  * Swagger 2.0 (OpenAPI 2.0) generated from the same TypeBox schemas that validate requests,
- * served at /v1/swagger.json. Version 1.0, as the seed says.
+ * served at /v1/swagger.json. Version 1.0 (docs/api.md "Swagger document").
  */
 export function swaggerOptions(publicUrl: string): SwaggerOptions {
   const url = new URL(publicUrl);

@@ -1,3 +1,4 @@
+/** Streaming text/plain answers with backpressure, for build and runtime logs. */
 import { PassThrough } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 

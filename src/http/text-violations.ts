@@ -1,3 +1,7 @@
+/**
+ * Strings no JSON body may hold (NUL, lone surrogates), checked once for every body before any route sees
+ * it.
+ */
 import type { FieldViolation } from '../domain/error-catalogue.js';
 
 const NUL = '\u0000';

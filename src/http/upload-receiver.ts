@@ -1,3 +1,7 @@
+/**
+ * Streams an upload's `repository` part to disk while hashing it, and turns malformed multipart into the
+ * client's error.
+ */
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { Transform } from 'node:stream';

@@ -1,3 +1,7 @@
+/**
+ * The CommandRunner port that builds and apps run through, with the rlimits, wall-time and memory watchdog
+ * every runner applies.
+ */
 import type { ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';

@@ -1,3 +1,4 @@
+/** A free loopback port, for servers and forwarded ports that must not collide. */
 import { createServer } from 'node:net';
 
 /** A loopback port nobody listens on now (the command binds it a moment later). */

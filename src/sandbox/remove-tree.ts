@@ -1,3 +1,4 @@
+/** Removes folders of any depth, since a build or upload can make trees too deep for Node's rm to name. */
 import { randomUUID } from 'node:crypto';
 import { readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';

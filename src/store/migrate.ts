@@ -1,3 +1,6 @@
+/**
+ * The ordered list of migrations and the run that applies them, safe when several processes start at once.
+ */
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import * as controlPlane from './migrations/0001-control-plane.js';
 import * as builds from './migrations/0002-builds.js';

@@ -1,3 +1,7 @@
+/**
+ * Opens the database Kysely talks to: a PostgreSQL server pool, or the embedded PGlite with its folder
+ * lock.
+ */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
@@ -26,7 +30,7 @@ export function openServerDatabase(url: string, poolMax: number): OpenedDatabase
 /**
  * Wraps an open PGlite in the same PostgresDialect as the server store. PGlite is one
  * session: its pg config shares one connection, so the pool must be exactly one or two
- * callers interleave protocol messages (stack-notes.md §2).
+ * callers interleave protocol messages (docs/architecture.md "Notes on the stack").
  */
 export function wrapPglite(pglite: PGlite, onClose: () => Promise<void>): OpenedDatabase {
   const pool = new pg.Pool(Object.assign(createPgConfig(pglite), { max: 1 }));

@@ -87,7 +87,7 @@ describe('authentication, accounts, members and API credentials', () => {
           body: route.method === 'GET' || route.method === 'DELETE' ? undefined : {},
         });
         assert.equal(answer.status, 401, `${route.method} ${path}`);
-        // The site reports API answers in its own error shape (seed 001).
+        // The site reports API answers in its own error shape (docs/errors.md).
         if (path.startsWith('/v1/site_reports')) assert.equal(answer.body.message, 'Bad Credentials');
         else assert.equal(answer.body.code, 16);
       }

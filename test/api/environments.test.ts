@@ -56,7 +56,7 @@ describe('environments API', () => {
     return environmentIdOf(answer.body.name);
   };
 
-  it('answers the seed operation shape on create', async () => {
+  it('answers the operation shape of the public service on create', async () => {
     const answer = await create();
     assert.equal(answer.status, 200);
     const id = environmentIdOf(answer.body.name);

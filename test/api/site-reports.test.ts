@@ -154,7 +154,7 @@ describe('site reports API', () => {
       assert.ok(answer.body.errors.every((e: any) => e.resource === 'schedule'));
     });
 
-    it('checks each field rule of the seed', async () => {
+    it('checks each field rule of docs/api.md', async () => {
       const cases: [Record<string, unknown>, string][] = [
         [{ frequency: { unit: 'DAYS', value: 14 } }, ''],
         [{ frequency: { unit: 'DAYS', value: 30 } }, 'frequency.value:invalid_value:out_of_range'],

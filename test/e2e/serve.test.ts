@@ -8,7 +8,7 @@ import { runCli, startServer, type RunningServer } from '../helpers/atoll-proces
 
 /**
  * A new user's path through the README: start the platform on the embedded store, create
- * the first account and credentials with the admin commands, then use the seed's calls.
+ * the first account and credentials with the admin commands, then use the calls of docs/api.md.
  */
 describe('atoll serve, end to end', () => {
   let dataDir: string;
@@ -39,7 +39,7 @@ describe('atoll serve, end to end', () => {
     assert.equal(statSync(join(dataDir, 'admin.sock')).mode & 0o777, 0o600);
   });
 
-  it('runs the seed flow with credentials from the admin commands', async () => {
+  it('runs the documented flow with credentials from the admin commands', async () => {
     const account = runCli(
       ['admin', 'accounts', 'create', 'my-team', '--owner-email', 'you@example.com', '--json'],
       env,

@@ -1,3 +1,6 @@
+/**
+ * The built `atoll` binary run as a process (serve, the CLI, the admin commands), for the end-to-end tests.
+ */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';

@@ -1,3 +1,4 @@
+/** Headless Debian Chromium and the portal sign-in, for the portal's browser tests. */
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 

@@ -1,3 +1,7 @@
+/**
+ * What build and hosting tests start from: the API with its build worker, one tenant, fixture zips and
+ * polling helpers.
+ */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';

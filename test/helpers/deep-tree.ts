@@ -1,3 +1,4 @@
+/** Makes folder trees deeper than PATH_MAX, for the tests that such trees are still removed. */
 import { mkdirSync, renameSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 

@@ -1,3 +1,4 @@
+/** A real DNS server on loopback whose records tests change, for the custom domain checks. */
 import dns2 from 'dns2';
 
 const { Packet } = dns2;

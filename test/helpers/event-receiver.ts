@@ -1,3 +1,7 @@
+/**
+ * A loopback receiver of event deliveries, with a signature check written from the docs rather than the
+ * platform's code.
+ */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 

@@ -1,3 +1,7 @@
+/**
+ * Pebble, the ACME test CA, on loopback, so that certificates are issued for real in the custom domain
+ * tests.
+ */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';

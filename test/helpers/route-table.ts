@@ -1,3 +1,7 @@
+/**
+ * Every route the API registered, read from Fastify, so that the protocol, access and isolation tests cover
+ * a new route without a list to update.
+ */
 import assert from 'node:assert/strict';
 import type { TestApi } from './test-api.js';
 

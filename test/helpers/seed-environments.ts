@@ -1,3 +1,4 @@
+/** The account, app and environments that store tests start from, written through the repositories. */
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../../src/services/kit/store-port.js';
 

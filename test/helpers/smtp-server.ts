@@ -1,3 +1,7 @@
+/**
+ * A real SMTP server on loopback that keeps and parses what it receives, for the site report delivery
+ * tests.
+ */
 import { SMTPServer } from 'smtp-server';
 import PostalMime from 'postal-mime';
 

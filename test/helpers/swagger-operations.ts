@@ -1,3 +1,7 @@
+/**
+ * Every operation of the served Swagger document, with the smallest body each accepts, for the fuzz and
+ * tenant isolation tests.
+ */
 /** The part of a Swagger 2.0 schema the API tests read to make requests. */
 export interface SwaggerSchema {
   readonly type?: string;

@@ -1,3 +1,6 @@
+/**
+ * The real API on a loopback port over a test store, with the clock, settings and client calls tests need.
+ */
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { CommandRunner } from '../../src/sandbox/command-runner.js';
 import { tmpdir } from 'node:os';

@@ -1,3 +1,7 @@
+/**
+ * A migrated, empty store per test file, embedded PGlite or a PostgreSQL server, so that every store test
+ * runs on both.
+ */
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,7 +18,7 @@ import { openServerDatabase, wrapPglite, type OpenedDatabase } from '../../src/s
  * A migrated, empty store for one test file: the embedded PGlite by default, or a fresh
  * database on the PostgreSQL server of DATABASE_URL (CI runs the store and API suites both
  * ways). A fresh PGlite costs seconds, so a migrated template is dumped once per machine
- * and loaded per file (stack-notes.md §2).
+ * and loaded per file (docs/architecture.md "Notes on the stack").
  */
 export interface TestStore {
   readonly store: Store;

@@ -1,3 +1,7 @@
+/**
+ * `atoll admin …`: the operator commands, which talk to the running server's admin socket rather than the
+ * public API.
+ */
 import { Command, Option } from 'commander';
 import { AdminClient, AdminClientError } from '../../client/admin-client.js';
 import { EXIT, exitCodeForHttpStatus, type ExitCode } from '../exit-codes.js';

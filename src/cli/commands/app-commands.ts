@@ -1,3 +1,7 @@
+/**
+ * `atoll apps …`: applications, and applying a wpe.json to create or update an application with its
+ * environments.
+ */
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import type { Command } from 'commander';

@@ -1,3 +1,7 @@
+/**
+ * `atoll login`, `logout`, `whoami` and `profiles`: the saved logins every other developer command runs
+ * with.
+ */
 import { Command } from 'commander';
 import { ApiClient } from '../../client/api-client.js';
 import { EXIT } from '../exit-codes.js';

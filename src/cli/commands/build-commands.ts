@@ -1,3 +1,7 @@
+/**
+ * `atoll builds …`, `atoll redeploy` and `atoll logs`: builds and the build and runtime logs of an
+ * environment.
+ */
 import type { Command } from 'commander';
 import { resourceId, type Build } from '../../client/api-client.js';
 

@@ -1,3 +1,4 @@
+/** `atoll deploy`: a project folder zipped, uploaded and followed to a live URL in one command. */
 import { resourceId } from '../../client/api-client.js';
 import { openAsBlob } from 'node:fs';
 import { basename, resolve } from 'node:path';

@@ -1,3 +1,4 @@
+/** `atoll domains …`: an environment's custom domains and what to do next for each. */
 import type { Command } from 'commander';
 import { resourceId, type DomainMapping } from '../../client/api-client.js';
 import { waitForOperation } from './environment-commands.js';

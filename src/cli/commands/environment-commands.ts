@@ -1,3 +1,4 @@
+/** `atoll envs …`: environments, their settings and shell variables, and waiting for their operations. */
 import type { Command } from 'commander';
 import {
   resourceId,

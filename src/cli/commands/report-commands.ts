@@ -1,3 +1,7 @@
+/**
+ * `atoll reports …`: site report templates, schedules and reports, with options people type turned into the
+ * API's fields.
+ */
 import type { Command } from 'commander';
 import type { ReportSchedule, ReportScheduleFields } from '../../client/api-client.js';
 import { EXIT } from '../exit-codes.js';

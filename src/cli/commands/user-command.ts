@@ -1,3 +1,7 @@
+/**
+ * What every developer command shares: common options, the signed-in session, and errors as a message with
+ * a hint.
+ */
 import { Command, Option } from 'commander';
 import { ApiClient, ApiError, resourceId, type Account, type Environment } from '../../client/api-client.js';
 import { EXIT, exitCodeForHttpStatus, type ExitCode } from '../exit-codes.js';

@@ -1,3 +1,4 @@
+/** `atoll webhooks …`: an environment's webhook URLs (owners only). */
 import type { Command } from 'commander';
 import type { Webhooks } from '../../client/api-client.js';
 import { EXIT } from '../exit-codes.js';

@@ -1,8 +1,12 @@
+/**
+ * The limits an uploaded .zip is held to and the check of each entry, pure so that the inspector and the
+ * unpacker apply the same rules.
+ */
 import type { FieldViolation } from '../error-catalogue.js';
 
 /**
  * What an uploaded archive may hold, checked entry by entry from its central directory
- * before anything is written (design.md convention 8; Dokploy's drop tests). Every refusal
+ * before anything is written (docs/security.md "Never trusting an archive"; Dokploy's drop tests). Every refusal
  * names the rule and the entry.
  */
 export interface ArchiveLimits {

@@ -1,3 +1,7 @@
+/**
+ * Which sandbox limit ended a build command, read from its exit and output, so that the build's failure
+ * names it.
+ */
 /** The limits a sandboxed build command can run into, as the failure message names them. */
 export type BuildLimit = 'cpu' | 'file size' | 'heap' | 'data size' | 'open files' | 'processes';
 

@@ -33,5 +33,5 @@ export function isFinished(state: BuildState): boolean {
   return state === 'SUCCEEDED' || state === 'FAILED' || state === 'CANCELLED';
 }
 
-/** Builds list paging (platform-facts.md): 10 by default, 200 at most. */
+/** Builds list paging (docs/api.md "Builds"): 10 by default, 200 at most. */
 export const BUILDS_PAGE_DEFAULT = 10;

@@ -1,10 +1,9 @@
-import semver from 'semver';
-
 /**
  * How an uploaded project is built, read from its files as the public service reads them
- * (platform-facts.md: "How the public service builds and runs an app"). Pure: the builder
+ * (docs/api.md "Build pipeline"). Pure: the builder
  * reads the files, this decides.
  */
+import semver from 'semver';
 
 /** The Node.js majors the public service offers; the default is the newest LTS of them. */
 export const OFFERED_NODE_MAJORS = [18, 20, 22, 24] as const;

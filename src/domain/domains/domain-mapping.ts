@@ -1,7 +1,6 @@
+/** Domain mappings: their states, why a mapping is in its state, and the rules of `:replace`. */
 import type { FieldViolation } from '../error-catalogue.js';
 import { isUnder, normalizeDomain } from './domain-names.js';
-
-/** Domain mappings: their states, why a mapping is in its state, and the rules of `:replace`. */
 
 export const DOMAIN_MAPPING_STATES = [
   'STATE_UNSPECIFIED',

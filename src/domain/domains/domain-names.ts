@@ -1,6 +1,5 @@
-import { domainToASCII } from 'node:url';
-
 /** Host names that visitors type: the rules a domain mapping's `domain` follows (docs/api.md repeats them). */
+import { domainToASCII } from 'node:url';
 
 export const DOMAIN_MAX_LENGTH = 253;
 const LABEL_RE = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;

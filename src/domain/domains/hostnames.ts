@@ -1,6 +1,7 @@
+/** The default host name and URL of an environment on the edge, one rule for the services and the edge. */
 /**
  * The default address of each environment: `h<environment id>.<base domain>`, as the public
- * service names them (platform-facts.md: `https://h{envId}.<platform domain>`). With the
+ * service names them (`https://h{envId}.<platform domain>`; docs/config.md, ATOLL_BASE_DOMAIN). With the
  * default base domain `localhost`, browsers resolve it to this machine with no DNS set-up.
  */
 export function defaultHostname(environmentId: string, baseDomain: string): string {

@@ -1,8 +1,12 @@
+/**
+ * Static site or server process: the choice a deployment's built files make, kept pure so that the runtime
+ * only carries it out.
+ */
 import { ProjectError, type Framework, type PackageJson } from '../builds/project-detection.js';
 
 /**
- * How a deployment serves traffic, decided from its built files (platform-facts.md: "Start:
- * the script named by ATLAS_START_SCRIPT, else start"). A server app runs as a process; any
+ * How a deployment serves traffic, decided from its built files (docs/api.md "Deployments":
+ * start with the script named by ATLAS_START_SCRIPT, else start). A server app runs as a process; any
  * other output is a static site that the edge serves itself, which the public service cannot
  * do (it makes every app a Node server).
  */

@@ -1,3 +1,6 @@
+/**
+ * The WordPress URL given to builds and apps, in one place because both the builder and the runtime set it.
+ */
 import type { ShellVariable } from '../shell-variables.js';
 
 /**

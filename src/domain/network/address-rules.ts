@@ -1,3 +1,7 @@
+/**
+ * The address ranges outbound requests and sandboxes must not reach: one list for the event sender's
+ * connector and the build firewall.
+ */
 import { BlockList, isIP } from 'node:net';
 
 /**

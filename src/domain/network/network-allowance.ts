@@ -1,3 +1,7 @@
+/**
+ * The operator's exceptions to the sandbox firewall (ATOLL_SANDBOX_ALLOW_NETWORKS and
+ * ATOLL_SANDBOX_ALLOW_HOSTS), parsed once for config and the sandbox.
+ */
 import { isIP } from 'node:net';
 
 /**

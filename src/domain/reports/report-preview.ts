@@ -1,3 +1,7 @@
+/**
+ * The SVG pictures of the report templates, drawn rather than shipped as files so that they follow the
+ * configured brand.
+ */
 import type { ReportTemplate } from './report-templates.js';
 
 /**

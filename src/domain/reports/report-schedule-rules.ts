@@ -1,3 +1,8 @@
+/**
+ * The field rules of a report schedule body (docs/api.md "Schedules"; issue 7), checked all at once so
+ * that each broken rule is one entry of the answer's `errors`. Pure: the service adds what
+ * needs the store (can the caller see `site_id`).
+ */
 import type { FieldViolation, ViolationType } from '../error-catalogue.js';
 import { isUuid } from '../identifier-rules.js';
 import { REPORT_SECTIONS, type ReportSectionName } from './report-content.js';
@@ -9,12 +14,6 @@ import {
   type ScheduleTime,
 } from './report-schedule.js';
 import { findTemplate, type ReportTemplate } from './report-templates.js';
-
-/**
- * The field rules of a report schedule body (seed 001 and issue 7), checked all at once so
- * that each broken rule is one entry of the answer's `errors`. Pure: the service adds what
- * needs the store (can the caller see `site_id`).
- */
 
 export const TITLE_MAX = 200;
 export const RECIPIENTS_MAX = 25;
@@ -184,7 +183,7 @@ function checkRecipients(v: Violations, value: unknown): Recipient[] | undefined
   return v.list.length === before ? recipients : undefined;
 }
 
-/** Sections as strings (seed) or {"name"} objects (the public service); valid for the template. */
+/** Sections as strings or {"name"} objects (docs/api.md "Schedules"); valid for the template. */
 function checkSections(
   v: Violations,
   value: unknown,

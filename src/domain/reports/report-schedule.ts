@@ -1,5 +1,5 @@
 /**
- * When a report schedule runs (seed 001, scheduling rules 1–3). Pure: no I/O, no clock, no
+ * When a report schedule runs (docs/api.md "Schedules", "When it runs"). Pure: no I/O, no clock, no
  * time-zone database. A schedule is written with a fixed UTC offset, so every rule is
  * DST-free arithmetic on UTC milliseconds shifted by that offset:
  *
@@ -10,7 +10,7 @@
  * 3. `MONTHLY` takes 1..31: the schedule runs on day N of every month, or on the month's last
  *    day when it has no day N; the time of day and the offset are kept.
  *
- * Parsing decisions (the seed only says "ISO 8601 with an offset"):
+ * Parsing decisions (the API only asks for "ISO 8601 with an offset"):
  * - accepted: `YYYY-MM-DDTHH:MM`, optionally `:SS`, optionally `.f` to `.fff` after the
  *   seconds, then `Z` or `±HH:MM` or `±HHMM`;
  * - rejected: lowercase `t`/`z` (RFC 3339 allows them, but one spelling keeps stored values and

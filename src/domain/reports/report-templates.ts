@@ -1,3 +1,4 @@
+/** The built-in site report templates, with fixed ids that stored schedules keep naming. */
 import type { ReportSectionName } from './report-content.js';
 
 /**

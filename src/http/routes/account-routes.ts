@@ -1,3 +1,6 @@
+/**
+ * Accounts, members, the caller (`/v1/users/me`) and API credentials: thin routes over the access services.
+ */
 import { EmptySchema, PageQuerySchema } from '../../contract/common-schemas.js';
 import {
   AccountSchema,

@@ -1,3 +1,4 @@
+/** Regions and applications: thin routes over the apps service. */
 import { Type } from '@sinclair/typebox';
 import { EmptySchema, PageQuerySchema } from '../../contract/common-schemas.js';
 import {

@@ -1,3 +1,7 @@
+/**
+ * Builds, rebuilds, their logs and the direct upload (`/fu/v1/…:upload`): thin routes over the builds and
+ * uploads services.
+ */
 import multipart from '@fastify/multipart';
 import { Type } from '@sinclair/typebox';
 import {
@@ -5,7 +9,7 @@ import {
   ListBuildsQuerySchema,
   ListBuildsResponseSchema,
 } from '../../contract/build-schemas.js';
-import { OperationSchema } from '../../contract/environment-schemas.js';
+import { OperationSchema } from '../../contract/operation-schemas.js';
 import type { ApiServices } from '../api-dependencies.js';
 import { ENVIRONMENT_PATH, ID, principalOf, responses, type ApiInstance } from '../api-instance.js';
 import { requestValidatorCompiler } from '../request-validator.js';

@@ -1,3 +1,4 @@
+/** The installation's Markdown docs served as HTML at /docs, so that links in answers open its own pages. */
 import { readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';

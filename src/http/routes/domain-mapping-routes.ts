@@ -1,3 +1,4 @@
+/** An environment's custom domains: thin routes over the domain mappings service. */
 import {
   DomainMappingAnswerSchema,
   DomainMappingSchema,
@@ -5,7 +6,7 @@ import {
   ListDomainMappingsResponseSchema,
   ReplaceDomainMappingsBodySchema,
 } from '../../contract/domain-mapping-schemas.js';
-import { OperationSchema } from '../../contract/environment-schemas.js';
+import { OperationSchema } from '../../contract/operation-schemas.js';
 import type { ApiServices } from '../api-dependencies.js';
 import { ENVIRONMENT_PATH, ID, principalOf, responses, type ApiInstance } from '../api-instance.js';
 import { DomainMappingParamsSchema, EnvironmentParamsSchema } from '../../contract/path-schemas.js';

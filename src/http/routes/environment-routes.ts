@@ -1,13 +1,14 @@
+/** Environments and their operations: thin routes over the environments and operations services. */
 import { EmptySchema } from '../../contract/common-schemas.js';
 import {
   CreateEnvironmentBodySchema,
   EnvironmentSchema,
   ListEnvironmentsQuerySchema,
   ListEnvironmentsResponseSchema,
-  OperationSchema,
   UpdateEnvironmentBodySchema,
   UpdateEnvironmentQuerySchema,
 } from '../../contract/environment-schemas.js';
+import { OperationSchema } from '../../contract/operation-schemas.js';
 import type { ApiServices } from '../api-dependencies.js';
 import {
   ENVIRONMENT_PATH,

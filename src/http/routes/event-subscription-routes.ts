@@ -1,3 +1,6 @@
+/**
+ * An account's event subscriptions and their deliveries: thin routes over the event subscriptions service.
+ */
 import { EmptySchema, PageQuerySchema } from '../../contract/common-schemas.js';
 import {
   CreateEventSubscriptionBodySchema,

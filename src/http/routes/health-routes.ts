@@ -1,3 +1,4 @@
+/** /healthz and /readyz, which load balancers and supervisors poll without credentials. */
 import { Type } from '@sinclair/typebox';
 import type { Readiness } from '../api-dependencies.js';
 import type { ApiInstance } from '../api-instance.js';

@@ -1,3 +1,7 @@
+/**
+ * What an environment serves: its web cache purge, usage and runtime logs, as thin routes over the hosting
+ * services.
+ */
 import { Type } from '@sinclair/typebox';
 import { EmptySchema } from '../../contract/common-schemas.js';
 import { UsageReportSchema } from '../../contract/usage-schemas.js';

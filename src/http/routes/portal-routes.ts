@@ -1,3 +1,4 @@
+/** The built portal served at `/` with its caching and CSP, when a build of it exists. */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';

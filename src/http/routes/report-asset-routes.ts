@@ -1,3 +1,4 @@
+/** The public SVG pictures that site report templates point to. */
 import { Type } from '@sinclair/typebox';
 import type { ApiServices } from '../api-dependencies.js';
 import type { ApiInstance } from '../api-instance.js';

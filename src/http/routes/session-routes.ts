@@ -1,3 +1,7 @@
+/**
+ * The portal's sign-in, session, sign-out and password change: the only routes that authenticate by
+ * password or cookie.
+ */
 import { Type } from '@sinclair/typebox';
 import { ChangePasswordBodySchema, SessionSchema, SignInBodySchema } from '../../contract/session-schemas.js';
 import { AtollError } from '../../domain/error-catalogue.js';

@@ -1,3 +1,4 @@
+/** The site reports API under /v1/site_reports, with its own error shape and schedule-body checks. */
 import { Type } from '@sinclair/typebox';
 import type { FastifySchemaCompiler } from 'fastify';
 import {
@@ -38,7 +39,7 @@ const documentedBodies: FastifySchemaCompiler<unknown> = (route) =>
   route.httpPart === 'body' ? () => true : requestValidatorCompiler(route);
 
 /**
- * The site reports API (seed 001) under /v1/site_reports, with its own error shape for every
+ * The site reports API (docs/api.md "Site reports") under /v1/site_reports, with its own error shape for every
  * answer, failed authentication and unknown routes included. Same Basic credentials and
  * tenancy as the hosting API; the rate limit is per account (in the service).
  */

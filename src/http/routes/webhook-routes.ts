@@ -1,7 +1,8 @@
+/** An environment's webhook set (owners) and the token-authenticated trigger URLs under /wh/v1. */
 import rateLimit from '@fastify/rate-limit';
 import { Type } from '@sinclair/typebox';
 import { EmptySchema } from '../../contract/common-schemas.js';
-import { OperationSchema } from '../../contract/environment-schemas.js';
+import { OperationSchema } from '../../contract/operation-schemas.js';
 import { WEBHOOK_ACTIONS, WebhooksSchema } from '../../contract/webhook-schemas.js';
 import { AtollError } from '../../domain/error-catalogue.js';
 import type { WebhookTarget } from '../../services/builds/webhooks-service.js';

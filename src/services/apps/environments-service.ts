@@ -27,10 +27,10 @@ import {
   type CreateEnvironmentBody,
   type Environment,
   type ListEnvironmentsResponse,
-  type Operation,
   type ShellVariableWire,
   type UpdateEnvironmentBody,
 } from '../../contract/environment-schemas.js';
+import type { Operation } from '../../contract/operation-schemas.js';
 import type { AccessService } from '../access/access-service.js';
 import type { AppsService } from './apps-service.js';
 import type { Principal } from '../access/auth-service.js';

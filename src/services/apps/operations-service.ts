@@ -1,7 +1,7 @@
 import { AtollError } from '../../domain/error-catalogue.js';
 import { UPDATE_ENVIRONMENT_METADATA_TYPE } from '../../domain/operation.js';
 import { buildName, operationName } from '../../domain/resource-names.js';
-import type { Operation } from '../../contract/environment-schemas.js';
+import type { Operation } from '../../contract/operation-schemas.js';
 import type { Principal } from '../access/auth-service.js';
 import type { EnvironmentScope, EnvironmentsService } from './environments-service.js';
 import type { Store } from '../kit/store-port.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { BuildTrigger } from '../../domain/builds/build.js';
 import { UPDATE_ENVIRONMENT_METADATA_TYPE } from '../../domain/operation.js';
 import { buildName, operationName } from '../../domain/resource-names.js';
-import type { Operation } from '../../contract/environment-schemas.js';
+import type { Operation } from '../../contract/operation-schemas.js';
 import { cancelBuild } from './build-outcome.js';
 import type { BuildRecord, EnvironmentRecord, Store } from '../kit/store-port.js';
 

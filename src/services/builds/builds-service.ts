@@ -3,7 +3,7 @@ import { AtollError, invalidField } from '../../domain/error-catalogue.js';
 import { nextPageToken, parsePageRequest } from '../../domain/page-token.js';
 import { buildName, environmentName } from '../../domain/resource-names.js';
 import type { Build, ListBuildsQuery, ListBuildsResponse } from '../../contract/build-schemas.js';
-import type { Operation } from '../../contract/environment-schemas.js';
+import type { Operation } from '../../contract/operation-schemas.js';
 import type { Principal } from '../access/auth-service.js';
 import { buildOperation, enqueueBuild } from './build-enqueue.js';
 import { cancelBuild } from './build-outcome.js';

@@ -3,7 +3,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { archiveViolation, type ArchiveLimits } from '../../domain/builds/archive-rules.js';
 import { AtollError } from '../../domain/error-catalogue.js';
-import type { Operation } from '../../contract/environment-schemas.js';
+import type { Operation } from '../../contract/operation-schemas.js';
 import type { Principal } from '../access/auth-service.js';
 import { buildOperation, enqueueBuild } from './build-enqueue.js';
 import { cancelBuild } from './build-outcome.js';

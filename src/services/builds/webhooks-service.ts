@@ -1,7 +1,7 @@
 import { AtollError } from '../../domain/error-catalogue.js';
 import { isUuid } from '../../domain/identifier-rules.js';
 import { environmentName } from '../../domain/resource-names.js';
-import type { Operation } from '../../contract/environment-schemas.js';
+import type { Operation } from '../../contract/operation-schemas.js';
 import { WEBHOOK_ACTIONS, type WebhookAction, type Webhooks } from '../../contract/webhook-schemas.js';
 import type { AccessService } from '../access/access-service.js';
 import type { Principal } from '../access/auth-service.js';

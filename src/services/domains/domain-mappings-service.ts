@@ -12,7 +12,7 @@ import type {
   ReplaceDomainMappingsBody,
   ReplaceDomainMappingsResult,
 } from '../../contract/domain-mapping-schemas.js';
-import type { Operation } from '../../contract/environment-schemas.js';
+import type { Operation } from '../../contract/operation-schemas.js';
 import type { Principal } from '../access/auth-service.js';
 import type { DomainReconciler } from './domain-reconciler.js';
 import type { EnvironmentScope, EnvironmentsService } from '../apps/environments-service.js';

@@ -1,3 +1,4 @@
+/** Migration 0001: the control plane's tables. */
 import { sql, type Kysely } from 'kysely';
 
 /** Accounts, users, memberships, API credentials, apps, environments and operations. */

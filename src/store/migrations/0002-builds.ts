@@ -1,3 +1,4 @@
+/** Migration 0002: builds and the build queue. */
 import { sql, type Kysely } from 'kysely';
 
 /** Builds of an environment; the table is also the build queue (QUEUED rows, taken with SKIP LOCKED). */

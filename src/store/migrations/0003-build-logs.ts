@@ -1,3 +1,4 @@
+/** Migration 0003: build logs and each environment's build uid. */
 import type { Kysely } from 'kysely';
 
 /** Build log lines (numbered per build, so that a follower asks for what came after line n) and build uids. */

@@ -1,3 +1,4 @@
+/** Migration 0004: what deployments, the platform services and usage need. */
 import { sql, type Kysely } from 'kysely';
 
 /**

@@ -1,3 +1,4 @@
+/** Migration 0005: custom domains, domain claims and certificates. */
 import { sql, type Kysely } from 'kysely';
 
 /**

@@ -1,3 +1,4 @@
+/** Migration 0006: event subscriptions, the event outbox and deliveries. */
 import type { Kysely } from 'kysely';
 
 /**

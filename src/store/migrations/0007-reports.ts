@@ -1,7 +1,8 @@
+/** Migration 0007: site report schedules, reports, health checks and build dependencies. */
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Site reports: the schedules (seed 001), the reports generated from them or on demand with
+ * Site reports (docs/api.md "Site reports"): the schedules, the reports generated from them or on demand with
  * their delivery state, the health checks of live deployments (the reports' uptime) and the
  * direct dependencies of each build (the reports' "themes").
  */

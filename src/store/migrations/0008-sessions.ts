@@ -1,3 +1,4 @@
+/** Migration 0008: portal sign-in sessions. */
 import type { Kysely } from 'kysely';
 
 /**

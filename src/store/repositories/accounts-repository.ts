@@ -1,3 +1,4 @@
+/** The accounts table behind the Store port's AccountsRepository. */
 import type { Kysely } from 'kysely';
 import type { AccountsRepository } from '../../services/kit/store-port.js';
 import type { Database } from '../database-schema.js';

@@ -1,3 +1,4 @@
+/** The apps table behind the Store port's AppsRepository: rows to records, keyset-paged lists. */
 import type { Kysely, Selectable } from 'kysely';
 import type { RegionId } from '../../domain/region.js';
 import type { AppRecord, AppsRepository } from '../../services/kit/store-port.js';

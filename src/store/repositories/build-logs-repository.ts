@@ -1,3 +1,7 @@
+/**
+ * Build log lines behind the Store port's BuildLogsRepository, numbered so that a follower reads what came
+ * after.
+ */
 import type { Kysely } from 'kysely';
 import { sanitiseLogLine } from '../../domain/log-lines.js';
 import type { BuildLogLine, BuildLogsRepository } from '../../services/kit/store-port.js';

@@ -1,3 +1,6 @@
+/**
+ * The builds table behind the Store port's BuildsRepository, the build queue's SKIP LOCKED claim included.
+ */
 import type { Kysely, Selectable } from 'kysely';
 import type { BuildPhase, BuildState, BuildTrigger } from '../../domain/builds/build.js';
 import { isUuid } from '../../domain/identifier-rules.js';

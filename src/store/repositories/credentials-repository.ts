@@ -1,3 +1,4 @@
+/** API credentials behind the Store port's CredentialsRepository. */
 import type { Kysely, Selectable } from 'kysely';
 import { isUuid } from '../../domain/identifier-rules.js';
 import type { CredentialRecord, CredentialsRepository } from '../../services/kit/store-port.js';

@@ -1,3 +1,4 @@
+/** Domain mappings, domain claims and certificates behind the Store port's DomainMappingsRepository. */
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type {
   CertificateState,

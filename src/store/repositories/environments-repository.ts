@@ -1,3 +1,4 @@
+/** The environments table behind the Store port's EnvironmentsRepository, build uid allocation included. */
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { isUuid } from '../../domain/identifier-rules.js';
 import type { EnvironmentRecord, EnvironmentsRepository } from '../../services/kit/store-port.js';

@@ -1,3 +1,6 @@
+/**
+ * Event subscriptions, the event outbox, deliveries and attempts behind the Store port's EventsRepository.
+ */
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { isUuid } from '../../domain/identifier-rules.js';

@@ -1,3 +1,4 @@
+/** The hosted apps' key-value store behind the Store port's KvRepository. */
 import { sql, type Kysely } from 'kysely';
 import type { KvRepository } from '../../services/kit/store-port.js';
 import type { Database } from '../database-schema.js';

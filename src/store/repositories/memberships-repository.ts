@@ -1,3 +1,7 @@
+/**
+ * Account memberships behind the Store port's MembershipsRepository, with the last-owner rule kept under a
+ * lock.
+ */
 import { sql, type Kysely } from 'kysely';
 import type { MembershipsRepository, MembershipView } from '../../services/kit/store-port.js';
 import type { Database } from '../database-schema.js';

@@ -1,3 +1,4 @@
+/** Long-running operations behind the Store port's OperationsRepository. */
 import type { Kysely, Selectable } from 'kysely';
 import type { OperationResultKind, StatusBody } from '../../domain/operation.js';
 import type { OperationRecord, OperationsRepository } from '../../services/kit/store-port.js';

@@ -1,3 +1,7 @@
+/**
+ * The tokens of the platform services that hosted apps call, behind the Store port's
+ * PlatformTokensRepository.
+ */
 import type { Kysely, Selectable } from 'kysely';
 import type {
   PlatformTokenKind,

@@ -1,3 +1,4 @@
+/** Report schedules, site reports and health checks behind the Store port's ReportsRepository. */
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { ReportSectionName } from '../../domain/reports/report-content.js';
 import type { Recipient } from '../../domain/reports/report-schedule-rules.js';

@@ -1,3 +1,4 @@
+/** Runtime log lines of hosted apps behind the Store port's RuntimeLogsRepository. */
 import { sql, type Kysely } from 'kysely';
 import { sanitiseLogLine } from '../../domain/log-lines.js';
 import type { RuntimeLogLine, RuntimeLogsRepository } from '../../services/kit/store-port.js';

@@ -1,3 +1,4 @@
+/** Portal sign-in sessions behind the Store port's SessionsRepository. */
 import type { Kysely, Selectable } from 'kysely';
 import type { SessionRecord, SessionsRepository } from '../../services/kit/store-port.js';
 import type { Database, SessionsTable } from '../database-schema.js';

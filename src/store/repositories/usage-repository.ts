@@ -1,3 +1,4 @@
+/** Per-minute usage counters of the edge behind the Store port's UsageRepository. */
 import type { Kysely } from 'kysely';
 import type { UsageRepository } from '../../services/kit/store-port.js';
 import type { Database } from '../database-schema.js';

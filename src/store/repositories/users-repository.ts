@@ -1,3 +1,4 @@
+/** The users table behind the Store port's UsersRepository. */
 import type { Kysely, Selectable } from 'kysely';
 import type { UserRecord, UsersRepository } from '../../services/kit/store-port.js';
 import type { Database, UsersTable } from '../database-schema.js';

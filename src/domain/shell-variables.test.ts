@@ -7,7 +7,7 @@ import {
   maskShellVariables,
   restoreMaskedSecrets,
   type ShellVariable,
-} from '../../src/domain/shell-variables.js';
+} from './shell-variables.js';
 
 function plain(key: string, value = 'v'): ShellVariable {
   return { key, value, secret: false };

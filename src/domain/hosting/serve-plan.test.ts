@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ProjectError } from '../../src/domain/builds/project-detection.js';
-import { chooseServePlan, type BuiltFiles } from '../../src/domain/hosting/serve-plan.js';
+import { ProjectError } from '../builds/project-detection.js';
+import { chooseServePlan, type BuiltFiles } from './serve-plan.js';
 
 function files(
   pkg: BuiltFiles['pkg'],

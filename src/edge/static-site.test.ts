@@ -25,7 +25,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
-import { StaticSite, chooseCacheControl, type StaticSiteOptions } from '../../src/edge/static-site.js';
+import { StaticSite, chooseCacheControl, type StaticSiteOptions } from './static-site.js';
 
 const REVALIDATE = 'public, max-age=0, must-revalidate';
 const IMMUTABLE = 'public, max-age=31536000, immutable';

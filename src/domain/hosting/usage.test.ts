@@ -8,7 +8,7 @@ import {
   mergeCounters,
   OTHER_PATHS,
   parseCounters,
-} from '../../src/domain/hosting/usage.js';
+} from './usage.js';
 
 const request = (path: string, status = 200, durationMs = 1, cache?: 'HIT' | 'MISS' | 'STALE') => ({
   path,

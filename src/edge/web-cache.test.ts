@@ -1,13 +1,13 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { HeaderFields } from '../../src/domain/hosting/cache-policy.js';
+import type { HeaderFields } from '../domain/hosting/cache-policy.js';
 import {
   buildHitHeaders,
   WebCache,
   type CacheLookup,
   type CacheRequest,
   type UpstreamResponse,
-} from '../../src/edge/web-cache.js';
+} from './web-cache.js';
 
 function fakeClock(start = Date.UTC(2024, 0, 1)): { now: () => Date; advance: (ms: number) => void } {
   let t = start;

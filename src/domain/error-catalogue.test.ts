@@ -8,7 +8,7 @@ import {
   invalidField,
   invalidFields,
   type ErrorReason,
-} from '../../src/domain/error-catalogue.js';
+} from './error-catalogue.js';
 
 describe('AtollError', () => {
   it('is an Error with its reason, message and name', () => {
@@ -62,7 +62,7 @@ describe('AtollError', () => {
       UNAUTHENTICATED: 401,
     };
     // Body problems keep their specific HTTP statuses while staying INVALID_ARGUMENT; a bad
-    // upstream answer is the seed's 502 (site reports API), which gRPC folds into UNAVAILABLE.
+    // upstream answer is the site reports API's 502 (docs/errors.md), which gRPC folds into UNAVAILABLE.
     const exceptions = new Set([
       'UPSTREAM_FAILED',
       'UNSUPPORTED_MEDIA_TYPE',

@@ -9,7 +9,7 @@ import {
   checkUploadableBranch,
   checkWpEnvironment,
   normaliseRootDirectory,
-} from '../../src/domain/environment-rules.js';
+} from './environment-rules.js';
 
 describe('checkDisplayName', () => {
   it('accepts ordinary names up to 100 characters', () => {

@@ -1,13 +1,13 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { AtollError } from '../../src/domain/error-catalogue.js';
+import { AtollError } from './error-catalogue.js';
 import {
   PAGE_SIZE_MAX,
   decodePageToken,
   encodePageToken,
   nextPageToken,
   parsePageRequest,
-} from '../../src/domain/page-token.js';
+} from './page-token.js';
 
 function assertInvalidField(fn: () => unknown, field: string): void {
   assert.throws(fn, (error: unknown) => {

@@ -1,12 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  deriveState,
-  environmentDomains,
-  planReplace,
-  type MappingFacts,
-} from '../../src/domain/domains/domain-mapping.js';
-import { normalizeDomain } from '../../src/domain/domains/domain-names.js';
+import { deriveState, environmentDomains, planReplace, type MappingFacts } from './domain-mapping.js';
+import { normalizeDomain } from './domain-names.js';
 
 const rules = {
   maxPerEnvironment: 3,

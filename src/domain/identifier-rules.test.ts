@@ -11,7 +11,7 @@ import {
   checkPassword,
   isUuid,
   normaliseEmail,
-} from '../../src/domain/identifier-rules.js';
+} from './identifier-rules.js';
 
 describe('checkName', () => {
   it('accepts RFC 1123 style names of 3 to 40 characters', () => {

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
-import { Edge } from '../../src/edge/edge-server.js';
-import { findFreePort } from '../../src/sandbox/free-port.js';
+import { Edge } from './edge-server.js';
+import { findFreePort } from '../sandbox/free-port.js';
 
 const BASE = 'edge.test';
 const warnings: object[] = [];

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { sanitiseLogLine } from '../../src/domain/log-lines.js';
+import { sanitiseLogLine } from './log-lines.js';
 
 describe('sanitiseLogLine', () => {
   it('replaces NUL with U+FFFD, keeping the rest of the line (prevents one NUL byte losing the whole log)', () => {

@@ -16,7 +16,7 @@ import {
   parseVary,
   type HeaderFields,
   type Storability,
-} from '../../src/domain/hosting/cache-policy.js';
+} from './cache-policy.js';
 
 const NOW = Date.UTC(2024, 0, 1, 12, 0, 0);
 

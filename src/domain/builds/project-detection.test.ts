@@ -6,7 +6,7 @@ import {
   choosePackageManager,
   detectFramework,
   ProjectError,
-} from '../../src/domain/builds/project-detection.js';
+} from './project-detection.js';
 
 const AVAILABLE = [
   '16.20.2',

@@ -12,7 +12,7 @@ import {
   type Frequency,
   type FrequencyUnit,
   type ScheduleTime,
-} from '../../src/domain/reports/report-schedule.js';
+} from './report-schedule.js';
 
 // Seed 001, scheduling rules 1–3: local dates in the schedule's own offset; DAYS 7 or 14;
 // MONTHLY N on day N or the month's last day.

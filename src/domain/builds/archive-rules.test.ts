@@ -6,7 +6,7 @@ import {
   sourceRoot,
   unpackedByteBudget,
   type ArchiveEntryInfo,
-} from '../../src/domain/builds/archive-rules.js';
+} from './archive-rules.js';
 
 const limits = {
   maxArchiveBytes: 1e9,

@@ -1,9 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { REGIONS, checkRegion, regionName, toRegionId } from '../../src/domain/region.js';
+import { REGIONS, checkRegion, regionName, toRegionId } from './region.js';
 
 describe('regions', () => {
-  it('has the four regions of the seed', () => {
+  it('has the four regions of the API', () => {
     assert.deepEqual(
       REGIONS.map((r) => r.id),
       ['US-C', 'AUS-SE', 'UK', 'EU-W'],

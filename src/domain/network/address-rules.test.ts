@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isForbiddenAddress } from '../../src/adapters/guarded-connector.js';
-import { isPrivateAddress } from '../../src/domain/network/address-rules.js';
+import { isForbiddenAddress } from '../../adapters/guarded-connector.js';
+import { isPrivateAddress } from './address-rules.js';
 
 describe('address rules of outbound requests', () => {
   it('refuses the documentation ranges (prevents reaching a host numbered from them)', () => {

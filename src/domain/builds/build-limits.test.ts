@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { limitBehindFailure } from '../../src/domain/builds/build-limits.js';
+import { limitBehindFailure } from './build-limits.js';
 
 describe('limitBehindFailure', () => {
   it('names the limit from the exit status of a process its signal ended', () => {

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ROLES, isRole, permissionTable, roleAllows, type Action } from '../../src/domain/role.js';
+import { ROLES, isRole, permissionTable, roleAllows, type Action } from './role.js';
 
 const ALL_ACTIONS: readonly Action[] = [
   'account.read',
