@@ -2,6 +2,7 @@
  * The access services of the control plane: who a caller is (credentials, portal sessions) and
  * what they may do in which account, and the operator's commands over them. Part of the API role.
  */
+import type { ApiServices } from '../../http/api-dependencies.js';
 import { createScryptPasswordHasher } from '../../adapters/scrypt-password-hasher.js';
 import { AccessService } from '../../services/access/access-service.js';
 import { AccountsService } from '../../services/access/accounts-service.js';
@@ -14,14 +15,10 @@ import { UsersService } from '../../services/access/users-service.js';
 import { FailureThrottle } from '../../services/kit/failure-throttle.js';
 import type { Base } from './base.js';
 
-export interface AccessServices {
-  readonly auth: AuthService;
-  readonly access: AccessService;
-  readonly accounts: AccountsService;
-  readonly users: UsersService;
-  readonly members: MembersService;
-  readonly credentials: CredentialsService;
-  readonly sessions: SessionsService;
+export interface AccessServices extends Pick<
+  ApiServices,
+  'auth' | 'access' | 'accounts' | 'users' | 'members' | 'credentials' | 'sessions'
+> {
   readonly operator: OperatorService;
 }
 
