@@ -20,7 +20,7 @@ import type { AccessService } from '../services/access/access-service.js';
 import type { Principal } from '../services/access/auth-service.js';
 import type { FailureThrottle } from '../services/kit/failure-throttle.js';
 import type { BlobStore, Clock } from '../services/kit/platform-ports.js';
-import type { Signals } from '../services/kit/signals.js';
+import type { SignalSender } from '../services/kit/signals.js';
 import { NO_RELAY_MESSAGE, newReport, type ReportProducer } from './report-producer.js';
 import type { ReportScheduleRecord, SiteReportRecord, Store } from '../services/kit/store-port.js';
 
@@ -104,7 +104,7 @@ export class ReportsService {
       /** Per account: the request budget of this API. */
       readonly budget: FailureThrottle;
       /** Wakes the scheduler after a change that may make a run due now. */
-      readonly signals: Signals;
+      readonly signals: SignalSender;
       readonly settings: ReportsSettings;
     },
   ) {}

@@ -8,7 +8,7 @@ import type { App, CreateAppBody } from '../../contract/app-schemas.js';
 import type { AccessService } from '../access/access-service.js';
 import type { Principal } from '../access/auth-service.js';
 import type { Clock } from '../kit/platform-ports.js';
-import type { Signals } from '../kit/signals.js';
+import type { SignalSender } from '../kit/signals.js';
 import type { AppRecord, Store } from '../kit/store-port.js';
 
 const APPS_LIST = 'apps';
@@ -31,7 +31,7 @@ export class AppsService {
       access: AccessService;
       clock: Clock;
       /** Told that environments went with a deletion: what they left on disk can go. */
-      signals: Signals;
+      signals: SignalSender;
     },
   ) {}
 

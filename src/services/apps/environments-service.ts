@@ -35,7 +35,7 @@ import type { AccessService } from '../access/access-service.js';
 import type { AppsService } from './apps-service.js';
 import type { Principal } from '../access/auth-service.js';
 import type { Clock, SecretBox } from '../kit/platform-ports.js';
-import type { Signals } from '../kit/signals.js';
+import type { SignalSender } from '../kit/signals.js';
 import type {
   AppRecord,
   EnvironmentFilter,
@@ -73,7 +73,7 @@ export class EnvironmentsService {
       secretBox: SecretBox;
       clock: Clock;
       /** Told that environments went with a deletion, and that an environment's httpsRedirect changed. */
-      signals: Signals;
+      signals: SignalSender;
       /** Where the edge serves an environment. */
       urlOf?: (environment: EnvironmentRecord) => string;
     },

@@ -9,7 +9,7 @@ import { buildOperation, enqueueBuild } from './build-enqueue.js';
 import { cancelBuild } from './build-outcome.js';
 import type { EnvironmentScope, EnvironmentsService } from '../apps/environments-service.js';
 import type { Clock } from '../kit/platform-ports.js';
-import type { Signals } from '../kit/signals.js';
+import type { SignalSender } from '../kit/signals.js';
 import type { BuildRecord, EnvironmentRecord, Repositories, Store } from '../kit/store-port.js';
 
 const BUILDS_LIST = 'builds';
@@ -59,7 +59,7 @@ export class BuildsService {
       environments: EnvironmentsService;
       clock: Clock;
       /** Told once a build is queued, so that a worker looks at once. */
-      signals: Signals;
+      signals: SignalSender;
     },
   ) {}
 

@@ -9,7 +9,7 @@ import { buildOperation, enqueueBuild } from './build-enqueue.js';
 import { cancelBuild } from './build-outcome.js';
 import type { EnvironmentsService } from '../apps/environments-service.js';
 import type { BlobStore, Clock } from '../kit/platform-ports.js';
-import type { Signals } from '../kit/signals.js';
+import type { SignalSender } from '../kit/signals.js';
 import type { Store } from '../kit/store-port.js';
 
 export type ArchiveSummary =
@@ -35,7 +35,7 @@ export class UploadsService {
       store: Store;
       environments: EnvironmentsService;
       /** Told once a build is queued, so that a worker looks at once. */
-      signals: Signals;
+      signals: SignalSender;
       blobs: BlobStore;
       inspector: ArchiveInspector;
       clock: Clock;

@@ -17,7 +17,7 @@ import type { Principal } from '../access/auth-service.js';
 import type { DomainReconciler } from './domain-reconciler.js';
 import type { EnvironmentScope, EnvironmentsService } from '../apps/environments-service.js';
 import type { Clock } from '../kit/platform-ports.js';
-import type { Signals } from '../kit/signals.js';
+import type { SignalSender } from '../kit/signals.js';
 import type { DomainMappingRecord, EnvironmentRecord, Repositories, Store } from '../kit/store-port.js';
 
 const DOMAIN_MAPPINGS_LIST = 'domainMappings';
@@ -43,7 +43,7 @@ export class DomainMappingsService {
       readonly baseDomain: string;
       readonly perEnvironment: number;
       /** Told that a mapping wants its certificate tried again now; resolves when it was tried. */
-      readonly signals: Signals;
+      readonly signals: SignalSender;
     },
   ) {}
 

@@ -10,7 +10,7 @@ import type { DomainEdgeSync } from './domain-edge-sync.js';
 import { publishDomainEvent } from '../kit/event-outbox.js';
 import type { DnsLookup } from './domain-ports.js';
 import type { Clock, Logger } from '../kit/platform-ports.js';
-import type { Signals } from '../kit/signals.js';
+import type { SignalSender } from '../kit/signals.js';
 import type { DomainMappingRecord, Repositories, Store } from '../kit/store-port.js';
 
 export interface NewMapping {
@@ -43,7 +43,7 @@ export class DomainReconciler {
       /** Whether certificates are issued (an ACME directory is configured). */
       readonly certificatesEnabled: boolean;
       /** Told when mappings may need a certificate. */
-      readonly signals: Signals;
+      readonly signals: SignalSender;
     },
   ) {}
 

@@ -14,7 +14,7 @@ import type {
 import type { AccessService } from '../access/access-service.js';
 import type { Principal } from '../access/auth-service.js';
 import type { Clock, SecretBox } from '../kit/platform-ports.js';
-import type { Signals } from '../kit/signals.js';
+import type { SignalSender } from '../kit/signals.js';
 import type { DeliveryAttempt, DeliveryRecord, EventSubscriptionRecord, Store } from '../kit/store-port.js';
 
 const SUBSCRIPTIONS_LIST = 'eventSubscriptions';
@@ -57,7 +57,7 @@ export class EventSubscriptionsService {
       readonly secretBox: SecretBox;
       readonly clock: Clock;
       /** Told once a test event is in the outbox, so that the delivery worker sends it at once. */
-      readonly signals: Signals;
+      readonly signals: SignalSender;
       readonly allowPrivate: boolean;
     },
   ) {}

@@ -38,6 +38,9 @@ export interface Signals {
   subscribe<N extends SignalName>(name: N, handler: SignalHandler<N>): () => void;
 }
 
+/** What a service that only tells others needs. */
+export type SignalSender = Pick<Signals, 'publish'>;
+
 type Subscribers = { [N in SignalName]?: Set<SignalHandler<N>> };
 
 /** Signals within one process: the roles `atoll serve` runs side by side. */
