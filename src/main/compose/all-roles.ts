@@ -43,6 +43,7 @@ export function composeServices(
     commandRunner: deps.commandRunner,
   });
   const worker = composeWorker(base, runtime);
+  // Ended portal sessions go in the same hourly pass as builds' leftovers, so one log line says what it removed.
   const runRetention = async () => {
     const swept = await worker.retention.sweep();
     const removedSessions = await api.sessions.removeEnded();
