@@ -9,7 +9,7 @@ import { systemClock } from '../../src/adapters/system-clock.js';
 import { loadConfig, type Config } from '../../src/config/load-config.js';
 import type { ApiInstance } from '../../src/http/api-instance.js';
 import { buildApiServer } from '../../src/http/build-api-server.js';
-import { composeServices, type Services } from '../../src/main/compose-services.js';
+import { composeServices, type Services } from '../../src/main/compose/all-roles.js';
 import { createPlatformLogger } from '../../src/main/platform-logger.js';
 import { openStore } from '../../src/main/open-store.js';
 import type { Principal } from '../../src/services/access/auth-service.js';

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, unlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { buildPlatformServer } from '../http/build-platform-server.js';
-import type { Services } from './compose-services.js';
+import type { Services } from './compose/all-roles.js';
 
 /**
  * Serves the platform services for hosted apps on their Unix socket. Every app sandbox runs

@@ -4,15 +4,19 @@ import { connect } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Logger as PinoLogger } from 'pino';
 import type { Config } from '../config/load-config.js';
+import type { ApiInstance } from '../http/api-instance.js';
+import type { Store } from '../services/kit/store-port.js';
 import { systemClock } from '../adapters/system-clock.js';
 import { buildAdminServer } from '../http/build-admin-server.js';
 import { createBubblewrapRunner, sandboxProblem } from '../sandbox/sandbox-runner.js';
 import { unsafeRunner } from '../sandbox/unsafe-runner.js';
 import { buildApiServer } from '../http/build-api-server.js';
-import { composeServices, sandboxSettingsOf } from './compose-services.js';
+import { composeServices, type Services } from './compose/all-roles.js';
+import { sandboxSettingsOf } from './compose/runtime.js';
 import { openStore } from './open-store.js';
 import { loadPlatformKey } from './platform-key.js';
 import { listenPlatformServices } from './platform-services-listener.js';
+import { startRoleLoops, type RoleLoops } from './role-loops.js';
 
 export interface RunningPlatform {
   readonly url: string;
@@ -62,7 +66,7 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
   });
   logger.info({ store: kind, migrationsApplied: applied }, 'store ready');
 
-  let shuttingDown = false;
+  const lifecycle = { shuttingDown: false };
   // The worker role: builds run only in the sandbox, or unisolated where the operator allowed it for development.
   const sandboxMissing = sandboxProblem();
   const commandRunner =
@@ -79,11 +83,55 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
     settings: config,
     commandRunner,
   });
+  const servers = await listenServers(config, logger, services, store, lifecycle);
+  const { port, edgePort } = announce(config, logger, servers);
+  const loops = startRoleLoops(services, config, logger, commandRunner !== undefined);
+  if (sandboxMissing !== undefined && commandRunner !== undefined) {
+    logger.warn({ problem: sandboxMissing }, 'ATOLL_UNSAFE_BUILDS=1: builds run WITHOUT a sandbox');
+    process.stderr.write(
+      `\nATOLL_UNSAFE_BUILDS=1: builds run without the sandbox (${sandboxMissing}). They can read the data folder and reach this machine: development only.\n`,
+    );
+  } else if (sandboxMissing !== undefined) {
+    logger.error({ problem: sandboxMissing }, 'builds are disabled: the build sandbox is not available');
+    process.stderr.write(
+      `\nBuilds are disabled: ${sandboxMissing}. Uploaded builds stay QUEUED until it is fixed (or, for development only, set ATOLL_UNSAFE_BUILDS=1 to build without a sandbox).\n`,
+    );
+  }
+
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      lifecycle.shuttingDown = true;
+      await stopPlatform(config, logger, { services, store, servers, loops });
+    })();
+    return stopping;
+  };
+  return { url: config.publicUrl, port, edgePort, stop };
+}
+
+interface Servers {
+  readonly api: ApiInstance;
+  readonly admin: FastifyInstance;
+  readonly adminServing: boolean;
+  readonly platformServer: FastifyInstance;
+  readonly edge: Services['edge']['server'];
+  readonly tlsEdge: Services['edge']['tlsServer'];
+  readonly bootstrap: Awaited<ReturnType<Services['operator']['bootstrap']>>;
+}
+
+/** Every server listens, or none does: a failed start leaves the ports, the socket and the store's lock free. */
+async function listenServers(
+  config: Config,
+  logger: PinoLogger,
+  services: Services,
+  store: Store,
+  lifecycle: { readonly shuttingDown: boolean },
+): Promise<Servers> {
   const api = await buildApiServer({
     services,
     logger,
     readiness: {
-      isShuttingDown: () => shuttingDown,
+      isShuttingDown: () => lifecycle.shuttingDown,
       checkStore: () => store.ping(),
       stoppedRoles: () => services.roles.stopped(),
     },
@@ -92,13 +140,12 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
   });
   const admin = buildAdminServer(services.operator, logger.child({ role: 'admin' }));
 
-  let bootstrap: Awaited<ReturnType<typeof services.operator.bootstrap>>;
   let adminServing = false;
   let platformServer: FastifyInstance | undefined;
   const edge = services.edge.server;
   const tlsEdge = services.edge.tlsServer;
   try {
-    bootstrap = await services.operator.bootstrap(config.bootstrap);
+    const bootstrap = await services.operator.bootstrap(config.bootstrap);
     await api.listen({ host: config.host, port: config.apiPort });
     await new Promise<void>((resolve, reject) => {
       edge.once('error', reject);
@@ -131,8 +178,8 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
       chmodSync(config.adminSocketPath, 0o600);
       adminServing = true;
     }
+    return { api, admin, adminServing, platformServer, edge, tlsEdge, bootstrap };
   } catch (error) {
-    // A failed start leaves nothing open: the port, the socket and the store's lock are freed.
     await Promise.allSettled([
       api.close(),
       admin.close(),
@@ -143,6 +190,11 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
     await store.close();
     throw error;
   }
+}
+
+/** Says where the platform serves, and what the first owner needs once. */
+function announce(config: Config, logger: PinoLogger, servers: Servers): { port: number; edgePort: number } {
+  const { api, edge, tlsEdge, bootstrap } = servers;
   const address = api.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.apiPort;
   const edgeAddress = edge.address();
@@ -155,7 +207,7 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
       edgePort,
       edgeTlsPort: tlsEdge.listening ? (tlsEdge.address() as { port: number } | null)?.port : undefined,
       baseDomain: config.hosting.baseDomain,
-      adminSocket: adminServing ? config.adminSocketPath : undefined,
+      adminSocket: servers.adminServing ? config.adminSocketPath : undefined,
     },
     'atoll is serving',
   );
@@ -178,128 +230,55 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
       ),
     );
   }
+  return { port, edgePort };
+}
 
-  // Events committed before a stop or crash are sent now, and new ones as they come.
-  services.deliveryWorker.start();
-  // Report runs missed while the platform was down are made once now (one catch-up each), then as they fall due.
-  services.reportScheduler.start();
-  services.healthProber.start();
-  // Domain mapping work acknowledged before a stop is finished; the edge learns its custom domains
-  // and their certificates, then certificates due are issued or renewed.
-  void services.domainReconciler
-    .resume()
-    .then(() => services.certificates?.start(config.domains.certificateCheckIntervalMs))
-    .catch((error: unknown) => {
-      logger.error({ err: error }, 'could not resume the domain mappings');
-    });
-  // Caches a build wrote back after its environment was deleted (or before a crash) go now.
-  void services.sweepBuildCaches().then(
-    (removed) => {
-      if (removed.length > 0) logger.info({ removed }, 'removed the build caches of deleted environments');
-    },
-    (error: unknown) => {
-      logger.warn({ err: error }, 'could not remove the build caches of deleted environments');
-    },
+/** Requests in flight finish, then the roles stop in the order what each uses goes; the store last. */
+async function stopPlatform(
+  config: Config,
+  logger: PinoLogger,
+  running: { services: Services; store: Store; servers: Servers; loops: RoleLoops },
+): Promise<void> {
+  const { services, store, servers, loops } = running;
+  services.roles.stopping();
+  for (const timer of loops.timers) clearInterval(timer);
+  logger.info('shutting down: no new connections, finishing requests in flight');
+  // close() stops accepting, lets requests in flight finish, then resolves.
+  await Promise.all([
+    servers.api.close(),
+    servers.adminServing ? servers.admin.close() : Promise.resolve(),
+    services.buildRunner.stop(),
+    loops.building,
+    loops.restoring,
+  ]);
+  // Apps stop (gracefully) before the edge and the platform services they use go.
+  await services.healthProber.stop();
+  await services.runtime.stop();
+  await services.certificates?.stop();
+  // The reports in hand are finished and their delivery recorded before the store goes.
+  await services.reportScheduler.stop();
+  services.mailer?.close();
+  await services.deliveryWorker.stop();
+  await Promise.all(
+    [servers.edge, servers.tlsEdge].map(
+      (server) =>
+        new Promise((resolve) => {
+          if (!server.listening) {
+            resolve(undefined);
+            return;
+          }
+          server.close(resolve);
+          server.closeIdleConnections();
+          setTimeout(() => {
+            server.closeAllConnections();
+          }, config.shutdownTimeoutMs).unref();
+        }),
+    ),
   );
-  let building: Promise<void> | undefined;
-  let restoring: Promise<void> | undefined;
-  if (commandRunner !== undefined) {
-    // Live deployments come back from their artifacts (no rebuild); each environment on its own.
-    restoring = services.deployments.restoreLive().then(
-      ({ restored, skipped }) => {
-        logger.info({ restored: restored.length, skipped }, 'live deployments restored');
-      },
-      (error: unknown) => {
-        logger.error({ err: error }, 'could not list the live deployments to restore');
-      },
-    );
-    // The worker's slots run until stop(); should they end before, /readyz says so.
-    building = services.roles.watch('worker', services.buildRunner.run());
-  }
-  const retain = () => {
-    services.runRetention().catch((error: unknown) => {
-      logger.warn({ err: error }, 'retention failed');
-    });
-    if (commandRunner === undefined) return;
-    // Where deployments run: folders of deleted environments and of deployments that serve
-    // nothing go, including those a failed removal left (tried again every hour).
-    services.deployments
-      .removeDeleted()
-      .then(() => services.runtime.sweepFolders())
-      .catch((error: unknown) => {
-        logger.warn({ err: error }, 'could not remove the deployment folders that serve nothing');
-      });
-  };
-  const retentionTimer = setInterval(retain, 3_600_000);
-  retentionTimer.unref();
-  const recheckEvery = config.domains.recheckIntervalMs;
-  const recheckTimer = setInterval(() => {
-    services.domainReconciler.recheckPending(recheckEvery).catch((error: unknown) => {
-      logger.warn({ err: error }, 'domains: re-checking pending mappings failed');
-    });
-  }, recheckEvery);
-  recheckTimer.unref();
-  void restoring?.then(retain);
-  if (sandboxMissing !== undefined && commandRunner !== undefined) {
-    logger.warn({ problem: sandboxMissing }, 'ATOLL_UNSAFE_BUILDS=1: builds run WITHOUT a sandbox');
-    process.stderr.write(
-      `\nATOLL_UNSAFE_BUILDS=1: builds run without the sandbox (${sandboxMissing}). They can read the data folder and reach this machine: development only.\n`,
-    );
-  } else if (sandboxMissing !== undefined) {
-    logger.error({ problem: sandboxMissing }, 'builds are disabled: the build sandbox is not available');
-    process.stderr.write(
-      `\nBuilds are disabled: ${sandboxMissing}. Uploaded builds stay QUEUED until it is fixed (or, for development only, set ATOLL_UNSAFE_BUILDS=1 to build without a sandbox).\n`,
-    );
-  }
-
-  let stopping: Promise<void> | undefined;
-  const stop = () => {
-    stopping ??= (async () => {
-      shuttingDown = true;
-      services.roles.stopping();
-      clearInterval(retentionTimer);
-      clearInterval(recheckTimer);
-      logger.info('shutting down: no new connections, finishing requests in flight');
-      // close() stops accepting, lets requests in flight finish, then resolves.
-      await Promise.all([
-        api.close(),
-        adminServing ? admin.close() : Promise.resolve(),
-        services.buildRunner.stop(),
-        building,
-        restoring,
-      ]);
-      // Apps stop (gracefully) before the edge and the platform services they use go.
-      await services.healthProber.stop();
-      await services.runtime.stop();
-      await services.certificates?.stop();
-      // The reports in hand are finished and their delivery recorded before the store goes.
-      await services.reportScheduler.stop();
-      services.mailer?.close();
-      await services.deliveryWorker.stop();
-      await Promise.all(
-        [edge, tlsEdge].map(
-          (server) =>
-            new Promise((resolve) => {
-              if (!server.listening) {
-                resolve(undefined);
-                return;
-              }
-              server.close(resolve);
-              server.closeIdleConnections();
-              setTimeout(() => {
-                server.closeAllConnections();
-              }, config.shutdownTimeoutMs).unref();
-            }),
-        ),
-      );
-      await services.domainReconciler.settled();
-      await platformServer.close();
-      await services.runtimeLogs.stop();
-      await services.usageMeter.stop();
-      await store.close();
-      logger.info('stopped');
-    })();
-    return stopping;
-  };
-  return { url: config.publicUrl, port, edgePort, stop };
+  await services.domainReconciler.settled();
+  await servers.platformServer.close();
+  await services.runtimeLogs.stop();
+  await services.usageMeter.stop();
+  await store.close();
+  logger.info('stopped');
 }

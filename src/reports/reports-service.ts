@@ -20,6 +20,7 @@ import type { AccessService } from '../services/access/access-service.js';
 import type { Principal } from '../services/access/auth-service.js';
 import type { FailureThrottle } from '../services/kit/failure-throttle.js';
 import type { BlobStore, Clock } from '../services/kit/platform-ports.js';
+import type { SignalSender } from '../services/kit/signals.js';
 import { NO_RELAY_MESSAGE, newReport, type ReportProducer } from './report-producer.js';
 import type { ReportScheduleRecord, SiteReportRecord, Store } from '../services/kit/store-port.js';
 
@@ -103,7 +104,7 @@ export class ReportsService {
       /** Per account: the request budget of this API. */
       readonly budget: FailureThrottle;
       /** Wakes the scheduler after a change that may make a run due now. */
-      readonly onScheduleChanged: () => void;
+      readonly signals: SignalSender;
       readonly settings: ReportsSettings;
     },
   ) {}
@@ -169,7 +170,7 @@ export class ReportsService {
         ]);
       await tx.reports.insertSchedule(record);
     });
-    this.deps.onScheduleChanged();
+    void this.deps.signals.publish('schedule.changed', { scheduleId: record.id });
     return { message: 'Report schedule created', schedule: toSchedule(record) };
   }
 
@@ -191,7 +192,7 @@ export class ReportsService {
       await tx.reports.updateSchedule(record);
       return record;
     });
-    this.deps.onScheduleChanged();
+    void this.deps.signals.publish('schedule.changed', { scheduleId: updated.id });
     return { message: 'Report schedule updated', schedule: toSchedule(updated) };
   }
 

@@ -11,7 +11,7 @@ import type { ArchiveLimits } from '../../src/domain/builds/archive-rules.js';
 import { loadConfig, type DomainSettings, type HostingSettings } from '../../src/config/load-config.js';
 import { buildApiServer } from '../../src/http/build-api-server.js';
 import type { ApiInstance } from '../../src/http/api-instance.js';
-import { composeServices, type Services } from '../../src/main/compose-services.js';
+import { composeServices, type Services } from '../../src/main/compose/all-roles.js';
 import { DOCS_DIR, PORTAL_DIR } from '../../src/main/installation-dirs.js';
 import { listenPlatformServices } from '../../src/main/platform-services-listener.js';
 import type { FastifyInstance } from 'fastify';

@@ -25,3 +25,26 @@ export function hostUrl(hostname: string, edge: Pick<EdgeAddress, 'scheme' | 'po
 export function environmentUrl(environmentId: string, edge: EdgeAddress): string {
   return hostUrl(defaultHostname(environmentId, edge.baseDomain), edge);
 }
+
+/** Where visitors reach the edge: its public scheme and port, and its HTTPS port if it listens for HTTPS. */
+export interface PublicEdge extends EdgeAddress {
+  readonly tlsPort: number | undefined;
+}
+
+/**
+ * An environment's url: its primary domain once ACTIVE (https once it has a certificate and the
+ * edge listens for HTTPS), else its default address.
+ */
+export function publicUrlOf(
+  environment: {
+    readonly id: string;
+    readonly urlDomain: { readonly domain: string; readonly https: boolean } | null;
+  },
+  edge: PublicEdge,
+): string {
+  const custom = environment.urlDomain;
+  if (!custom) return environmentUrl(environment.id, edge);
+  if (custom.https && edge.tlsPort !== undefined)
+    return hostUrl(custom.domain, { scheme: 'https', port: edge.tlsPort });
+  return hostUrl(custom.domain, edge);
+}

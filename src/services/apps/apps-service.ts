@@ -8,6 +8,7 @@ import type { App, CreateAppBody } from '../../contract/app-schemas.js';
 import type { AccessService } from '../access/access-service.js';
 import type { Principal } from '../access/auth-service.js';
 import type { Clock } from '../kit/platform-ports.js';
+import type { SignalSender } from '../kit/signals.js';
 import type { AppRecord, Store } from '../kit/store-port.js';
 
 const APPS_LIST = 'apps';
@@ -29,8 +30,8 @@ export class AppsService {
       store: Store;
       access: AccessService;
       clock: Clock;
-      /** Environments went with a deletion: what they left on disk can go. */
-      onEnvironmentsRemoved?: (blobKeys: readonly string[]) => void;
+      /** Told that environments went with a deletion: what they left on disk can go. */
+      signals: SignalSender;
     },
   ) {}
 
@@ -100,7 +101,7 @@ export class AppsService {
     const blobKeys = await this.deps.store.builds.blobKeysOf({ appPk: app.id });
     // Environments and their operations go with the app (foreign keys cascade in one statement).
     await this.deps.store.apps.delete(app.id);
-    this.deps.onEnvironmentsRemoved?.(blobKeys);
+    void this.deps.signals.publish('environments.removed', { blobKeys });
   }
 
   async requireApp(accountId: string, account: string, appId: string): Promise<AppRecord> {

@@ -35,6 +35,7 @@ import type { AccessService } from '../access/access-service.js';
 import type { AppsService } from './apps-service.js';
 import type { Principal } from '../access/auth-service.js';
 import type { Clock, SecretBox } from '../kit/platform-ports.js';
+import type { SignalSender } from '../kit/signals.js';
 import type {
   AppRecord,
   EnvironmentFilter,
@@ -71,12 +72,10 @@ export class EnvironmentsService {
       apps: AppsService;
       secretBox: SecretBox;
       clock: Clock;
-      /** Environments went with a deletion (child environments too): what they left on disk can go, these blobs too. */
-      onEnvironmentsRemoved?: (blobKeys: readonly string[]) => void;
+      /** Told that environments went with a deletion, and that an environment's httpsRedirect changed. */
+      signals: SignalSender;
       /** Where the edge serves an environment. */
       urlOf?: (environment: EnvironmentRecord) => string;
-      /** Told when an environment's httpsRedirect changed (the edge's custom-domain table carries it). */
-      onHttpsRedirectChanged?: () => Promise<void>;
     },
   ) {}
 
@@ -176,7 +175,9 @@ export class EnvironmentsService {
         `must be left out or be ${environmentName(account, appId, environmentId)}; an environment cannot be renamed`,
       );
     }
-    const apply = async (tx: Repositories): Promise<{ answer: Environment; redirectChanged: boolean }> => {
+    const apply = async (
+      tx: Repositories,
+    ): Promise<{ answer: Environment; id: string; redirectChanged: boolean }> => {
       const current = await this.requireEnvironment(scope, environmentId, tx, true);
       const storedVariables = this.shellVariablesOf(current);
       const variables = fields.has('shellVariables')
@@ -200,14 +201,15 @@ export class EnvironmentsService {
       if (query.validateOnly !== true) await tx.environments.update(next);
       return {
         answer: this.toEnvironment(scope, next, variables),
+        id: next.id,
         redirectChanged: next.httpsRedirect !== current.httpsRedirect,
       };
     };
     // Read and write in one transaction so that concurrent patches of different fields merge.
     if (query.validateOnly === true) return (await apply(this.deps.store)).answer;
-    const { answer, redirectChanged } = await this.deps.store.transaction(apply);
+    const { answer, id, redirectChanged } = await this.deps.store.transaction(apply);
     // The edge has the new setting when the answer leaves.
-    if (redirectChanged) await this.deps.onHttpsRedirectChanged?.();
+    if (redirectChanged) await this.deps.signals.publish('https-redirect.changed', { environmentId: id });
     return answer;
   }
 
@@ -216,7 +218,7 @@ export class EnvironmentsService {
     const environment = await this.requireEnvironment(scope, environmentId);
     const blobKeys = await this.deps.store.builds.blobKeysOf({ environmentId: environment.id });
     await this.deps.store.environments.delete(environment.id);
-    this.deps.onEnvironmentsRemoved?.(blobKeys);
+    void this.deps.signals.publish('environments.removed', { blobKeys });
   }
 
   async requireEnvironment(

@@ -1,11 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import { ignoreDeletedEnvironment } from '../kit/deleted-environment.js';
 import { invalidField } from '../../domain/error-catalogue.js';
 import {
   busiestPaths,
   latencyPercentile,
-  mergeCounters,
-  parseCounters,
   statusClassCounts,
   sumUsageRows,
   type UsageCounters,
@@ -55,30 +51,11 @@ function toInterval(start: number, end: number, counters: UsageCounters): UsageI
 }
 
 /**
- * Usage counters: the edge's per-minute counts added into the store (each edge process its
- * own row, so several edges never contend), and read back per interval for the portal and
- * the reports.
+ * Usage counters as the edge added them in the store (`usage-recorder.ts`), read back per
+ * interval for the portal and the reports.
  */
 export class UsageService {
-  /** This process's edge, as rows name it. */
-  readonly edgeId = randomUUID();
-
   constructor(private readonly deps: { store: Store; environments: EnvironmentsService; clock: Clock }) {}
-
-  async add(
-    deltas: readonly { environmentId: string; minute: Date; counters: UsageCounters }[],
-  ): Promise<void> {
-    for (const delta of deltas) {
-      await this.deps.store
-        .transaction(async (tx) => {
-          const stored = await tx.usage.find(delta.environmentId, delta.minute, this.edgeId);
-          const merged =
-            stored === undefined ? delta.counters : mergeCounters(parseCounters(stored), delta.counters);
-          await tx.usage.put(delta.environmentId, delta.minute, this.edgeId, JSON.stringify(merged));
-        })
-        .catch(ignoreDeletedEnvironment);
-    }
-  }
 
   async report(
     principal: Principal,

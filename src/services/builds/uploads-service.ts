@@ -9,6 +9,7 @@ import { buildOperation, enqueueBuild } from './build-enqueue.js';
 import { cancelBuild } from './build-outcome.js';
 import type { EnvironmentsService } from '../apps/environments-service.js';
 import type { BlobStore, Clock } from '../kit/platform-ports.js';
+import type { SignalSender } from '../kit/signals.js';
 import type { Store } from '../kit/store-port.js';
 
 export type ArchiveSummary =
@@ -33,8 +34,8 @@ export class UploadsService {
     private readonly deps: {
       store: Store;
       environments: EnvironmentsService;
-      /** Called once a build is queued, so that a worker looks at once. */
-      onQueued?: () => void;
+      /** Told once a build is queued, so that a worker looks at once. */
+      signals: SignalSender;
       blobs: BlobStore;
       inspector: ArchiveInspector;
       clock: Clock;
@@ -89,7 +90,7 @@ export class UploadsService {
         );
         throw new AtollError('UNAVAILABLE', 'the upload could not be stored; upload it again', [], 1);
       }
-      this.deps.onQueued?.();
+      void this.deps.signals.publish('build.queued', { environmentId: environment.id, buildId: build.id });
       return buildOperation(account, appId, environment.id, build.id);
     } finally {
       await rm(temp, { force: true });

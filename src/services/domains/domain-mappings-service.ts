@@ -17,6 +17,7 @@ import type { Principal } from '../access/auth-service.js';
 import type { DomainReconciler } from './domain-reconciler.js';
 import type { EnvironmentScope, EnvironmentsService } from '../apps/environments-service.js';
 import type { Clock } from '../kit/platform-ports.js';
+import type { SignalSender } from '../kit/signals.js';
 import type { DomainMappingRecord, EnvironmentRecord, Repositories, Store } from '../kit/store-port.js';
 
 const DOMAIN_MAPPINGS_LIST = 'domainMappings';
@@ -42,7 +43,7 @@ export class DomainMappingsService {
       readonly baseDomain: string;
       readonly perEnvironment: number;
       /** Told that a mapping wants its certificate tried again now; resolves when it was tried. */
-      readonly retryCertificate?: () => Promise<void> | undefined;
+      readonly signals: SignalSender;
     },
   ) {}
 
@@ -218,7 +219,7 @@ export class DomainMappingsService {
       });
       // The answer shows the outcome when the CA answers within a few seconds (an order usually
       // takes one); otherwise it shows the retry under way and the issuance carries on.
-      const retry = this.deps.retryCertificate?.()?.catch(() => undefined);
+      const retry = this.deps.signals.publish('certificate.retry', { domainMappingId: checked.id });
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([retry, new Promise((resolve) => (timer = setTimeout(resolve, 10_000)))]);
       clearTimeout(timer);

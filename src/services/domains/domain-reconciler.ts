@@ -10,6 +10,7 @@ import type { DomainEdgeSync } from './domain-edge-sync.js';
 import { publishDomainEvent } from '../kit/event-outbox.js';
 import type { DnsLookup } from './domain-ports.js';
 import type { Clock, Logger } from '../kit/platform-ports.js';
+import type { SignalSender } from '../kit/signals.js';
 import type { DomainMappingRecord, Repositories, Store } from '../kit/store-port.js';
 
 export interface NewMapping {
@@ -41,8 +42,8 @@ export class DomainReconciler {
       readonly logger: Logger;
       /** Whether certificates are issued (an ACME directory is configured). */
       readonly certificatesEnabled: boolean;
-      /** Told when a mapping may need a certificate. */
-      readonly onActive?: () => void;
+      /** Told when mappings may need a certificate. */
+      readonly signals: SignalSender;
     },
   ) {}
 
@@ -190,7 +191,8 @@ export class DomainReconciler {
   async #publish(saved: readonly (DomainMappingRecord | undefined)[], removed = false): Promise<void> {
     if (!removed && !saved.some((m) => m !== undefined)) return;
     await this.deps.edgeSync.sync();
-    if (saved.some((m) => m?.state === 'ACTIVE')) this.deps.onActive?.();
+    const active = saved.flatMap((m) => (m?.state === 'ACTIVE' ? [m.domain] : []));
+    if (active.length > 0) void this.deps.signals.publish('domain.active', { domains: active });
   }
 
   /**

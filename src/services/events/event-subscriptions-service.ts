@@ -13,8 +13,8 @@ import type {
 } from '../../contract/event-schemas.js';
 import type { AccessService } from '../access/access-service.js';
 import type { Principal } from '../access/auth-service.js';
-import type { DeliveryWorker } from './delivery-worker.js';
 import type { Clock, SecretBox } from '../kit/platform-ports.js';
+import type { SignalSender } from '../kit/signals.js';
 import type { DeliveryAttempt, DeliveryRecord, EventSubscriptionRecord, Store } from '../kit/store-port.js';
 
 const SUBSCRIPTIONS_LIST = 'eventSubscriptions';
@@ -56,7 +56,8 @@ export class EventSubscriptionsService {
       readonly access: AccessService;
       readonly secretBox: SecretBox;
       readonly clock: Clock;
-      readonly worker: Pick<DeliveryWorker, 'notify'>;
+      /** Told once a test event is in the outbox, so that the delivery worker sends it at once. */
+      readonly signals: SignalSender;
       readonly allowPrivate: boolean;
     },
   ) {}
@@ -135,7 +136,7 @@ export class EventSubscriptionsService {
       now,
       subscription.id,
     );
-    this.deps.worker.notify();
+    void this.deps.signals.publish('event.published', { eventId });
     const delivery =
       deliveryId === undefined ? undefined : await this.deps.store.events.findDelivery(deliveryId);
     if (!delivery) throw this.#notFound(account, id);

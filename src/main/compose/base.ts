@@ -1,0 +1,82 @@
+/**
+ * What every role of the platform needs: the store, clock, logger, secret box, blob store, the
+ * signals between services, and the watch over the roles' loops. Roles are composed on top of it.
+ */
+import { join } from 'node:path';
+import type { Config } from '../../config/load-config.js';
+import { createAesSecretBox } from '../../adapters/aes-secret-box.js';
+import { createFilesystemBlobStore } from '../../adapters/filesystem-blob-store.js';
+import { publicUrlOf } from '../../domain/domains/hostnames.js';
+import type { BlobStore, Clock, Logger, SecretBox } from '../../services/kit/platform-ports.js';
+import { RoleWatch } from '../../services/kit/role-watch.js';
+import { InProcessSignals, type Signals } from '../../services/kit/signals.js';
+import type { EnvironmentRecord, Store } from '../../services/kit/store-port.js';
+
+export type ServiceSettings = Pick<
+  Config,
+  | 'authCacheTtlMs'
+  | 'accessCacheTtlMs'
+  | 'authFailuresPerMinute'
+  | 'passwordHashLogN'
+  | 'dataDir'
+  | 'uploadLimits'
+  | 'builds'
+  | 'hosting'
+  | 'domains'
+  | 'databaseUrl'
+  | 'publicUrl'
+  | 'events'
+  | 'reports'
+  | 'sessions'
+>;
+
+export interface BaseDeps {
+  readonly store: Store;
+  readonly platformKey: Buffer;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly settings: ServiceSettings;
+}
+
+export interface Base {
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly settings: ServiceSettings;
+  readonly secretBox: SecretBox;
+  readonly blobs: BlobStore;
+  readonly signals: Signals;
+  /** Follows the roles' loops (the build worker): one that ends early makes /readyz answer 503. */
+  readonly roles: RoleWatch;
+  /** Where the edge serves an environment, as the API and the reports show it. */
+  readonly urlOf: (environment: EnvironmentRecord) => string;
+}
+
+export function composeBase(deps: BaseDeps): Base {
+  const { settings } = deps;
+  const { hosting } = settings;
+  const edge = {
+    baseDomain: hosting.baseDomain,
+    scheme: hosting.edgePublicScheme,
+    port: hosting.edgePublicPort,
+    tlsPort: settings.domains.tlsPort,
+  };
+  return {
+    store: deps.store,
+    clock: deps.clock,
+    logger: deps.logger,
+    settings,
+    secretBox: createAesSecretBox(deps.platformKey),
+    blobs: createFilesystemBlobStore(join(settings.dataDir, 'blobs')),
+    signals: new InProcessSignals(deps.logger),
+    roles: new RoleWatch(deps.logger),
+    urlOf: (environment) => publicUrlOf(environment, edge),
+  };
+}
+
+/** Logs a failure of work nobody waits for (a signal's follow-up, a periodic pass) as a warning. */
+export function warnOnFailure(logger: Logger, message: string): (error: unknown) => void {
+  return (error: unknown) => {
+    logger.warn({ err: error }, message);
+  };
+}

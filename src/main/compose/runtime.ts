@@ -1,0 +1,137 @@
+/**
+ * The runtime role: deployments as they run (the hosting runtime in the sandbox, the platform
+ * services apps call, their logs, the health prober) and the sandbox and toolchains it shares with the worker.
+ */
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import type { Config } from '../../config/load-config.js';
+import { hostAddresses, systemResolver } from '../../adapters/guarded-connector.js';
+import type { Edge } from '../../edge/edge-server.js';
+import { HealthProber } from '../../runtime/health-prober.js';
+import { HostingRuntime } from '../../runtime/hosting-runtime.js';
+import type { CommandRunner } from '../../sandbox/command-runner.js';
+import { createBubblewrapRunner, type SandboxSettings } from '../../sandbox/sandbox-runner.js';
+import { ToolchainProvisioner } from '../../sandbox/toolchain-provisioner.js';
+import type { EnvironmentsService } from '../../services/apps/environments-service.js';
+import { BuildInputsSource } from '../../services/builds/build-inputs.js';
+import { DeploymentsService } from '../../services/builds/deployments-service.js';
+import { PlatformServices } from '../../services/hosting/platform-services.js';
+import type { PlatformTokens } from '../../services/hosting/platform-tokens.js';
+import { RuntimeLogWriter } from '../../services/hosting/runtime-log-writer.js';
+import { ignoreDeletedEnvironment } from '../../services/kit/deleted-environment.js';
+import { warnOnFailure, type Base } from './base.js';
+
+export interface RuntimeRole {
+  /** Live deployments, brought back by serve at start. */
+  readonly runtime: HostingRuntime;
+  readonly deployments: DeploymentsService;
+  readonly platformServices: PlatformServices;
+  readonly runtimeLogs: RuntimeLogWriter;
+  /** The platform services' Unix socket that app sandboxes reach. */
+  readonly platformSocket: string;
+  /** Health-checks live deployments for the reports' uptime; serve starts it. */
+  readonly healthProber: HealthProber;
+  /** Where sandboxed commands run, what they run on and what a build reads: shared with the worker. */
+  readonly sandbox: {
+    readonly runner: CommandRunner;
+    readonly toolchains: ToolchainProvisioner;
+    readonly buildInputs: BuildInputsSource;
+  };
+}
+
+/** What the runtime role uses of the roles composed before it. */
+export interface RuntimeInputs {
+  /** Where the runtime publishes its routes and clears caches. */
+  readonly router: Edge;
+  readonly environments: EnvironmentsService;
+  readonly platformTokens: PlatformTokens;
+  /** Where build and app commands run: the bubblewrap sandbox unless serve chose otherwise. */
+  readonly commandRunner: CommandRunner | undefined;
+}
+
+export function composeRuntime(base: Base, inputs: RuntimeInputs): RuntimeRole {
+  const { store, clock, logger, settings, blobs, signals } = base;
+  const { hosting, builds } = settings;
+  const { router } = inputs;
+  const runner = inputs.commandRunner ?? createBubblewrapRunner(sandboxSettingsOf(builds));
+  const toolchains = new ToolchainProvisioner(join(settings.dataDir, 'cache', 'toolchains'));
+  const buildInputs = new BuildInputsSource(
+    { store, environments: inputs.environments, blobs },
+    builds.uidRange,
+  );
+  const runtimeLogs = new RuntimeLogWriter({ store, clock, logger }, hosting.runtimeLogLines);
+  // Beside admin.sock and no longer, so the admin socket's path check covers it.
+  const platformSocket = join(settings.dataDir, 'apps.sock');
+  const runtime = new HostingRuntime({
+    deploymentsDir: join(settings.dataDir, 'deployments'),
+    dataDir: settings.dataDir,
+    blobs,
+    toolchains,
+    runner,
+    router,
+    logs: runtimeLogs,
+    logger,
+    platformSocket,
+    wpUrlTemplate: builds.wpUrlTemplate,
+    appLimits: hosting.appLimits,
+    unpackLimits: { ...builds.limits, wallMs: 10 * 60_000 },
+    healthTimeoutMs: hosting.appStartTimeoutMs,
+    stopGraceMs: hosting.appStopGraceMs,
+    drainTimeoutMs: hosting.drainTimeoutMs,
+    backoff: { firstMs: 1_000, maxMs: 60_000, healthyResetMs: 60_000 },
+  });
+  const tokens = inputs.platformTokens;
+  const deployments = new DeploymentsService({
+    store,
+    deployer: runtime,
+    inputs: buildInputs,
+    tokens,
+    clock,
+    logger,
+  });
+  signals.subscribe('environments.removed', () => {
+    deployments
+      .removeDeleted()
+      .catch(warnOnFailure(logger, 'could not remove the deployments of deleted environments'));
+  });
+  const platformServices = new PlatformServices(
+    { store, tokens, router, clock },
+    { kvMaxValueBytes: hosting.kvMaxValueBytes, kvMaxBytesPerEnvironment: hosting.kvMaxBytesPerEnvironment },
+  );
+  return {
+    runtime,
+    deployments,
+    platformServices,
+    runtimeLogs,
+    platformSocket,
+    healthProber: composeHealthProber(base, runtime),
+    sandbox: { runner, toolchains, buildInputs },
+  };
+}
+
+function composeHealthProber(base: Base, runtime: HostingRuntime): HealthProber {
+  const { store, clock, logger, settings } = base;
+  const proberId = randomUUID();
+  return new HealthProber({
+    targets: () => runtime.healthTargets(),
+    sink: {
+      record: (environmentId, minute, failed) =>
+        store.reports
+          .addHealthChecks(environmentId, minute, proberId, 1, failed ? 1 : 0)
+          .catch(ignoreDeletedEnvironment),
+    },
+    clock,
+    intervalMs: settings.reports.healthCheckIntervalMs,
+    onError: warnOnFailure(logger, 'could not record a health check'),
+  });
+}
+
+/** The sandbox's settings: the operator's allowances, and the host's own addresses and resolver. */
+export function sandboxSettingsOf(builds: Config['builds']): SandboxSettings {
+  return {
+    allowNetworks: builds.allowNetworks,
+    allowHosts: builds.allowHosts,
+    ownAddresses: hostAddresses,
+    resolveHost: systemResolver,
+  };
+}

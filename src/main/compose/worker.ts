@@ -1,0 +1,93 @@
+/**
+ * The worker role: the build runner that takes queued builds (woken when one is queued) and
+ * hands successful ones to the deployments, and the retention of what builds leave behind.
+ */
+import { join } from 'node:path';
+import { sweepEnvironmentCaches } from '../../builder/build-cache.js';
+import { SandboxedBuildExecutor } from '../../builder/build-executor.js';
+import { BuildQueue } from '../../services/builds/build-queue.js';
+import { BuildRunner } from '../../services/builds/build-runner.js';
+import { Retention, type EnvironmentCaches } from '../../services/builds/retention.js';
+import { warnOnFailure, type Base } from './base.js';
+import type { RuntimeRole } from './runtime.js';
+
+export interface WorkerRole {
+  /** Started by serve when the build sandbox is available. */
+  readonly buildRunner: BuildRunner;
+  /** Prunes old builds' blobs, unused build caches and toolchains. */
+  readonly retention: Retention;
+  /** Removes the build caches of environments that no longer exist; serve runs it at start. */
+  readonly sweepBuildCaches: () => Promise<string[]>;
+}
+
+const DAY_MS = 86_400_000;
+
+export function composeWorker(base: Base, runtime: Pick<RuntimeRole, 'deployments' | 'sandbox'>): WorkerRole {
+  const { store, clock, logger, settings, blobs, signals } = base;
+  const { runner, toolchains, buildInputs } = runtime.sandbox;
+  const buildRunner = new BuildRunner(
+    {
+      store,
+      queue: new BuildQueue({ store, clock }, 30_000),
+      executor: new SandboxedBuildExecutor({
+        buildsDir: join(settings.dataDir, 'builds'),
+        cacheDir: join(settings.dataDir, 'cache'),
+        dataDir: settings.dataDir,
+        archiveLimits: settings.uploadLimits,
+        sandboxLimits: settings.builds.limits,
+        wpUrlTemplate: settings.builds.wpUrlTemplate,
+        heapMb: settings.builds.heapMb,
+        maxOutputBytes: settings.builds.maxOutputBytes,
+        blobs,
+        toolchains,
+        runner,
+        logger,
+      }),
+      environments: buildInputs,
+      deployments: runtime.deployments,
+      clock,
+      logger,
+    },
+    {
+      concurrency: settings.builds.concurrency,
+      pollMs: 2_000,
+      heartbeatMs: 1_000,
+      // The embedded store belongs to one process; a PostgreSQL server may have other workers.
+      soleWorker: settings.databaseUrl === undefined,
+    },
+  );
+  signals.subscribe('build.queued', () => {
+    buildRunner.notify();
+  });
+  const environmentsDir = join(settings.dataDir, 'cache', 'environments');
+  const caches: EnvironmentCaches = {
+    sweep: (unusedSince) =>
+      sweepEnvironmentCaches(
+        environmentsDir,
+        async (id) => (await store.environments.findById(id)) !== undefined,
+        unusedSince,
+      ),
+  };
+  const { hosting } = settings;
+  const retention = new Retention(
+    { store, blobs, caches, toolchains, clock, logger },
+    {
+      artifactsKept: hosting.artifactsKept,
+      maxAgeMs: hosting.buildRetentionDays * DAY_MS,
+      unusedMaxAgeMs: hosting.cacheRetentionDays * DAY_MS,
+    },
+  );
+  buildRunner.onEnded((_buildId, environmentId) => {
+    retention.pruneEnvironment(environmentId).catch((error: unknown) => {
+      logger.warn({ err: error, environmentId }, 'retention failed');
+    });
+  });
+  signals.subscribe('environments.removed', ({ blobKeys }) => {
+    caches.sweep().catch(warnOnFailure(logger, 'could not remove the build caches of deleted environments'));
+    // Their sources and artifacts go now, unless a kept build of another environment shares them.
+    retention
+      .removeUnused(blobKeys)
+      .catch(warnOnFailure(logger, 'could not remove the blobs of deleted environments'));
+  });
+  return { buildRunner, retention, sweepBuildCaches: () => caches.sweep() };
+}

@@ -1,0 +1,107 @@
+/**
+ * The background work each role starts once the servers listen, one function per role (so a
+ * process could start some of them), and what stop() waits for or clears.
+ */
+import type { Logger } from 'pino';
+import type { Config } from '../config/load-config.js';
+import type { Services } from './compose/all-roles.js';
+
+export interface RoleLoops {
+  /** The worker's slots; they end once stop() stopped the runner. */
+  readonly building: Promise<void> | undefined;
+  /** Live deployments coming back from their artifacts. */
+  readonly restoring: Promise<void> | undefined;
+  readonly timers: readonly NodeJS.Timeout[];
+}
+
+/** Starts every role's loops; without a command runner there are no builds and no deployments to restore. */
+export function startRoleLoops(
+  services: Services,
+  config: Config,
+  logger: Logger,
+  sandboxed: boolean,
+): RoleLoops {
+  const recheck = startControlPlane(services, config, logger);
+  // Report runs missed while the platform was down are made once now (one catch-up each), then as they fall due.
+  services.reportScheduler.start();
+  services.healthProber.start();
+  sweepBuildCaches(services, logger);
+  const restoring = sandboxed ? restoreLive(services, logger) : undefined;
+  // The worker's slots run until stop(); should they end before, /readyz says so.
+  const building = sandboxed ? services.roles.watch('worker', services.buildRunner.run()) : undefined;
+  const retention = startRetention(services, logger, sandboxed, restoring);
+  return { building, restoring, timers: [recheck, retention] };
+}
+
+/** Events and domain mapping work of the control plane; returns the timer of the pending mappings' re-checks. */
+function startControlPlane(services: Services, config: Config, logger: Logger): NodeJS.Timeout {
+  // Events committed before a stop or crash are sent now, and new ones as they come.
+  services.deliveryWorker.start();
+  // Domain mapping work acknowledged before a stop is finished; the edge learns its custom domains
+  // and their certificates, then certificates due are issued or renewed.
+  void services.domainReconciler
+    .resume()
+    .then(() => services.certificates?.start(config.domains.certificateCheckIntervalMs))
+    .catch((error: unknown) => {
+      logger.error({ err: error }, 'could not resume the domain mappings');
+    });
+  const recheckEvery = config.domains.recheckIntervalMs;
+  const recheckTimer = setInterval(() => {
+    services.domainReconciler.recheckPending(recheckEvery).catch((error: unknown) => {
+      logger.warn({ err: error }, 'domains: re-checking pending mappings failed');
+    });
+  }, recheckEvery);
+  recheckTimer.unref();
+  return recheckTimer;
+}
+
+/** Live deployments come back from their artifacts (no rebuild); each environment on its own. */
+function restoreLive(services: Services, logger: Logger): Promise<void> {
+  return services.deployments.restoreLive().then(
+    ({ restored, skipped }) => {
+      logger.info({ restored: restored.length, skipped }, 'live deployments restored');
+    },
+    (error: unknown) => {
+      logger.error({ err: error }, 'could not list the live deployments to restore');
+    },
+  );
+}
+
+/** Caches a build wrote back after its environment was deleted (or before a crash) go now. */
+function sweepBuildCaches(services: Services, logger: Logger): void {
+  void services.sweepBuildCaches().then(
+    (removed) => {
+      if (removed.length > 0) logger.info({ removed }, 'removed the build caches of deleted environments');
+    },
+    (error: unknown) => {
+      logger.warn({ err: error }, 'could not remove the build caches of deleted environments');
+    },
+  );
+}
+
+/** Retention once live deployments are back, then hourly; returns its timer. */
+function startRetention(
+  services: Services,
+  logger: Logger,
+  sandboxed: boolean,
+  restoring: Promise<void> | undefined,
+): NodeJS.Timeout {
+  const retain = () => {
+    services.runRetention().catch((error: unknown) => {
+      logger.warn({ err: error }, 'retention failed');
+    });
+    if (!sandboxed) return;
+    // Where deployments run: folders of deleted environments and of deployments that serve
+    // nothing go, including those a failed removal left (tried again every hour).
+    services.deployments
+      .removeDeleted()
+      .then(() => services.runtime.sweepFolders())
+      .catch((error: unknown) => {
+        logger.warn({ err: error }, 'could not remove the deployment folders that serve nothing');
+      });
+  };
+  const retentionTimer = setInterval(retain, 3_600_000);
+  retentionTimer.unref();
+  void restoring?.then(retain);
+  return retentionTimer;
+}
