@@ -1,6 +1,7 @@
+/** publicUrlOf: the environment URL rule, next to the module that holds it. */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { publicUrlOf } from '../../src/domain/domains/hostnames.js';
+import { publicUrlOf } from './hostnames.js';
 
 const edge = { baseDomain: 'apps.example', scheme: 'http', port: 8081, tlsPort: 8443 } as const;
 
