@@ -25,7 +25,7 @@ import { FailureThrottle } from '../services/kit/failure-throttle.js';
 import { MembersService } from '../services/access/members-service.js';
 import { OperationsService } from '../services/apps/operations-service.js';
 import { OperatorService } from '../services/access/operator-service.js';
-import type { Clock, Logger } from '../services/kit/platform-ports.js';
+import type { Clock, Logger, Timer } from '../services/kit/platform-ports.js';
 import type { EnvironmentRecord, Store } from '../services/kit/store-port.js';
 import { UsersService } from '../services/access/users-service.js';
 import { environmentUrl, hostUrl } from '../domain/domains/hostnames.js';
@@ -121,7 +121,7 @@ export interface Services extends ApiServices {
 export function composeServices(deps: {
   store: Store;
   platformKey: Buffer;
-  clock: Clock;
+  clock: Clock & Timer;
   logger: Logger;
   settings: ServiceSettings;
   /** Where build commands run: the bubblewrap sandbox unless serve chose otherwise. */
