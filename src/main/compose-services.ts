@@ -330,7 +330,6 @@ export function composeServices(deps: {
     deployer: runtime,
     inputs: buildInputs,
     tokens,
-    clock,
     logger,
   });
   late.deployments = deployments;
