@@ -315,6 +315,7 @@ export function composeServices(deps: {
     router: edge,
     logs: runtimeLogs,
     logger,
+    clock,
     platformSocket,
     wpUrlTemplate: settings.builds.wpUrlTemplate,
     appLimits: hosting.appLimits,
