@@ -1,9 +1,9 @@
+/** The flushes, probes and checks of the server: paced by the injected clock, so no test waits them out. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PeriodicTask } from '../../src/services/kit/periodic-task.js';
 import { FakeClock } from '../helpers/fake-clock.js';
 
-/** The flushes, probes and checks of the server: paced by the injected clock, so no test waits them out. */
 describe('a periodic task', () => {
   it('runs every interval after the previous run, never at start, and not after stop()', async () => {
     const clock = new FakeClock();

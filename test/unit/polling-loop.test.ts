@@ -1,3 +1,4 @@
+/** The loop under every worker: its waits are the injected clock's, so no test waits them out. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PollingLoop } from '../../src/services/kit/polling-loop.js';
@@ -5,7 +6,6 @@ import { FakeClock } from '../helpers/fake-clock.js';
 
 const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
-/** The loop under every worker: its waits are the injected clock's, so no test waits them out. */
 describe('the polling loop', () => {
   it('passes again after pollMs, at once when woken, and at once while passes find work', async () => {
     const clock = new FakeClock();
