@@ -32,8 +32,13 @@ export class HealthProber {
       readonly onError: (error: unknown) => void;
     },
   ) {
+    // A round is started, not waited for: rounds keep their fixed pace (one check per interval,
+    // whatever a slow app's answer takes) and queue behind each other.
     this.#rounds = new PeriodicTask(
-      () => (this.#probing = this.#probing.then(() => this.probeOnce()).catch(this.deps.onError)),
+      () => {
+        this.#probing = this.#probing.then(() => this.probeOnce()).catch(this.deps.onError);
+        return Promise.resolve();
+      },
       { everyMs: deps.intervalMs, timer: deps.clock },
     );
   }
