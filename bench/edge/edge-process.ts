@@ -8,6 +8,7 @@
  *
  *   node --import tsx bench/edge/edge-process.ts <site folder> <upstream port>
  */
+import { systemClock } from '../../src/adapters/system-clock.js';
 import { Edge } from '../../src/edge/edge-server.js';
 import { BASE_DOMAIN, ENV } from './edge-routes.js';
 import { listenOnLoopback, serveChild } from './serve-child.js';
@@ -29,7 +30,7 @@ serveChild('edge-process.ts', async () => {
     cacheBytesPerEnvironment: 256 * MIB,
     cacheEntryMaxBytes: 8 * MIB,
     staticMemoryBytes: 32 * MIB,
-    clock: { now: () => new Date() },
+    clock: systemClock,
     logger: { info: quiet, warn: quiet, error: quiet },
   });
   edge.publish([

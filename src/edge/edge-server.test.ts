@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
+import { systemClock } from '../adapters/system-clock.js';
 import { Edge } from './edge-server.js';
 import { findFreePort } from '../sandbox/free-port.js';
 
@@ -54,7 +55,7 @@ describe('the edge server', () => {
       cacheBytesPerEnvironment: 1024 * 1024,
       cacheEntryMaxBytes: 64 * 1024,
       staticMemoryBytes: 1024 * 1024,
-      clock: { now: () => new Date() },
+      clock: systemClock,
       logger: { info: () => undefined, warn: (obj) => warnings.push(obj), error: () => undefined },
     });
     edgePort = await listen(edge.server);

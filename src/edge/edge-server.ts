@@ -13,7 +13,7 @@ import type { Duplex } from 'node:stream';
 import { errors as undiciErrors, type Dispatcher } from 'undici';
 import type { DomainRoute, DomainRouter } from '../services/domains/domain-ports.js';
 import type { EnvironmentRoute, TrafficRouter } from '../services/hosting/hosting-ports.js';
-import type { Logger } from '../services/kit/platform-ports.js';
+import type { Clock, Logger, Timer } from '../services/kit/platform-ports.js';
 import { compileSnapshot, EMPTY_SNAPSHOT, type CompiledRoute, type RouteSnapshot } from './route-table.js';
 import { isStorable } from '../domain/hosting/cache-policy.js';
 import { hopByHopFields } from '../domain/hosting/hop-by-hop.js';
@@ -29,7 +29,7 @@ export interface EdgeSettings {
   readonly cacheBytesPerEnvironment: number;
   readonly cacheEntryMaxBytes: number;
   readonly staticMemoryBytes: number;
-  readonly clock: { now(): Date };
+  readonly clock: Clock & Timer;
   readonly logger: Logger;
   /** Told about every answered request (usage counters). */
   readonly onRequest?: (record: RequestRecord) => void;
@@ -176,7 +176,7 @@ export class Edge implements TrafficRouter, DomainRouter {
     const key = `${environmentId}/${buildId}`;
     const current = this.#snapshot.byEnvironment.get(environmentId);
     const route = current?.buildId === buildId ? current : this.#retiredRoutes.get(key);
-    await route?.inFlight.drained(timeoutMs);
+    await route?.inFlight.drained(timeoutMs, this.settings.clock);
     if (this.#retiredRoutes.get(key) === route) this.#retiredRoutes.delete(key);
   }
 

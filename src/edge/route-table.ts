@@ -1,6 +1,7 @@
 import { Pool } from 'undici';
 import { defaultHostname } from '../domain/domains/hostnames.js';
 import type { EnvironmentRoute } from '../services/hosting/hosting-ports.js';
+import type { Timer } from '../services/kit/platform-ports.js';
 import { StaticSite } from './static-site.js';
 
 /** Requests in flight to one deployment, and who waits for them to end. */
@@ -21,16 +22,14 @@ export class InFlight {
     if (this.#count === 0) for (const wake of this.#waiters.splice(0)) wake();
   }
 
-  /** Resolves once nothing is in flight, or after timeoutMs. */
-  drained(timeoutMs: number): Promise<void> {
-    if (this.#count === 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, timeoutMs);
-      this.#waiters.push(() => {
-        clearTimeout(timer);
-        resolve();
-      });
+  /** Resolves once nothing is in flight, or after timeoutMs on the timer. */
+  async drained(timeoutMs: number, timer: Timer): Promise<void> {
+    if (this.#count === 0) return;
+    const idle = new AbortController();
+    this.#waiters.push(() => {
+      idle.abort();
     });
+    await timer.sleep(timeoutMs, idle.signal);
   }
 }
 

@@ -1,5 +1,7 @@
 import { countRequest, emptyCounters, type UsageCounters } from '../domain/hosting/usage.js';
 import type { RequestRecord } from './edge-server.js';
+import { PeriodicTask } from '../services/kit/periodic-task.js';
+import type { Clock, Timer } from '../services/kit/platform-ports.js';
 
 export interface UsageDelta {
   readonly environmentId: string;
@@ -20,17 +22,17 @@ export interface UsageSink {
  */
 export class UsageMeter {
   #pending = new Map<string, UsageDelta>();
-  readonly #timer: NodeJS.Timeout;
+  readonly #flushes: PeriodicTask;
   #flushing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly sink: UsageSink,
-    private readonly clock: { now(): Date },
+    private readonly clock: Clock & Timer,
     private readonly onError: (error: unknown) => void,
     flushMs = 10_000,
   ) {
-    this.#timer = setInterval(() => void this.flush(), flushMs);
-    this.#timer.unref();
+    this.#flushes = new PeriodicTask(() => this.flush(), { everyMs: flushMs, timer: clock });
+    this.#flushes.start();
   }
 
   count(record: RequestRecord): void {
@@ -57,7 +59,7 @@ export class UsageMeter {
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.#timer);
+    await this.#flushes.stop();
     await this.flush();
   }
 }

@@ -1,7 +1,7 @@
 import { firstRunAfter, previousRunTime } from '../domain/reports/report-schedule.js';
 import { runConcurrently } from '../services/kit/bounded-concurrency.js';
 import { PollingLoop } from '../services/kit/polling-loop.js';
-import type { Clock, Logger } from '../services/kit/platform-ports.js';
+import type { Clock, Logger, Timer } from '../services/kit/platform-ports.js';
 import { newReport, type ReportProducer } from './report-producer.js';
 import type { SiteReportRecord, Store } from '../services/kit/store-port.js';
 
@@ -38,13 +38,14 @@ export class ReportScheduler {
     private readonly deps: {
       readonly store: Store;
       readonly producer: ReportProducer;
-      readonly clock: Clock;
+      readonly clock: Clock & Timer;
       readonly logger: Logger;
       readonly settings: ReportSchedulerSettings;
     },
   ) {
     this.#loop = new PollingLoop(() => this.runOnce(), {
       pollMs: deps.settings.pollMs,
+      timer: deps.clock,
       logger: deps.logger,
       failure: 'reports: the scheduler pass failed',
     });

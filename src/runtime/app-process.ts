@@ -2,12 +2,15 @@ import { request } from 'node:http';
 import { PassThrough } from 'node:stream';
 import type { CommandRunner, SandboxResult, SandboxSpec } from '../sandbox/command-runner.js';
 import { DeploymentFailure } from '../services/hosting/hosting-ports.js';
+import type { Clock, Timer } from '../services/kit/platform-ports.js';
 
 /** The port the public service tells apps to listen on (platform-facts.md); PORT says it too. */
 export const APP_PORT = 8080;
 
 export interface AppProcessSettings {
   readonly runner: CommandRunner;
+  /** The health wait, the restart backoff and the stop's grace time run on it. */
+  readonly clock: Clock & Timer;
   /** The app's sandbox; the process supervises its input, output, port and stop. */
   readonly sandbox: Omit<SandboxSpec, 'inbound' | 'stdin' | 'signal' | 'onLine'>;
   /** How long a start may take until the app answers HTTP on its port. */
@@ -67,7 +70,8 @@ function describeExit(result: SandboxResult): string {
 export class AppProcess {
   #run: Run | undefined;
   #stopping = false;
-  #restartTimer: NodeJS.Timeout | undefined;
+  /** Aborted by stop(): ends the wait before a restart. */
+  readonly #stopped = new AbortController();
   #delayMs: number;
 
   constructor(private readonly settings: AppProcessSettings) {
@@ -83,7 +87,7 @@ export class AppProcess {
     signal.addEventListener('abort', onAbort, { once: true });
     try {
       const port = await this.#waitHealthy(run);
-      this.#watch(run, Date.now());
+      this.#watch(run, this.#now());
       return port;
     } catch (error) {
       await this.#kill(run);
@@ -97,15 +101,20 @@ export class AppProcess {
   /** Stops it: SIGTERM to the app, SIGKILL after the grace time; no restart follows. */
   async stop(): Promise<void> {
     this.#stopping = true;
-    clearTimeout(this.#restartTimer);
+    this.#stopped.abort();
     const run = this.#run;
     if (!run) return;
     run.stdin.end();
-    const timer = setTimeout(() => {
-      run.abort.abort();
-    }, this.settings.stopGraceMs + 2_000);
+    const exited = new AbortController();
+    void this.settings.clock.sleep(this.settings.stopGraceMs + 2_000, exited.signal).then(() => {
+      if (!exited.signal.aborted) run.abort.abort();
+    });
     await run.exited.catch(() => undefined);
-    clearTimeout(timer);
+    exited.abort();
+  }
+
+  #now(): number {
+    return this.settings.clock.now().getTime();
   }
 
   #launch(): Run {
@@ -130,7 +139,7 @@ export class AppProcess {
 
   async #waitHealthy(run: Run): Promise<number> {
     const { healthTimeoutMs } = this.settings;
-    const deadline = Date.now() + healthTimeoutMs;
+    const deadline = this.#now() + healthTimeoutMs;
     const exit = run.exited.then(
       (result) =>
         new DeploymentFailure(`the app ${describeExit(result)} before it answered on port ${APP_PORT}`),
@@ -138,11 +147,11 @@ export class AppProcess {
     );
     const port = await Promise.race([run.port, exit]);
     if (port instanceof Error) throw port;
-    while (Date.now() < deadline) {
+    while (this.#now() < deadline) {
       // Any HTTP answer: the app is up (its status is the app's business).
       if ((await probeHttp(port)) !== undefined) return port;
       if (run.ended) throw await exit;
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await this.settings.clock.sleep(200);
     }
     throw new DeploymentFailure(
       `the app did not answer HTTP on port ${APP_PORT} within ${String(Math.round(healthTimeoutMs / 1000))} s (ATOLL_APP_START_TIMEOUT_MS); it must listen on 0.0.0.0:$PORT`,
@@ -163,14 +172,13 @@ export class AppProcess {
   #crashed(how: string, healthySince: number): void {
     if (this.#stopping) return;
     const { backoff } = this.settings;
-    if (Date.now() - healthySince >= backoff.healthyResetMs) this.#delayMs = backoff.firstMs;
+    if (this.#now() - healthySince >= backoff.healthyResetMs) this.#delayMs = backoff.firstMs;
     const delay = this.#delayMs;
     this.#delayMs = Math.min(delay * 2, backoff.maxMs);
     this.settings.onPort(undefined);
     this.settings.log('atoll', `the app ${how}; restarting in ${String(Math.round(delay / 100) / 10)} s`);
-    this.#restartTimer = setTimeout(() => {
-      void this.#restart();
-    }, delay);
+    // stop() ends the wait early; #restart then sees it stopping.
+    void this.settings.clock.sleep(delay, this.#stopped.signal).then(() => this.#restart());
   }
 
   async #restart(): Promise<void> {
@@ -182,11 +190,11 @@ export class AppProcess {
       if (this.#isStopping()) return;
       this.settings.log('atoll', `the app is back on port ${APP_PORT}`);
       this.settings.onPort(port);
-      this.#watch(run, Date.now());
+      this.#watch(run, this.#now());
     } catch (error) {
       await this.#kill(run);
       // Still crashing: the next attempt waits longer, and a healthy run does not reset the delay.
-      this.#crashed((error as Error).message.replace(/^the app /, ''), Date.now());
+      this.#crashed((error as Error).message.replace(/^the app /, ''), this.#now());
     }
   }
 

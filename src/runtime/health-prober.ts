@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { RouteTarget } from '../services/hosting/hosting-ports.js';
+import { PeriodicTask } from '../services/kit/periodic-task.js';
+import type { Clock, Timer } from '../services/kit/platform-ports.js';
 import { probeHttp } from './app-process.js';
 
 export interface HealthTarget {
@@ -18,29 +20,35 @@ export interface HealthSink {
  * static site when its folder is there. The results are the site reports' uptime.
  */
 export class HealthProber {
-  #timer: NodeJS.Timeout | undefined;
   #probing: Promise<void> = Promise.resolve();
+  readonly #rounds: PeriodicTask;
 
   constructor(
     private readonly deps: {
       readonly targets: () => readonly HealthTarget[];
       readonly sink: HealthSink;
-      readonly clock: { now(): Date };
+      readonly clock: Clock & Timer;
       readonly intervalMs: number;
       readonly onError: (error: unknown) => void;
     },
-  ) {}
+  ) {
+    // A round is started, not waited for: rounds keep their fixed pace (one check per interval,
+    // whatever a slow app's answer takes) and queue behind each other.
+    this.#rounds = new PeriodicTask(
+      () => {
+        this.#probing = this.#probing.then(() => this.probeOnce()).catch(this.deps.onError);
+        return Promise.resolve();
+      },
+      { everyMs: deps.intervalMs, timer: deps.clock },
+    );
+  }
 
   start(): void {
-    this.#timer ??= setInterval(() => {
-      this.#probing = this.#probing.then(() => this.probeOnce()).catch(this.deps.onError);
-    }, this.deps.intervalMs);
-    this.#timer.unref();
+    this.#rounds.start();
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.#timer);
-    this.#timer = undefined;
+    await this.#rounds.stop();
     await this.#probing;
   }
 

@@ -47,6 +47,8 @@ export interface HostingRuntimeSettings {
   readonly router: TrafficRouter;
   readonly logs: RuntimeLogSink;
   readonly logger: Logger;
+  /** What the app processes wait on (health checks, restart backoff, stop grace). */
+  readonly clock: AppProcessSettings['clock'];
   /** The platform services' Unix socket on the host; undefined = apps get no platform services. */
   readonly platformSocket: string | undefined;
   readonly wpUrlTemplate: string | undefined;
@@ -131,6 +133,7 @@ export class HostingRuntime implements Deployer {
     progress.log(`server app: starting ${plan.description} on Node.js ${spec.nodeVersion}`);
     const app = new AppProcess({
       runner: settings.runner,
+      clock: settings.clock,
       sandbox: await this.#sandbox(spec, folder, plan),
       healthTimeoutMs: settings.healthTimeoutMs,
       stopGraceMs: settings.stopGraceMs,

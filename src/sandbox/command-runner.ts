@@ -99,6 +99,8 @@ export async function superviseCommand(
   let aborted = false;
   let outputBytes = 0;
   let outputTruncated = false;
+  // Real timers, not the injected clock: the limits bound a real process's real time and memory
+  // (a fake clock could not make it finish sooner), and the sandbox imports nothing of services.
   const timer = Number.isFinite(spec.limits.wallMs)
     ? setTimeout(() => {
         limit ??= 'wall time';

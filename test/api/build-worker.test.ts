@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { createFilesystemBlobStore } from '../../src/adapters/filesystem-blob-store.js';
+import { systemClock } from '../../src/adapters/system-clock.js';
 import { BuildInputsSource } from '../../src/services/builds/build-inputs.js';
 import { BuildQueue } from '../../src/services/builds/build-queue.js';
 import type { BuildExecutor } from '../../src/services/builds/build-ports.js';
@@ -76,7 +77,7 @@ describe('the build worker', () => {
       },
     );
     const store = api.testStore.store;
-    const clock = { now: () => new Date() };
+    const clock = systemClock;
     const inputs = new BuildInputsSource(
       {
         store,
@@ -129,7 +130,6 @@ describe('the build worker', () => {
           deployer,
           inputs,
           tokens: api.services.platformTokens,
-          clock,
           logger,
         }),
         clock,

@@ -15,7 +15,8 @@ import { composeServices, type Services } from '../../src/main/compose/all-roles
 import { DOCS_DIR, PORTAL_DIR } from '../../src/main/installation-dirs.js';
 import { listenPlatformServices } from '../../src/main/platform-services-listener.js';
 import type { FastifyInstance } from 'fastify';
-import type { Clock } from '../../src/services/kit/platform-ports.js';
+import { systemClock } from '../../src/adapters/system-clock.js';
+import type { Clock, Timer } from '../../src/services/kit/platform-ports.js';
 import { openTestStore, type TestStore } from './test-store.js';
 
 export interface Credentials {
@@ -39,8 +40,11 @@ export interface RequestOptions {
   readonly headers?: Record<string, string>;
 }
 
-/** A settable clock for tests that skip time. */
-export class TestClock implements Clock {
+/**
+ * A settable clock for tests that skip time: only now() is set; sleeps take real time, so
+ * the loops of the composed services go on polling (test/helpers/fake-clock.ts skips sleeps too).
+ */
+export class TestClock implements Clock, Timer {
   #now: number;
   constructor(start = Date.parse('2026-11-21T12:00:00Z')) {
     this.#now = start;
@@ -51,10 +55,13 @@ export class TestClock implements Clock {
   advance(ms: number): void {
     this.#now += ms;
   }
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return systemClock.sleep(ms, signal);
+  }
 }
 
 export interface TestApiOptions {
-  readonly clock?: Clock;
+  readonly clock?: Clock & Timer;
   readonly rateLimitPerMinute?: number;
   readonly webhookTriggersPerMinute?: number;
   readonly authFailuresPerMinute?: number;
@@ -108,7 +115,7 @@ export class TestApi {
     const services = composeServices({
       store: testStore.store,
       platformKey: Buffer.alloc(32, 7),
-      clock: options.clock ?? { now: () => new Date() },
+      clock: options.clock ?? systemClock,
       logger,
       settings: {
         authCacheTtlMs: options.authCacheTtlMs ?? 300_000,

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { connect } from 'node:tls';
+import { systemClock } from '../../src/adapters/system-clock.js';
 import { BuildHarness, eventually } from '../helpers/build-harness.js';
 import { TestDnsServer } from '../helpers/dns-server.js';
 import { TestPebble, type PreparedPebble } from '../helpers/pebble.js';
@@ -9,11 +10,14 @@ import { secretBoxForTests } from '../helpers/test-api.js';
 import { DomainEdgeSync } from '../../src/services/domains/domain-edge-sync.js';
 import type { DomainRoute, DomainRouter } from '../../src/services/domains/domain-ports.js';
 
-/** Real time moved forward on demand: the renewal window comes without waiting years. */
+/** Real time moved forward on demand: the renewal window comes without waiting years (sleeps stay real). */
 class ShiftedClock {
   offsetMs = 0;
   now(): Date {
     return new Date(Date.now() + this.offsetMs);
+  }
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return systemClock.sleep(ms, signal);
   }
 }
 

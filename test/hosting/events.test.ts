@@ -5,6 +5,7 @@ import { networkInterfaces } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { ADDRESS_NOT_ALLOWED, HttpEventSender } from '../../src/adapters/http-event-sender.js';
+import { systemClock } from '../../src/adapters/system-clock.js';
 import { DeliveryRefused, DeliveryWorker } from '../../src/services/events/delivery-worker.js';
 import { BuildHarness, eventually } from '../helpers/build-harness.js';
 import { TestDnsServer } from '../helpers/dns-server.js';
@@ -136,7 +137,7 @@ describe('outbound event notifications: signed, retried, guarded and durable', (
       store: h.api.testStore.store,
       sender: new HttpEventSender({ allowPrivate: true, timeoutMs: 5_000 }),
       secretBox: secretBoxForTests(),
-      clock: { now: () => new Date() },
+      clock: systemClock,
       logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
       settings: { retryBaseMs: 100, maxAgeMs: 3_600_000, pollMs: 100, leaseMs: 10_000 },
     });
@@ -320,7 +321,7 @@ describe('deleting an event subscription while its delivery is in flight', () =>
         store: api.testStore.store,
         sender: new HttpEventSender({ allowPrivate: true, timeoutMs: 5_000 }),
         secretBox: secretBoxForTests(),
-        clock: { now: () => new Date() },
+        clock: systemClock,
         logger,
         settings: { retryBaseMs: 100, maxAgeMs: 3_600_000, pollMs: 100, leaseMs: 10_000 },
       });

@@ -7,7 +7,7 @@ import type { Config } from '../../config/load-config.js';
 import { createAesSecretBox } from '../../adapters/aes-secret-box.js';
 import { createFilesystemBlobStore } from '../../adapters/filesystem-blob-store.js';
 import { publicUrlOf } from '../../domain/domains/hostnames.js';
-import type { BlobStore, Clock, Logger, SecretBox } from '../../services/kit/platform-ports.js';
+import type { BlobStore, Clock, Logger, SecretBox, Timer } from '../../services/kit/platform-ports.js';
 import { RoleWatch } from '../../services/kit/role-watch.js';
 import { InProcessSignals, type Signals } from '../../services/kit/signals.js';
 import type { EnvironmentRecord, Store } from '../../services/kit/store-port.js';
@@ -33,14 +33,14 @@ export type ServiceSettings = Pick<
 export interface BaseDeps {
   readonly store: Store;
   readonly platformKey: Buffer;
-  readonly clock: Clock;
+  readonly clock: Clock & Timer;
   readonly logger: Logger;
   readonly settings: ServiceSettings;
 }
 
 export interface Base {
   readonly store: Store;
-  readonly clock: Clock;
+  readonly clock: Clock & Timer;
   readonly logger: Logger;
   readonly settings: ServiceSettings;
   readonly secretBox: SecretBox;

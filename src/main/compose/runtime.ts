@@ -71,6 +71,7 @@ export function composeRuntime(base: Base, inputs: RuntimeInputs): RuntimeRole {
     router,
     logs: runtimeLogs,
     logger,
+    clock,
     platformSocket,
     wpUrlTemplate: builds.wpUrlTemplate,
     appLimits: hosting.appLimits,
@@ -86,7 +87,6 @@ export function composeRuntime(base: Base, inputs: RuntimeInputs): RuntimeRole {
     deployer: runtime,
     inputs: buildInputs,
     tokens,
-    clock,
     logger,
   });
   signals.subscribe('environments.removed', () => {

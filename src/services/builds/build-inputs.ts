@@ -1,5 +1,5 @@
 import type { BlobStore } from '../kit/platform-ports.js';
-import type { BuildEnvironmentSource, BuildInputs } from './build-ports.js';
+import type { BuildEnvironmentSource, EnvironmentInputs } from './build-ports.js';
 import type { EnvironmentsService } from '../apps/environments-service.js';
 import type { BuildRecord, Store } from '../kit/store-port.js';
 
@@ -10,7 +10,7 @@ export class BuildInputsSource implements BuildEnvironmentSource {
     private readonly uidRange: { readonly first: number; readonly last: number },
   ) {}
 
-  async inputsFor(build: BuildRecord): Promise<Omit<BuildInputs, 'sourcePath' | 'clean'>> {
+  async inputsFor(build: BuildRecord): Promise<EnvironmentInputs> {
     const environment = await this.deps.store.environments.findById(build.environmentId);
     if (!environment) throw new Error(`environment ${build.environmentId} of build ${build.id} is gone`);
     const uid = await this.deps.store.environments.assignBuildUid(

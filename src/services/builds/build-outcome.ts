@@ -1,4 +1,5 @@
 import { GRPC_CODES, type GrpcCodeName } from '../../domain/error-catalogue.js';
+import type { BuildOutcome } from './build-ports.js';
 import { publishBuildEvent } from '../kit/event-outbox.js';
 import type { BuildRecord, Repositories } from '../kit/store-port.js';
 
@@ -15,7 +16,8 @@ export interface BuildEnding {
 
 /**
  * Ends an unfinished build without success, with its operation: the one place where a build
- * is cancelled, superseded, interrupted or failed, so that build and operation never disagree.
+ * is cancelled, superseded, interrupted or failed (succeedBuild below the one where it succeeds),
+ * so that build and operation never disagree.
  */
 export async function endBuild(
   tx: Repositories,
@@ -49,4 +51,35 @@ export async function endBuild(
 /** Cancels an unfinished build (by request, or superseded by a newer upload). */
 export function cancelBuild(tx: Repositories, build: BuildRecord, reason: string, now: Date): Promise<void> {
   return endBuild(tx, build, { state: 'CANCELLED', message: reason, exitCode: null, code: 'CANCELLED' }, now);
+}
+
+/**
+ * Ends a RUNNING build SUCCEEDED with its artifact, its operation done and its events; `liveTime`
+ * is set when it also became the live deployment (in the same transaction).
+ */
+export async function succeedBuild(
+  tx: Repositories,
+  build: BuildRecord,
+  outcome: Extract<BuildOutcome, { ok: true }>,
+  now: Date,
+  liveTime: Date | null,
+): Promise<void> {
+  await tx.builds.update({
+    ...build,
+    state: 'SUCCEEDED',
+    phase: 'PHASE_UNSPECIFIED',
+    artifactDigest: outcome.artifactDigest,
+    artifactKey: outcome.artifactKey,
+    nodeVersion: outcome.nodeVersion,
+    packageManager: outcome.packageManager,
+    framework: outcome.framework,
+    dependencies: outcome.dependencies,
+    liveTime,
+    finishTime: now,
+  });
+  const operation = await tx.operations.find(build.environmentId, build.id);
+  if (operation && !operation.done) await tx.operations.update({ ...operation, done: true, updateTime: now });
+  const succeeded = { ...build, state: 'SUCCEEDED' as const };
+  await publishBuildEvent(tx, succeeded, 'build.succeeded', now);
+  if (liveTime !== null) await publishBuildEvent(tx, succeeded, 'deployment.live', now);
 }

@@ -49,8 +49,14 @@ export interface BuildExecutor {
   removeWorkFolders(active: (buildIds: readonly string[]) => Promise<ReadonlySet<string>>): Promise<string[]>;
 }
 
+/**
+ * What the environment gives a build, resolved once by the runner and handed to both the
+ * executor and the deployer (the uid is assigned and the variables decrypted once).
+ */
+export type EnvironmentInputs = Omit<BuildInputs, 'sourcePath' | 'clean'>;
+
 /** What the runner asks of the environments: decrypted variables and the sandbox uid. */
 export interface BuildEnvironmentSource {
-  inputsFor(build: BuildRecord): Promise<Omit<BuildInputs, 'sourcePath' | 'clean'>>;
+  inputsFor(build: BuildRecord): Promise<EnvironmentInputs>;
   sourcePath(build: BuildRecord): string;
 }

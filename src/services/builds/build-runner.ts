@@ -1,23 +1,45 @@
 import { randomUUID } from 'node:crypto';
-import { DEPLOYMENT_FAILED_PREFIX, endBuild } from './build-outcome.js';
-import { publishBuildEvent } from '../kit/event-outbox.js';
+import { DEPLOYMENT_FAILED_PREFIX, endBuild, succeedBuild } from './build-outcome.js';
 import { INTERRUPTED_MESSAGE, type BuildQueue } from './build-queue.js';
 import type { DeploymentsService } from './deployments-service.js';
-import type { BuildEnvironmentSource, BuildExecutor, BuildOutcome, BuildReporter } from './build-ports.js';
-import { DeploymentFailure, type PreparedDeployment } from '../hosting/hosting-ports.js';
-import type { Clock, Logger } from '../kit/platform-ports.js';
-import type { BuildLogLine, BuildRecord, Repositories, Store } from '../kit/store-port.js';
+import type {
+  BuildEnvironmentSource,
+  BuildExecutor,
+  BuildOutcome,
+  BuildReporter,
+  EnvironmentInputs,
+} from './build-ports.js';
+import { RunningBuild } from './running-build.js';
+import type { PreparedDeployment } from '../hosting/hosting-ports.js';
+import type { Clock, Logger, Timer } from '../kit/platform-ports.js';
+import { PollingLoop } from '../kit/polling-loop.js';
+import type { BuildRecord, EnvironmentRecord, Repositories, Store } from '../kit/store-port.js';
+
+type Succeeded = Extract<BuildOutcome, { ok: true }>;
+
+/** What a build's steps came to: its outcome and, when it built and deploys, the deployment waiting to go live. */
+interface Produced {
+  readonly outcome: BuildOutcome;
+  readonly prepared?: PreparedDeployment;
+}
+
+/** What the success transaction did with the traffic. */
+type Switched = 'live' | 'superseded' | 'gone';
 
 /**
  * The worker role: takes queued builds one at a time per slot, beats while it runs them,
  * notices a cancellation within a second, writes the log in batches, and records the outcome
  * with the operation. Faults of the platform end the build FAILED with the reason logged.
+ *
+ * A build flows one way: its inputs are resolved once (1); the executor builds the artifact
+ * with them (2); the deployer prepares the deployment with them and answers prepared or failed
+ * (3); the runner alone records the ending: success, operation, events and the switch live in
+ * one transaction (4); then traffic moves (5).
  */
 export class BuildRunner {
   #stopping = false;
-  readonly #running = new Set<Promise<void>>();
-  readonly #controllers = new Set<AbortController>();
-  #wake: (() => void) | undefined;
+  readonly #inFlight = new Set<RunningBuild>();
+  readonly #slots: readonly PollingLoop[];
   readonly #endListeners = new Set<(buildId: string, environmentId: string) => void>();
 
   constructor(
@@ -28,7 +50,7 @@ export class BuildRunner {
       environments: BuildEnvironmentSource;
       /** Turns successful builds into live deployments; without it a build ends at its artifact. */
       deployments?: DeploymentsService;
-      clock: Clock;
+      clock: Clock & Timer;
       logger: Logger;
     },
     private readonly options: {
@@ -38,7 +60,9 @@ export class BuildRunner {
       /** No other process works on this store: builds RUNNING at start are interrupted at once. */
       soleWorker: boolean;
     },
-  ) {}
+  ) {
+    this.#slots = Array.from({ length: options.concurrency }, () => this.#slot());
+  }
 
   /**
    * Starts the slots; resolves when stop() was called and the builds in flight ended. A
@@ -53,8 +77,7 @@ export class BuildRunner {
     await this.#removeLeftovers().catch((error: unknown) => {
       logger.error({ err: error }, 'could not remove the work folders of builds that no longer run');
     });
-    const slots = Array.from({ length: this.options.concurrency }, () => this.#slot());
-    await Promise.all(slots);
+    await Promise.all(this.#slots.map((slot) => slot.run()));
   }
 
   /** Work folders of builds that ended without their worker (a crash, a kill) go at start. */
@@ -72,41 +95,42 @@ export class BuildRunner {
     return () => this.#endListeners.delete(listener);
   }
 
-  /** A new build was queued: look now instead of at the next poll. */
+  /** A new build was queued: the waiting slots look now instead of at the next poll. */
   notify(): void {
-    this.#wake?.();
+    for (const slot of this.#slots) slot.wake();
   }
 
   /** Stops taking builds; builds in flight are stopped and end FAILED as interrupted. */
   async stop(): Promise<void> {
     this.#stopping = true;
-    this.#wake?.();
-    for (const controller of this.#controllers) controller.abort();
-    await Promise.all(this.#running);
+    for (const build of this.#inFlight) build.cancel();
+    await Promise.all(this.#slots.map((slot) => slot.stop()));
   }
 
-  async #slot(): Promise<void> {
-    while (!this.#stopping) {
-      const build = await this.deps.queue.claimNext().catch((error: unknown) => {
-        this.deps.logger.error({ err: error }, 'could not claim a build');
-        return undefined;
-      });
-      if (!build) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.options.pollMs);
-          this.#wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        await this.deps.queue.failInterrupted().catch(() => 0);
-        continue;
-      }
-      const running = this.#runBuild(build).catch((error: unknown) => this.#failAfterFault(build, error));
-      this.#running.add(running);
-      await running;
-      this.#running.delete(running);
-    }
+  /**
+   * One slot: claims the oldest queued build and runs it to its end, then looks again at once;
+   * with none queued it waits for the poll (or notify()), and after a wait it first fails the
+   * builds whose worker went silent meanwhile.
+   */
+  #slot(): PollingLoop {
+    let waited = false;
+    return new PollingLoop(
+      async () => {
+        if (waited) await this.deps.queue.failInterrupted().catch(() => 0);
+        waited = true;
+        const build = await this.deps.queue.claimNext();
+        if (!build) return 0;
+        waited = false;
+        await this.#runBuild(build).catch((error: unknown) => this.#failAfterFault(build, error));
+        return 1;
+      },
+      {
+        pollMs: this.options.pollMs,
+        timer: this.deps.clock,
+        logger: this.deps.logger,
+        failure: 'could not claim a build',
+      },
+    );
   }
 
   /**
@@ -137,141 +161,97 @@ export class BuildRunner {
   }
 
   async #runBuild(build: BuildRecord): Promise<void> {
-    const { store, clock, logger } = this.deps;
-    const controller = new AbortController();
-    this.#controllers.add(controller);
-    let seq = 0;
-    let pending: BuildLogLine[] = [];
-    const flush = async () => {
-      const lines = pending;
-      pending = [];
-      await store.buildLogs.append(build.id, lines).catch((error: unknown) => {
-        logger.error({ err: error, buildId: build.id }, 'could not write build log lines');
-      });
-    };
-    const reporter: BuildReporter = {
-      phase: async (phase) => {
-        reporter.log('atoll', `--- ${phase.toLowerCase()}`);
-        const current = await store.builds.find(build.environmentId, build.id);
-        if (current?.state === 'RUNNING') await store.builds.update({ ...current, phase });
-      },
-      log: (stream, line) => {
-        seq += 1;
-        pending.push({ seq, time: clock.now(), stream, line });
-      },
-    };
-    // Heartbeat, log lines and cancellation watch: one timer, one transaction (one commit) a beat.
-    // A beat still in flight is waited for (never two at once, and none behind the final flush).
-    let beating: Promise<void> | undefined;
-    const beatOnce = async () => {
-      const lines = pending;
-      pending = [];
-      try {
-        const current = await store.transaction(async (tx) => {
-          if (lines.length > 0) await tx.buildLogs.append(build.id, lines);
-          await tx.builds.heartbeat(build.id, clock.now());
-          return tx.builds.find(build.environmentId, build.id);
-        });
-        if (current?.state !== 'RUNNING') controller.abort();
-      } catch (error) {
-        // The lines go out with the next beat or the final flush; the beat itself goes alone, so
-        // that lines the store refuses cannot make a running build look abandoned.
-        pending = [...lines, ...pending];
-        logger.warn({ err: error, buildId: build.id }, 'build heartbeat failed');
-        if (lines.length > 0)
-          await store.builds.heartbeat(build.id, clock.now()).catch((beatError: unknown) => {
-            logger.warn(
-              { err: beatError, buildId: build.id },
-              'build heartbeat failed without its log lines',
-            );
-          });
-      }
-    };
-    const beat = setInterval(() => {
-      beating ??= beatOnce().finally(() => {
-        beating = undefined;
-      });
-    }, this.options.heartbeatMs);
-    let outcome: BuildOutcome;
-    let prepared: PreparedDeployment | undefined;
+    const running = new RunningBuild(build, this.deps, this.options.heartbeatMs);
+    this.#inFlight.add(running);
+    let produced: Produced;
     try {
-      reporter.log('atoll', `build ${build.id} started (trigger ${build.trigger})`);
-      if (build.trigger === 'REDEPLOY') {
-        reporter.log('atoll', `redeploying artifact ${build.artifactDigest}: nothing is built again`);
-        outcome = { ok: true, ...build };
-      } else {
-        const inputs = await this.deps.environments.inputsFor(build);
-        outcome = await this.deps.executor.execute(
-          {
-            ...inputs,
-            sourcePath: this.deps.environments.sourcePath(build),
-            clean: build.trigger === 'CLEAN_REBUILD',
-          },
-          reporter,
-          controller.signal,
-        );
-      }
-      const deployments = this.deps.deployments;
-      if (outcome.ok && deployments) {
-        await reporter.phase('DEPLOYING');
-        try {
-          prepared = await deployments.prepare(
-            { ...build, ...outcome },
-            {
-              log: (line) => {
-                reporter.log('atoll', line);
-              },
-            },
-            controller.signal,
-          );
-        } catch (error) {
-          if (!(error instanceof DeploymentFailure)) throw error;
-          outcome = { ok: false, message: `${DEPLOYMENT_FAILED_PREFIX}${error.message}`, exitCode: null };
-        }
-      }
-    } catch (error) {
-      const reference = randomUUID();
-      logger.error({ err: error, buildId: build.id, reference }, 'build failed on the platform side');
-      outcome = {
-        ok: false,
-        message: `the platform failed while building (reference ${reference}); retry, or report it`,
-        exitCode: null,
-      };
+      produced = await this.#produce(build, running);
     } finally {
-      clearInterval(beat);
-      await beating;
-      this.#controllers.delete(controller);
+      await running.stopBeating();
+      this.#inFlight.delete(running);
     }
+    let { outcome } = produced;
     if (!outcome.ok && this.#stopping) outcome = { ok: false, message: INTERRUPTED_MESSAGE, exitCode: null };
-    reporter.log(
+    running.reporter.log(
       'atoll',
       outcome.ok ? `build succeeded: artifact ${outcome.artifactDigest}` : `build failed: ${outcome.message}`,
     );
-    await flush();
-    if (outcome.ok && prepared && this.deps.deployments) {
-      await this.#goLive(build, outcome, prepared, this.deps.deployments, reporter);
-      await flush();
+    await running.flush();
+    if (outcome.ok && produced.prepared) {
+      await this.#goLive(build, outcome, produced.prepared, running.reporter);
+      await running.flush();
     } else {
-      await prepared?.discard();
+      await produced.prepared?.discard();
       await this.#record(build, outcome);
     }
     for (const listener of this.#endListeners) listener(build.id, build.environmentId);
   }
 
-  /** The switch: the build succeeds and becomes the live deployment in one transaction, then traffic moves. */
+  /**
+   * Steps 1 to 3: the inputs, resolved once; the artifact built with them (or the earlier one
+   * again); the deployment prepared with them. A fault of the platform fails the build.
+   */
+  async #produce(build: BuildRecord, running: RunningBuild): Promise<Produced> {
+    const { reporter, signal } = running;
+    try {
+      reporter.log('atoll', `build ${build.id} started (trigger ${build.trigger})`);
+      const inputs = await this.deps.environments.inputsFor(build);
+      const outcome = await this.#artifact(build, inputs, running);
+      const deployments = this.deps.deployments;
+      if (!outcome.ok || !deployments) return { outcome };
+      await reporter.phase('DEPLOYING');
+      const progress = {
+        log: (line: string) => {
+          reporter.log('atoll', line);
+        },
+      };
+      const decision = await deployments.prepare({ ...build, ...outcome }, inputs, progress, signal);
+      if (decision.kind === 'prepared') return { outcome, prepared: decision.deployment };
+      return {
+        outcome: { ok: false, message: `${DEPLOYMENT_FAILED_PREFIX}${decision.reason}`, exitCode: null },
+      };
+    } catch (error) {
+      const reference = randomUUID();
+      this.deps.logger.error(
+        { err: error, buildId: build.id, reference },
+        'build failed on the platform side',
+      );
+      const message = `the platform failed while building (reference ${reference}); retry, or report it`;
+      return { outcome: { ok: false, message, exitCode: null } };
+    }
+  }
+
+  /** Step 2: the build's artifact, built by the executor, or for a redeploy the earlier one as it is. */
+  async #artifact(
+    build: BuildRecord,
+    inputs: EnvironmentInputs,
+    running: RunningBuild,
+  ): Promise<BuildOutcome> {
+    if (build.trigger === 'REDEPLOY') {
+      running.reporter.log('atoll', `redeploying artifact ${build.artifactDigest}: nothing is built again`);
+      return { ok: true, ...build };
+    }
+    return this.deps.executor.execute(
+      {
+        ...inputs,
+        sourcePath: this.deps.environments.sourcePath(build),
+        clean: build.trigger === 'CLEAN_REBUILD',
+      },
+      running.reporter,
+      running.signal,
+    );
+  }
+
+  /** Steps 4 and 5: the build succeeds and becomes the live deployment in one transaction, then traffic moves. */
   async #goLive(
     build: BuildRecord,
-    outcome: Extract<BuildOutcome, { ok: true }>,
+    outcome: Succeeded,
     prepared: PreparedDeployment,
-    deployments: DeploymentsService,
     reporter: BuildReporter,
   ): Promise<void> {
-    const now = this.deps.clock.now();
-    let switched: Awaited<ReturnType<DeploymentsService['switchTo']>>;
+    let switched: Switched;
     try {
-      switched = await deployments.switchTo(build, async (tx, current, live) => {
-        await this.#succeed(tx, current, outcome, now, live ? now : null);
-      });
+      switched = await this.#succeedLive(build, outcome);
     } catch (error) {
       await prepared.discard();
       throw error;
@@ -286,34 +266,34 @@ export class BuildRunner {
     }
   }
 
-  async #succeed(
-    tx: Repositories,
-    current: BuildRecord,
-    outcome: Extract<BuildOutcome, { ok: true }>,
-    now: Date,
-    liveTime: Date | null,
-  ): Promise<void> {
-    await tx.builds.update({
-      ...current,
-      state: 'SUCCEEDED',
-      phase: 'PHASE_UNSPECIFIED',
-      artifactDigest: outcome.artifactDigest,
-      artifactKey: outcome.artifactKey,
-      nodeVersion: outcome.nodeVersion,
-      packageManager: outcome.packageManager,
-      framework: outcome.framework,
-      dependencies: outcome.dependencies,
-      liveTime,
-      finishTime: now,
+  /**
+   * The success transaction of a build that is still RUNNING: it succeeds with its operation
+   * and events and becomes the environment's live deployment; a build older than the live one
+   * succeeds without taking traffic.
+   */
+  #succeedLive(build: BuildRecord, outcome: Succeeded): Promise<Switched> {
+    const now = this.deps.clock.now();
+    return this.deps.store.transaction(async (tx) => {
+      const current = await tx.builds.find(build.environmentId, build.id, true);
+      if (current?.state !== 'RUNNING') return 'gone';
+      const environment = await lockEnvironment(tx, build.environmentId);
+      if (!environment) return 'gone';
+      const live = environment.liveBuildId
+        ? await tx.builds.find(environment.id, environment.liveBuildId)
+        : undefined;
+      const newer = !live || live.createTime.getTime() <= current.createTime.getTime();
+      await succeedBuild(tx, current, outcome, now, newer ? now : null);
+      if (!newer) return 'superseded';
+      await tx.environments.update({
+        ...environment,
+        liveBuildId: current.id,
+        updateTime: this.deps.clock.now(),
+      });
+      return 'live';
     });
-    const operation = await tx.operations.find(current.environmentId, current.id);
-    if (operation && !operation.done)
-      await tx.operations.update({ ...operation, done: true, updateTime: now });
-    const succeeded = { ...current, state: 'SUCCEEDED' as const };
-    await publishBuildEvent(tx, succeeded, 'build.succeeded', now);
-    if (liveTime !== null) await publishBuildEvent(tx, succeeded, 'deployment.live', now);
   }
 
+  /** The ending of a build that does not go live: failed, or succeeded at its artifact. */
   async #record(build: BuildRecord, outcome: BuildOutcome): Promise<void> {
     const now = this.deps.clock.now();
     await this.deps.store.transaction(async (tx) => {
@@ -330,7 +310,16 @@ export class BuildRunner {
         );
         return;
       }
-      await this.#succeed(tx, current, outcome, now, null);
+      await succeedBuild(tx, current, outcome, now, null);
     });
   }
+}
+
+/** The build's environment, locked for the switch; undefined once it is deleted. */
+async function lockEnvironment(
+  tx: Repositories,
+  environmentId: string,
+): Promise<EnvironmentRecord | undefined> {
+  const located = await tx.environments.findById(environmentId);
+  return located && (await tx.environments.find(located.appPk, located.id, true));
 }

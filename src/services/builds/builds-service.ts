@@ -8,7 +8,7 @@ import type { Principal } from '../access/auth-service.js';
 import { buildOperation, enqueueBuild } from './build-enqueue.js';
 import { cancelBuild } from './build-outcome.js';
 import type { EnvironmentScope, EnvironmentsService } from '../apps/environments-service.js';
-import type { Clock } from '../kit/platform-ports.js';
+import type { Clock, Timer } from '../kit/platform-ports.js';
 import type { SignalSender } from '../kit/signals.js';
 import type { BuildRecord, EnvironmentRecord, Repositories, Store } from '../kit/store-port.js';
 
@@ -57,7 +57,7 @@ export class BuildsService {
     private readonly deps: {
       store: Store;
       environments: EnvironmentsService;
-      clock: Clock;
+      clock: Clock & Timer;
       /** Told once a build is queued, so that a worker looks at once. */
       signals: SignalSender;
     },
@@ -224,7 +224,7 @@ export class BuildsService {
         if (!keepGoing) return;
       }
       if (!follow || isFinished(state)) return;
-      await new Promise((resolve) => setTimeout(resolve, pollMs));
+      await this.deps.clock.sleep(pollMs);
     }
   }
 

@@ -1,14 +1,15 @@
 import { runConcurrently } from '../kit/bounded-concurrency.js';
 import type { BuildInputsSource } from './build-inputs.js';
+import type { EnvironmentInputs } from './build-ports.js';
 import {
   DeploymentFailure,
   type Deployer,
   type DeploymentProgress,
   type PreparedDeployment,
 } from '../hosting/hosting-ports.js';
-import type { Clock, Logger } from '../kit/platform-ports.js';
+import type { Logger } from '../kit/platform-ports.js';
 import type { PlatformTokens } from '../hosting/platform-tokens.js';
-import type { BuildRecord, Repositories, Store } from '../kit/store-port.js';
+import type { BuildRecord, Store } from '../kit/store-port.js';
 
 /**
  * Live deployments restored at once at start: each mostly waits (artifact unpacked in the
@@ -23,13 +24,15 @@ export interface RestoreSummary {
   readonly skipped: readonly { readonly environmentId: string; readonly reason: string }[];
 }
 
-/** What the switch to a prepared deployment did. */
-export type SwitchOutcome = 'live' | 'superseded' | 'gone';
+/** What preparing a build's deployment came to: the runner switches to it, or fails the build with the reason. */
+export type DeploymentDecision =
+  | { readonly kind: 'prepared'; readonly deployment: PreparedDeployment }
+  | { readonly kind: 'failed'; readonly reason: string };
 
 /**
- * Deployments: a successful build's artifact started beside the live deployment and, once
- * healthy, made live in the store and then in the runtime; the live deployments brought back
- * when the platform starts; the deployments of deleted environments removed.
+ * Deployments: a successful build's artifact started beside the live deployment (the runner
+ * then makes it live); the live deployments brought back when the platform starts; the
+ * deployments of deleted environments removed.
  */
 export class DeploymentsService {
   constructor(
@@ -38,18 +41,34 @@ export class DeploymentsService {
       deployer: Deployer;
       inputs: BuildInputsSource;
       tokens: PlatformTokens;
-      clock: Clock;
       logger: Logger;
     },
   ) {}
 
-  /** Starts the build's deployment and waits for its health check; DeploymentFailure says why it cannot. */
+  /**
+   * Starts the build's deployment beside the live one and waits for its health check, with the
+   * inputs the runner resolved for the build: prepared, or failed with the reason for the user.
+   */
   async prepare(
     build: BuildRecord,
+    inputs: EnvironmentInputs,
+    progress: DeploymentProgress,
+    signal: AbortSignal,
+  ): Promise<DeploymentDecision> {
+    try {
+      return { kind: 'prepared', deployment: await this.#start(build, inputs, progress, signal) };
+    } catch (error) {
+      if (!(error instanceof DeploymentFailure)) throw error;
+      return { kind: 'failed', reason: error.message };
+    }
+  }
+
+  async #start(
+    build: BuildRecord,
+    inputs: EnvironmentInputs,
     progress: DeploymentProgress,
     signal: AbortSignal,
   ): Promise<PreparedDeployment> {
-    const inputs = await this.deps.inputs.inputsFor(build);
     return this.deps.deployer.prepare(
       {
         environmentId: build.environmentId,
@@ -69,36 +88,6 @@ export class DeploymentsService {
   }
 
   /**
-   * Makes a build that is still RUNNING the environment's live deployment, in one transaction
-   * with its success and its operation; `succeed` writes those. A build older than the live
-   * one succeeds without taking traffic.
-   */
-  async switchTo(
-    build: BuildRecord,
-    succeed: (tx: Repositories, current: BuildRecord, live: boolean) => Promise<void>,
-  ): Promise<SwitchOutcome> {
-    return this.deps.store.transaction(async (tx) => {
-      const current = await tx.builds.find(build.environmentId, build.id, true);
-      if (current?.state !== 'RUNNING') return 'gone';
-      const located = await tx.environments.findById(build.environmentId);
-      const environment = located && (await tx.environments.find(located.appPk, located.id, true));
-      if (!environment) return 'gone';
-      const live = environment.liveBuildId
-        ? await tx.builds.find(environment.id, environment.liveBuildId)
-        : undefined;
-      const newer = !live || live.createTime.getTime() <= current.createTime.getTime();
-      await succeed(tx, current, newer);
-      if (!newer) return 'superseded';
-      await tx.environments.update({
-        ...environment,
-        liveBuildId: current.id,
-        updateTime: this.deps.clock.now(),
-      });
-      return 'live';
-    });
-  }
-
-  /**
    * At start: every live deployment comes back up from its artifact, without a rebuild. Each
    * environment on its own: one that cannot be restored is logged and skipped, the others
    * come back. Returns what was restored and what was skipped, with why.
@@ -113,7 +102,13 @@ export class DeploymentsService {
         const build = buildId ? await store.builds.find(environment.id, buildId) : undefined;
         if (!build) return;
         buildId = build.id;
-        const prepared = await this.prepare(build, { log: () => undefined }, new AbortController().signal);
+        const inputs = await this.deps.inputs.inputsFor(build);
+        const prepared = await this.#start(
+          build,
+          inputs,
+          { log: () => undefined },
+          new AbortController().signal,
+        );
         await prepared.activate();
         restored.push(environment.id);
         logger.info(

@@ -2,7 +2,8 @@ import { doublingDelayMs } from '../../domain/backoff.js';
 import type { DomainEdgeSync } from './domain-edge-sync.js';
 import type { CertificateAuthority, ChallengeResponder } from './domain-ports.js';
 import type { DomainReconciler } from './domain-reconciler.js';
-import type { Clock, Logger, SecretBox } from '../kit/platform-ports.js';
+import { PeriodicTask } from '../kit/periodic-task.js';
+import type { Clock, Logger, SecretBox, Timer } from '../kit/platform-ports.js';
 import type { DomainMappingRecord, Store } from '../kit/store-port.js';
 
 const MINUTE = 60_000;
@@ -16,7 +17,7 @@ const DAY = 86_400_000;
 export class CertificateManager {
   #pass: Promise<void> | undefined;
   #again = false;
-  #timer: NodeJS.Timeout | undefined;
+  #checks: PeriodicTask | undefined;
 
   constructor(
     private readonly deps: {
@@ -26,7 +27,7 @@ export class CertificateManager {
       readonly secretBox: SecretBox;
       readonly reconciler: DomainReconciler;
       readonly edgeSync: DomainEdgeSync;
-      readonly clock: Clock;
+      readonly clock: Clock & Timer;
       readonly logger: Logger;
       readonly renewDaysBefore: number;
     },
@@ -52,17 +53,19 @@ export class CertificateManager {
   }
 
   start(intervalMs: number): void {
-    this.#timer = setInterval(() => {
-      this.tick().catch((error: unknown) => {
-        this.deps.logger.error({ err: error }, 'certificates: the check failed');
-      });
-    }, intervalMs);
-    this.#timer.unref();
+    this.#checks ??= new PeriodicTask(
+      () =>
+        this.tick().catch((error: unknown) => {
+          this.deps.logger.error({ err: error }, 'certificates: the check failed');
+        }),
+      { everyMs: intervalMs, timer: this.deps.clock },
+    );
+    this.#checks.start();
     void this.tick().catch(() => undefined);
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.#timer);
+    await this.#checks?.stop();
     await this.#pass?.catch(() => undefined);
   }
 

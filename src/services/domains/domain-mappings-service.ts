@@ -16,7 +16,7 @@ import type { Operation } from '../../contract/operation-schemas.js';
 import type { Principal } from '../access/auth-service.js';
 import type { DomainReconciler } from './domain-reconciler.js';
 import type { EnvironmentScope, EnvironmentsService } from '../apps/environments-service.js';
-import type { Clock } from '../kit/platform-ports.js';
+import type { Clock, Timer } from '../kit/platform-ports.js';
 import type { SignalSender } from '../kit/signals.js';
 import type { DomainMappingRecord, EnvironmentRecord, Repositories, Store } from '../kit/store-port.js';
 
@@ -39,7 +39,7 @@ export class DomainMappingsService {
       readonly store: Store;
       readonly environments: EnvironmentsService;
       readonly reconciler: DomainReconciler;
-      readonly clock: Clock;
+      readonly clock: Clock & Timer;
       readonly baseDomain: string;
       readonly perEnvironment: number;
       /** Told that a mapping wants its certificate tried again now; resolves when it was tried. */
@@ -220,9 +220,9 @@ export class DomainMappingsService {
       // The answer shows the outcome when the CA answers within a few seconds (an order usually
       // takes one); otherwise it shows the retry under way and the issuance carries on.
       const retry = this.deps.signals.publish('certificate.retry', { domainMappingId: checked.id });
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([retry, new Promise((resolve) => (timer = setTimeout(resolve, 10_000)))]);
-      clearTimeout(timer);
+      const answered = new AbortController();
+      await Promise.race([retry, this.deps.clock.sleep(10_000, answered.signal)]);
+      answered.abort();
       const after = await this.deps.store.domainMappings.findById(checked.id);
       if (after) checked = after;
     }

@@ -1,6 +1,6 @@
 import { doublingDelayMs } from '../../domain/backoff.js';
 import { DELIVERY_RETRY_MAX_MS, SIGNATURE_HEADER, signatureHeader } from '../../domain/events.js';
-import type { Clock, Logger, SecretBox } from '../kit/platform-ports.js';
+import type { Clock, Logger, SecretBox, Timer } from '../kit/platform-ports.js';
 import { PollingLoop } from '../kit/polling-loop.js';
 import type { DeliveryRecord, EventRecord, EventSubscriptionRecord, Store } from '../kit/store-port.js';
 
@@ -49,13 +49,14 @@ export class DeliveryWorker {
       readonly store: Store;
       readonly sender: EventSender;
       readonly secretBox: SecretBox;
-      readonly clock: Clock;
+      readonly clock: Clock & Timer;
       readonly logger: Logger;
       readonly settings: DeliverySettings;
     },
   ) {
     this.#loop = new PollingLoop(() => this.runOnce(), {
       pollMs: deps.settings.pollMs,
+      timer: deps.clock,
       logger: deps.logger,
       failure: 'events: the delivery pass failed',
     });

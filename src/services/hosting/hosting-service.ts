@@ -2,7 +2,7 @@ import type { Principal } from '../access/auth-service.js';
 import type { EnvironmentsService } from '../apps/environments-service.js';
 import { publishCachePurged } from '../kit/event-outbox.js';
 import type { TrafficRouter } from './hosting-ports.js';
-import type { Clock } from '../kit/platform-ports.js';
+import type { Clock, Timer } from '../kit/platform-ports.js';
 import type { Store } from '../kit/store-port.js';
 
 /** How many lines of the runtime log an answer starts with (the newest ones). */
@@ -15,7 +15,7 @@ export class HostingService {
       store: Store;
       environments: EnvironmentsService;
       router: TrafficRouter;
-      clock: Clock;
+      clock: Clock & Timer;
     },
   ) {}
 
@@ -77,7 +77,7 @@ export class HostingService {
       if (!options.follow) return;
       // Nothing new: a keep-alive write also tells us whether the reader is still there.
       if (!(await write(''))) return;
-      await new Promise((resolve) => setTimeout(resolve, pollMs));
+      await this.deps.clock.sleep(pollMs);
     }
   }
 }

@@ -1,5 +1,6 @@
 import type { RuntimeLogSink } from './hosting-ports.js';
-import type { Clock, Logger } from '../kit/platform-ports.js';
+import { PeriodicTask } from '../kit/periodic-task.js';
+import type { Clock, Logger, Timer } from '../kit/platform-ports.js';
 import type { RuntimeLogLine, Store } from '../kit/store-port.js';
 
 /** Longest line kept: an app printing a megabyte in one line does not fill the store. */
@@ -12,16 +13,16 @@ const MAX_LINE_CHARS = 8_192;
 export class RuntimeLogWriter implements RuntimeLogSink {
   #pending = new Map<string, Omit<RuntimeLogLine, 'id'>[]>();
   readonly #writtenSincePrune = new Map<string, number>();
-  readonly #timer: NodeJS.Timeout;
+  readonly #flushes: PeriodicTask;
   #flushing: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly deps: { store: Store; clock: Clock; logger: Logger },
+    private readonly deps: { store: Store; clock: Clock & Timer; logger: Logger },
     private readonly keepLines: number,
     flushMs = 500,
   ) {
-    this.#timer = setInterval(() => void this.flush(), flushMs);
-    this.#timer.unref();
+    this.#flushes = new PeriodicTask(() => this.flush(), { everyMs: flushMs, timer: deps.clock });
+    this.#flushes.start();
   }
 
   write(environmentId: string, buildId: string, stream: RuntimeLogLine['stream'], line: string): void {
@@ -42,7 +43,7 @@ export class RuntimeLogWriter implements RuntimeLogSink {
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.#timer);
+    await this.#flushes.stop();
     await this.flush();
   }
 

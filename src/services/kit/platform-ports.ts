@@ -4,6 +4,18 @@ export interface Clock {
   now(): Date;
 }
 
+/**
+ * Waiting, on the same injected time as Clock: every server loop, retry and backoff sleeps
+ * through it, so that a test's fake clock skips the time instead of waiting it out.
+ */
+export interface Timer {
+  /**
+   * Resolves after `ms`; an abort of `signal` resolves it early (an aborted signal at once),
+   * never rejects: an abort means "stop waiting", and the caller checks why it woke.
+   */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
   verify(password: string, encoded: string): Promise<boolean>;

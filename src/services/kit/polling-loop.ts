@@ -1,4 +1,4 @@
-import type { Logger } from './platform-ports.js';
+import type { Logger, Timer } from './platform-ports.js';
 
 /**
  * Runs a pass over work kept in the store again and again: at once while passes find work,
@@ -6,27 +6,38 @@ import type { Logger } from './platform-ports.js';
  * and the loop goes on; stop() lets the pass in flight finish.
  */
 export class PollingLoop {
-  #wake: (() => void) | undefined;
+  /** Aborted to end the current wait early: by wake() and by stop(). */
+  #waiting: AbortController | undefined;
   #stopping = false;
   #running: Promise<void> | undefined;
 
   constructor(
     private readonly pass: () => Promise<number>,
-    private readonly options: { readonly pollMs: number; readonly logger: Logger; readonly failure: string },
+    private readonly options: {
+      readonly pollMs: number;
+      readonly timer: Timer;
+      readonly logger: Logger;
+      readonly failure: string;
+    },
   ) {}
 
   start(): void {
-    this.#running ??= this.#loop();
+    void this.run();
+  }
+
+  /** Starts the loop if it is not running; resolves when it ended after stop(). */
+  run(): Promise<void> {
+    return (this.#running ??= this.#loop());
   }
 
   /** Look now rather than at the next poll. */
   wake(): void {
-    this.#wake?.();
+    this.#waiting?.abort();
   }
 
   async stop(): Promise<void> {
     this.#stopping = true;
-    this.#wake?.();
+    this.#waiting?.abort();
     await this.#running;
   }
 
@@ -44,14 +55,9 @@ export class PollingLoop {
       }
       // More may be waiting; or stop() was called during the pass (read through a function, not narrowed).
       if (handled > 0 || this.#stopped()) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.options.pollMs);
-        this.#wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.#wake = undefined;
+      this.#waiting = new AbortController();
+      await this.options.timer.sleep(this.options.pollMs, this.#waiting.signal);
+      this.#waiting = undefined;
     }
   }
 }
