@@ -214,7 +214,7 @@ async function packFolder(folder: string, destination: string, maxBytes: number)
 }
 
 /**
- * Unpack → detect → install → build → package, as platform-facts.md describes the public
+ * Unpack → detect → install → build → package, as docs/api.md (Build pipeline) describes the public
  * service: npm ci with a lockfile (else npm install), Yarn classic and pnpm likewise; the
  * script named by ATLAS_BUILD_SCRIPT, else wpe-build, else build. Every command runs in the
  * sandbox with the environment's uid; installs and builds get outbound network only.

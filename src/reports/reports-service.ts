@@ -87,7 +87,7 @@ function toSchedule(record: ReportScheduleRecord): ReportScheduleWire {
 }
 
 /**
- * The site reports API (seed 001): templates, schedules of a site (an environment), reports
+ * The site reports API (docs/api.md, Site reports): templates, schedules of a site (an environment), reports
  * made from them and their downloads. Tenancy as on the hosting API: a site or schedule of
  * an account the caller is not a member of does not exist for them; within the account,
  * reading takes `report.read` and changing `report.manage`. Each account has a request

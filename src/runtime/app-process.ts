@@ -4,7 +4,7 @@ import type { CommandRunner, SandboxResult, SandboxSpec } from '../sandbox/comma
 import { DeploymentFailure } from '../services/hosting/hosting-ports.js';
 import type { Clock, Timer } from '../services/kit/platform-ports.js';
 
-/** The port the public service tells apps to listen on (platform-facts.md); PORT says it too. */
+/** The port the public service tells apps to listen on (docs/api.md, Deployments); PORT says it too. */
 export const APP_PORT = 8080;
 
 export interface AppProcessSettings {

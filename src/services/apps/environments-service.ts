@@ -126,7 +126,7 @@ export class EnvironmentsService {
     await this.deps.store.transaction(async (tx) => {
       await tx.environments.insert(sealed);
       // Nothing to build for a direct-upload app until code arrives: the operation is done
-      // as soon as the environment exists; the create answer keeps the seed's shape.
+      // as soon as the environment exists; the create answer keeps the shape docs/api.md shows.
       await tx.operations.insert({
         environmentId: record.id,
         operationId: NO_BUILD,

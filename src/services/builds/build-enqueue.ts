@@ -99,7 +99,7 @@ export async function enqueueBuild(
   });
 }
 
-/** The long-running operation of a build, as the seed shows it (named by the build id). */
+/** The long-running operation of a build, as docs/api.md shows it under Long-running operations (named by the build id). */
 export function buildOperation(
   account: string,
   appId: string,

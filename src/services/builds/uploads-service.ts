@@ -25,7 +25,7 @@ export interface ArchiveInspector {
 export type ReceiveUpload = (destination: string) => Promise<{ bytes: number; sha256: string }>;
 
 /**
- * Direct upload (seed: `POST /fu/v1/…/environments/{env}:upload`): the archive is streamed to
+ * Direct upload (docs/api.md: `POST /fu/v1/…/environments/{env}:upload`): the archive is streamed to
  * disk, checked, kept in the blob store, and a queued build with its operation is answered.
  * A refused upload leaves no file and no build behind.
  */

@@ -24,7 +24,7 @@ function invalidToken(): AtollError {
 
 /**
  * The platform services hosted apps call, as the vendor's client packages do
- * (platform-facts.md): the edge cache purge (@wpengine/edge-cache) and the key-value store
+ * (docs/api.md, Platform services for hosted apps): the edge cache purge (@wpengine/edge-cache) and the key-value store
  * (@wpengine/atlas-next). Each token works for its own environment only.
  */
 export class PlatformServices {
