@@ -54,6 +54,7 @@ async function serve(): Promise<ExitCode> {
   return new Promise<ExitCode>((resolve) => {
     const onSignal = (signal: NodeJS.Signals) => {
       logger.info({ signal }, 'signal received');
+      // A real deadline for a stop that hangs: the injected timer is for the platform's own loops.
       const timer = setTimeout(() => {
         logger.error({ timeoutMs: config.shutdownTimeoutMs }, 'shutdown took too long; exiting');
         process.exit(EXIT.FAILURE);

@@ -4,6 +4,8 @@
  */
 import type { Logger } from 'pino';
 import type { Config } from '../config/load-config.js';
+import { PeriodicTask } from '../services/kit/periodic-task.js';
+import type { Timer } from '../services/kit/platform-ports.js';
 import type { Services } from './compose/all-roles.js';
 
 export interface RoleLoops {
@@ -11,7 +13,8 @@ export interface RoleLoops {
   readonly building: Promise<void> | undefined;
   /** Live deployments coming back from their artifacts. */
   readonly restoring: Promise<void> | undefined;
-  readonly timers: readonly NodeJS.Timeout[];
+  /** Periodic work on the injected timer; stop() ends them. */
+  readonly periodic: readonly PeriodicTask[];
 }
 
 /** Starts every role's loops; without a command runner there are no builds and no deployments to restore. */
@@ -20,8 +23,9 @@ export function startRoleLoops(
   config: Config,
   logger: Logger,
   sandboxed: boolean,
+  timer: Timer,
 ): RoleLoops {
-  const recheck = startControlPlane(services, config, logger);
+  const recheck = startControlPlane(services, config, logger, timer);
   // Report runs missed while the platform was down are made once now (one catch-up each), then as they fall due.
   services.reportScheduler.start();
   services.healthProber.start();
@@ -29,12 +33,12 @@ export function startRoleLoops(
   const restoring = sandboxed ? restoreLive(services, logger) : undefined;
   // The worker's slots run until stop(); should they end before, /readyz says so.
   const building = sandboxed ? services.roles.watch('worker', services.buildRunner.run()) : undefined;
-  const retention = startRetention(services, logger, sandboxed, restoring);
-  return { building, restoring, timers: [recheck, retention] };
+  const retention = startRetention(services, logger, sandboxed, restoring, timer);
+  return { building, restoring, periodic: [recheck, retention] };
 }
 
-/** Events and domain mapping work of the control plane; returns the timer of the pending mappings' re-checks. */
-function startControlPlane(services: Services, config: Config, logger: Logger): NodeJS.Timeout {
+/** Events and domain mapping work of the control plane; returns the pending mappings' periodic re-check. */
+function startControlPlane(services: Services, config: Config, logger: Logger, timer: Timer): PeriodicTask {
   // Events committed before a stop or crash are sent now, and new ones as they come.
   services.deliveryWorker.start();
   // Domain mapping work acknowledged before a stop is finished; the edge learns its custom domains
@@ -46,13 +50,16 @@ function startControlPlane(services: Services, config: Config, logger: Logger): 
       logger.error({ err: error }, 'could not resume the domain mappings');
     });
   const recheckEvery = config.domains.recheckIntervalMs;
-  const recheckTimer = setInterval(() => {
-    services.domainReconciler.recheckPending(recheckEvery).catch((error: unknown) => {
-      logger.warn({ err: error }, 'domains: re-checking pending mappings failed');
-    });
-  }, recheckEvery);
-  recheckTimer.unref();
-  return recheckTimer;
+  const recheck = new PeriodicTask(
+    async () => {
+      await services.domainReconciler.recheckPending(recheckEvery).catch((error: unknown) => {
+        logger.warn({ err: error }, 'domains: re-checking pending mappings failed');
+      });
+    },
+    { everyMs: recheckEvery, timer },
+  );
+  recheck.start();
+  return recheck;
 }
 
 /** Live deployments come back from their artifacts (no rebuild); each environment on its own. */
@@ -79,29 +86,32 @@ function sweepBuildCaches(services: Services, logger: Logger): void {
   );
 }
 
-/** Retention once live deployments are back, then hourly; returns its timer. */
+/** Retention once live deployments are back, then hourly; returns its periodic task. */
 function startRetention(
   services: Services,
   logger: Logger,
   sandboxed: boolean,
   restoring: Promise<void> | undefined,
-): NodeJS.Timeout {
-  const retain = () => {
-    services.runRetention().catch((error: unknown) => {
+  timer: Timer,
+): PeriodicTask {
+  const retain = async (): Promise<void> => {
+    const pruning = services.runRetention().catch((error: unknown) => {
       logger.warn({ err: error }, 'retention failed');
     });
-    if (!sandboxed) return;
     // Where deployments run: folders of deleted environments and of deployments that serve
     // nothing go, including those a failed removal left (tried again every hour).
-    services.deployments
-      .removeDeleted()
-      .then(() => services.runtime.sweepFolders())
-      .catch((error: unknown) => {
-        logger.warn({ err: error }, 'could not remove the deployment folders that serve nothing');
-      });
+    const sweeping = sandboxed
+      ? services.deployments
+          .removeDeleted()
+          .then(() => services.runtime.sweepFolders())
+          .catch((error: unknown) => {
+            logger.warn({ err: error }, 'could not remove the deployment folders that serve nothing');
+          })
+      : undefined;
+    await Promise.all([pruning, sweeping]);
   };
-  const retentionTimer = setInterval(retain, 3_600_000);
-  retentionTimer.unref();
+  const retention = new PeriodicTask(retain, { everyMs: 3_600_000, timer });
+  retention.start();
   void restoring?.then(retain);
-  return retentionTimer;
+  return retention;
 }

@@ -85,7 +85,7 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
   });
   const servers = await listenServers(config, logger, services, store, lifecycle);
   const { port, edgePort } = announce(config, logger, servers);
-  const loops = startRoleLoops(services, config, logger, commandRunner !== undefined);
+  const loops = startRoleLoops(services, config, logger, commandRunner !== undefined, systemClock);
   if (sandboxMissing !== undefined && commandRunner !== undefined) {
     logger.warn({ problem: sandboxMissing }, 'ATOLL_UNSAFE_BUILDS=1: builds run WITHOUT a sandbox');
     process.stderr.write(
@@ -241,7 +241,7 @@ async function stopPlatform(
 ): Promise<void> {
   const { services, store, servers, loops } = running;
   services.roles.stopping();
-  for (const timer of loops.timers) clearInterval(timer);
+  const periodic = Promise.all(loops.periodic.map((task) => task.stop()));
   logger.info('shutting down: no new connections, finishing requests in flight');
   // close() stops accepting, lets requests in flight finish, then resolves.
   await Promise.all([
@@ -250,6 +250,8 @@ async function stopPlatform(
     services.buildRunner.stop(),
     loops.building,
     loops.restoring,
+    // A re-check or retention pass in flight ends before the store goes.
+    periodic,
   ]);
   // Apps stop (gracefully) before the edge and the platform services they use go.
   await services.healthProber.stop();
@@ -269,6 +271,7 @@ async function stopPlatform(
           }
           server.close(resolve);
           server.closeIdleConnections();
+          // A real deadline on real sockets, like the sandbox's wall-time kill: not the injected timer.
           setTimeout(() => {
             server.closeAllConnections();
           }, config.shutdownTimeoutMs).unref();
