@@ -1,3 +1,6 @@
+/**
+ * The real clock and timer behind the Clock and Timer ports; tests inject a fake one to skip time.
+ */
 import type { Clock, Timer } from '../services/kit/platform-ports.js';
 
 export const systemClock: Clock & Timer = {

@@ -1,3 +1,7 @@
+/**
+ * The build executor: one build's steps (unpack, detect, install, build, package) run in the sandbox,
+ * with the environment's build cache around them. It implements the BuildExecutor port of services/builds.
+ */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createWriteStream, existsSync, readFileSync, realpathSync, statSync } from 'node:fs';

@@ -1,3 +1,7 @@
+/**
+ * The edge server: routes each visitor's request by Host to a live deployment, serves static sites,
+ * proxies to app processes through the web cache, answers ACME challenges and redirects, and counts usage.
+ */
 import { randomBytes } from 'node:crypto';
 import {
   createServer,

@@ -1,3 +1,7 @@
+/**
+ * The route table: immutable host → deployment snapshots the runtime publishes and the edge swaps in,
+ * and the count of requests in flight per deployment that a switch drains.
+ */
 import { Pool } from 'undici';
 import { defaultHostname } from '../domain/domains/hostnames.js';
 import type { EnvironmentRoute } from '../services/hosting/hosting-ports.js';

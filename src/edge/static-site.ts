@@ -1,3 +1,7 @@
+/**
+ * Static sites as the edge serves them: files from a deployment's folder, with a bounded memory cache,
+ * precompressed copies, immutable caching for hashed assets, ranges and conditional requests.
+ */
 import { createHash, type Hash } from 'node:crypto';
 import { once } from 'node:events';
 import { createReadStream, type Stats } from 'node:fs';

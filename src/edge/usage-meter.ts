@@ -1,3 +1,7 @@
+/**
+ * The edge's usage counters (requests, bytes, statuses, cache hits, latency) per environment and minute,
+ * counted in memory on the request path and handed to the store in batches.
+ */
 import { countRequest, emptyCounters, type UsageCounters } from '../domain/hosting/usage.js';
 import type { RequestRecord } from './edge-server.js';
 import { PeriodicTask } from '../services/kit/periodic-task.js';

@@ -1,3 +1,7 @@
+/**
+ * The web cache in front of app processes: what RFC 9111 lets a shared cache keep, keyed with Vary,
+ * bounded by bytes, with stale-while-revalidate and purges by tag or path.
+ */
 import { LRUCache } from 'lru-cache';
 import {
   computePathTag,

@@ -1,4 +1,7 @@
 #!/usr/bin/env node
+/**
+ * The `atoll` binary: reads the config once, runs the command, and turns errors and signals into exit codes.
+ */
 import { readFileSync } from 'node:fs';
 import { CommanderError } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config/load-config.js';

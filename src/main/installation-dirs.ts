@@ -1,3 +1,6 @@
+/**
+ * Folders the installation ships beside the code (docs, the built portal), found from this file's own place.
+ */
 import { fileURLToPath } from 'node:url';
 
 /** The installation's docs/ folder (beside src/ and dist/), served at /docs. */

@@ -1,3 +1,6 @@
+/**
+ * Opens the store the config names (embedded PGlite or a PostgreSQL server) and migrates it before use.
+ */
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config/load-config.js';

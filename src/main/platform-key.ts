@@ -1,3 +1,6 @@
+/**
+ * The platform key that seals secrets at rest: from ATOLL_SECRET_KEY or a 0600 file made on first start.
+ */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,3 +1,6 @@
+/**
+ * The platform's one logger (pino), with the redaction that keeps secrets out of every log line.
+ */
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { Config } from '../config/load-config.js';
 

@@ -1,3 +1,6 @@
+/**
+ * Listens for the platform services hosted apps call, on the Unix socket their sandboxes reach.
+ */
 import { chmodSync, existsSync, mkdirSync, unlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';

@@ -1,3 +1,7 @@
+/**
+ * `atoll serve`: composes every role, makes every server listen, starts the roles' loops, and stops
+ * them in order so that nothing acknowledged is lost.
+ */
 import { chmodSync, existsSync, unlinkSync } from 'node:fs';
 import { DOCS_DIR, PORTAL_DIR } from './installation-dirs.js';
 import { connect } from 'node:net';

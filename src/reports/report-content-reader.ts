@@ -1,3 +1,7 @@
+/**
+ * Reads what a site report says about one environment and period from the store: builds, live
+ * deployment, health checks, domains, usage.
+ */
 import type {
   ReportBuilds,
   ReportContent,

@@ -1,3 +1,6 @@
+/**
+ * The figures and labels of each report section, decided once for both renderers (HTML and PDF).
+ */
 import type { ReportContent, ReportSectionName } from '../domain/reports/report-content.js';
 
 /**

@@ -1,3 +1,6 @@
+/**
+ * The ports the reports feature needs: a renderer and a mailer (the SMTP adapter implements it).
+ */
 import type { ReportContent } from '../domain/reports/report-content.js';
 
 /** Draws a report (src/reports/report-renderer.ts). */

@@ -1,3 +1,7 @@
+/**
+ * Makes one report: draws it, keeps its files in the blob store, e-mails it, and records the outcome
+ * with its report.sent event.
+ */
 import { randomUUID } from 'node:crypto';
 import { doublingDelayMs } from '../domain/backoff.js';
 import { AtollError } from '../domain/error-catalogue.js';

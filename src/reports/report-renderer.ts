@@ -1,3 +1,6 @@
+/**
+ * Renders a site report as a self-contained HTML e-mail body and as an A4 PDF (pdfkit).
+ */
 import PDFDocument from 'pdfkit';
 import type { ReportContent } from '../domain/reports/report-content.js';
 import {

@@ -1,3 +1,7 @@
+/**
+ * The report scheduler: turns due schedules into reports exactly once per run and has them made and
+ * sent, on a polling loop woken when a schedule changes.
+ */
 import { firstRunAfter, previousRunTime } from '../domain/reports/report-schedule.js';
 import { runConcurrently } from '../services/kit/bounded-concurrency.js';
 import { PollingLoop } from '../services/kit/polling-loop.js';

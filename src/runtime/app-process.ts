@@ -1,3 +1,7 @@
+/**
+ * One app process of a deployment, supervised in its sandbox: started with its port forwarded,
+ * checked over HTTP, restarted with backoff, stopped gracefully.
+ */
 import { request } from 'node:http';
 import { PassThrough } from 'node:stream';
 import type { CommandRunner, SandboxResult, SandboxSpec } from '../sandbox/command-runner.js';

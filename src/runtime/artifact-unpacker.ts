@@ -1,3 +1,6 @@
+/**
+ * Unpacks a build's artifact into a deployment folder inside the sandbox, as the environment's uid.
+ */
 import { createReadStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import type { SandboxLimits } from '../domain/sandbox-limits.js';

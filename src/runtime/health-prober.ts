@@ -1,3 +1,6 @@
+/**
+ * The health prober: checks every live deployment at a fixed pace; its results are the site reports' uptime.
+ */
 import { existsSync } from 'node:fs';
 import type { RouteTarget } from '../services/hosting/hosting-ports.js';
 import { PeriodicTask } from '../services/kit/periodic-task.js';

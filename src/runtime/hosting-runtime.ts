@@ -1,3 +1,7 @@
+/**
+ * The runtime role: prepares deployments from artifacts, activates them once healthy, drains and stops
+ * the ones replaced, and publishes the route table the edge serves.
+ */
 import { existsSync } from 'node:fs';
 import { readdir, readFile, rmdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
