@@ -1,3 +1,6 @@
+/**
+ * The site reports API: templates, schedules of a site, runs on demand, reports and their downloads.
+ */
 import { randomUUID } from 'node:crypto';
 import type {
   ListSiteReports,

@@ -1,3 +1,6 @@
+/**
+ * Tenant isolation: which account a caller may act in and with which role; every account route asks here.
+ */
 import { LRUCache } from 'lru-cache';
 import { AtollError } from '../../domain/error-catalogue.js';
 import { accountName as toAccountName } from '../../domain/resource-names.js';

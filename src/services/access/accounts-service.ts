@@ -1,3 +1,6 @@
+/**
+ * Accounts as their members see them: listing the caller's accounts and reading one.
+ */
 import { AtollError } from '../../domain/error-catalogue.js';
 import { nextPageToken, parsePageRequest } from '../../domain/page-token.js';
 import { accountName } from '../../domain/resource-names.js';

@@ -1,3 +1,7 @@
+/**
+ * Authentication: who is calling, from an API credential (Basic auth) or a portal session, with the
+ * failure throttle that makes guessing credentials slow.
+ */
 import { LRUCache } from 'lru-cache';
 import { AtollError } from '../../domain/error-catalogue.js';
 import type { FailureThrottle } from '../kit/failure-throttle.js';

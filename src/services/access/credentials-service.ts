@@ -1,3 +1,6 @@
+/**
+ * API credentials: generated, shown once, stored as a slow hash, listed and revoked by their owners.
+ */
 import { randomUUID } from 'node:crypto';
 import { AtollError } from '../../domain/error-catalogue.js';
 import { nextPageToken, parsePageRequest } from '../../domain/page-token.js';

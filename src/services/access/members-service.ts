@@ -1,3 +1,6 @@
+/**
+ * An account's members and their roles: owners add, change and remove them, never leaving it ownerless.
+ */
 import { AtollError, invalidField } from '../../domain/error-catalogue.js';
 import { normaliseEmail } from '../../domain/identifier-rules.js';
 import { nextPageToken, parsePageRequest } from '../../domain/page-token.js';

@@ -1,3 +1,7 @@
+/**
+ * What operators do with `atoll admin …` and the bootstrap settings: accounts, owners and credentials,
+ * under the same rules as the API.
+ */
 import { randomUUID } from 'node:crypto';
 import { AtollError, assertNoViolations, invalidField } from '../../domain/error-catalogue.js';
 import { checkName, normaliseEmail } from '../../domain/identifier-rules.js';

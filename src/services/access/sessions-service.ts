@@ -1,3 +1,7 @@
+/**
+ * Portal sessions: sign-in with lockout, session cookies and CSRF tokens, idle and absolute expiry,
+ * password changes.
+ */
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { AtollError, invalidFields } from '../../domain/error-catalogue.js';

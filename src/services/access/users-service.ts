@@ -1,3 +1,6 @@
+/**
+ * Users: found or made by email address, and the random secrets the platform hands out as passwords.
+ */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { AtollError, assertNoViolations } from '../../domain/error-catalogue.js';
 import { checkEmail, checkPassword, normaliseEmail } from '../../domain/identifier-rules.js';

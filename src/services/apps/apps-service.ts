@@ -1,3 +1,6 @@
+/**
+ * Applications of an account: create, list, read and delete (deleting takes its environments along).
+ */
 import { randomUUID } from 'node:crypto';
 import { AtollError, assertNoViolations, invalidField } from '../../domain/error-catalogue.js';
 import { checkName } from '../../domain/identifier-rules.js';

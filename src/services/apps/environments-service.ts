@@ -1,3 +1,7 @@
+/**
+ * Environments of an application: their fields and rules, sealed shell variables, and `locate`, which
+ * every environment route uses to find one after the access check.
+ */
 import { randomUUID } from 'node:crypto';
 import {
   AtollError,

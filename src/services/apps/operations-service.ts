@@ -1,3 +1,6 @@
+/**
+ * Long-running operations (AIP-151) of an environment, as GET …/operations/{id} answers them.
+ */
 import { AtollError } from '../../domain/error-catalogue.js';
 import { UPDATE_ENVIRONMENT_METADATA_TYPE } from '../../domain/operation.js';
 import { buildName, operationName } from '../../domain/resource-names.js';

@@ -1,3 +1,6 @@
+/**
+ * An environment's usage figures, read back per interval from what the edge counted.
+ */
 import { invalidField } from '../../domain/error-catalogue.js';
 import {
   busiestPaths,

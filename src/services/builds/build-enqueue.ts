@@ -1,3 +1,7 @@
+/**
+ * Queueing a build with its operation in one transaction, the one way uploads, rebuilds and redeploys
+ * start one.
+ */
 import { randomUUID } from 'node:crypto';
 import type { BuildTrigger } from '../../domain/builds/build.js';
 import { UPDATE_ENVIRONMENT_METADATA_TYPE } from '../../domain/operation.js';

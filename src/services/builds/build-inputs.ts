@@ -1,3 +1,6 @@
+/**
+ * What a build runs with, resolved once by the runner: the environment's settings, decrypted variables, uid.
+ */
 import type { BlobStore } from '../kit/platform-ports.js';
 import type { BuildEnvironmentSource, EnvironmentInputs } from './build-ports.js';
 import type { EnvironmentsService } from '../apps/environments-service.js';

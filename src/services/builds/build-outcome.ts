@@ -1,3 +1,6 @@
+/**
+ * How a build ends, with its operation and events in the same transaction: succeeded, failed, cancelled.
+ */
 import { GRPC_CODES, type GrpcCodeName } from '../../domain/error-catalogue.js';
 import type { BuildOutcome } from './build-ports.js';
 import { publishBuildEvent } from '../kit/event-outbox.js';

@@ -1,3 +1,6 @@
+/**
+ * The build queue over the builds table: claims, heartbeats, and builds whose worker went silent.
+ */
 import { endBuild } from './build-outcome.js';
 import { publishBuildEvent } from '../kit/event-outbox.js';
 import type { Clock } from '../kit/platform-ports.js';

@@ -1,3 +1,7 @@
+/**
+ * The worker role's build runner: slots that claim queued builds and take each from its inputs to a
+ * live deployment or a recorded failure.
+ */
 import { randomUUID } from 'node:crypto';
 import { DEPLOYMENT_FAILED_PREFIX, endBuild, succeedBuild } from './build-outcome.js';
 import { INTERRUPTED_MESSAGE, type BuildQueue } from './build-queue.js';

@@ -1,3 +1,6 @@
+/**
+ * Builds as the API shows them: list, read, logs, cancel, rebuild and redeploy.
+ */
 import { BUILDS_PAGE_DEFAULT, isFinished } from '../../domain/builds/build.js';
 import { AtollError, invalidField } from '../../domain/error-catalogue.js';
 import { nextPageToken, parsePageRequest } from '../../domain/page-token.js';

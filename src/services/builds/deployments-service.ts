@@ -1,3 +1,7 @@
+/**
+ * Build to live: prepares a built artifact's deployment through the runtime, and restores live
+ * deployments at start.
+ */
 import { runConcurrently } from '../kit/bounded-concurrency.js';
 import type { BuildInputsSource } from './build-inputs.js';
 import type { EnvironmentInputs } from './build-ports.js';

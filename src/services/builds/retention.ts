@@ -1,3 +1,6 @@
+/**
+ * Retention: which old builds' blobs, build caches and toolchains go, and the hourly sweep that removes them.
+ */
 import type { BlobStore, Clock, Logger } from '../kit/platform-ports.js';
 import type { BuildRecord, Store } from '../kit/store-port.js';
 

@@ -1,3 +1,6 @@
+/**
+ * Direct uploads: an archive streamed in, checked, kept, and its build queued.
+ */
 import { randomUUID } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';

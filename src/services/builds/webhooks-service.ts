@@ -1,3 +1,6 @@
+/**
+ * Build webhooks: an environment's token-protected URLs that rebuild, clean-rebuild or clear its cache.
+ */
 import { AtollError } from '../../domain/error-catalogue.js';
 import { isUuid } from '../../domain/identifier-rules.js';
 import { environmentName } from '../../domain/resource-names.js';

@@ -1,3 +1,6 @@
+/**
+ * Certificates of custom domains: issued over ACME, renewed before expiry, retried with backoff.
+ */
 import { doublingDelayMs } from '../../domain/backoff.js';
 import type { DomainEdgeSync } from './domain-edge-sync.js';
 import type { CertificateAuthority, ChallengeResponder } from './domain-ports.js';

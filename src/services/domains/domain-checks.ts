@@ -1,3 +1,6 @@
+/**
+ * The DNS checks of a custom domain: its TXT record and whether it points at the edge.
+ */
 import type { DnsCheckResult } from '../../domain/domains/domain-mapping.js';
 import type { DnsAnswer, DnsLookup } from './domain-ports.js';
 

@@ -1,3 +1,6 @@
+/**
+ * Keeps the edge's custom-domain table and certificates what the store says.
+ */
 import type { DomainRouter, DomainRoute } from './domain-ports.js';
 import type { Logger, SecretBox } from '../kit/platform-ports.js';
 import type { Store } from '../kit/store-port.js';

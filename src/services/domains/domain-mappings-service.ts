@@ -1,3 +1,7 @@
+/**
+ * Domain mappings of an environment as the API offers them: list, read, replace, verify, revalidate,
+ * mark primary.
+ */
 import { randomUUID } from 'node:crypto';
 import { planReplace, type PlannedMapping, type ReplacePlan } from '../../domain/domains/domain-mapping.js';
 import { normalizeDomain } from '../../domain/domains/domain-names.js';

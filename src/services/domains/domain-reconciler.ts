@@ -1,3 +1,7 @@
+/**
+ * The asynchronous half of domain mappings: checks, removals and `:replace` operations, derived from
+ * the stored states so that a restart resumes them.
+ */
 import { randomBytes, randomUUID } from 'node:crypto';
 import {
   deriveState,

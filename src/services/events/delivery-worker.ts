@@ -1,3 +1,6 @@
+/**
+ * The delivery worker: sends the events outbox to subscriptions, signed, retrying failures with backoff.
+ */
 import { doublingDelayMs } from '../../domain/backoff.js';
 import { DELIVERY_RETRY_MAX_MS, SIGNATURE_HEADER, signatureHeader } from '../../domain/events.js';
 import type { Clock, Logger, SecretBox, Timer } from '../kit/platform-ports.js';

@@ -1,3 +1,6 @@
+/**
+ * An account's event subscriptions: create, list, read, delete, test, and their deliveries.
+ */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import { isPrivateAddress } from '../../domain/network/address-rules.js';

@@ -1,3 +1,6 @@
+/**
+ * The ports between deployments, the runtime that runs them and the edge that serves them.
+ */
 import type { ShellVariable } from '../../domain/shell-variables.js';
 
 /**

@@ -1,3 +1,6 @@
+/**
+ * What the API offers about an environment's hosting: clearing its web cache and its runtime logs.
+ */
 import type { Principal } from '../access/auth-service.js';
 import type { EnvironmentsService } from '../apps/environments-service.js';
 import { publishCachePurged } from '../kit/event-outbox.js';

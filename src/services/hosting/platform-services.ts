@@ -1,3 +1,6 @@
+/**
+ * The platform services hosted apps call with their tokens: cache purges and the key-value store.
+ */
 import { AtollError, invalidField } from '../../domain/error-catalogue.js';
 import { publishCachePurged } from '../kit/event-outbox.js';
 import type { TrafficRouter } from './hosting-ports.js';

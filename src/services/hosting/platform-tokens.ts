@@ -1,3 +1,6 @@
+/**
+ * The Bearer tokens of hosted apps: one of each kind per environment, sealed at rest, found by digest.
+ */
 import { randomBytes } from 'node:crypto';
 import type { Clock, SecretBox } from '../kit/platform-ports.js';
 import type { PlatformTokenKind, PlatformTokenRecord, Store } from '../kit/store-port.js';

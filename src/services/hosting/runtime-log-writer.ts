@@ -1,3 +1,6 @@
+/**
+ * Runtime logs: the running apps' output, written to the store in batches, newest lines kept.
+ */
 import type { RuntimeLogSink } from './hosting-ports.js';
 import { PeriodicTask } from '../kit/periodic-task.js';
 import type { Clock, Logger, Timer } from '../kit/platform-ports.js';

@@ -1,3 +1,6 @@
+/**
+ * The events outbox: events written in the transaction of the change they report.
+ */
 import { randomUUID } from 'node:crypto';
 import type { EventType } from '../../contract/event-types.js';
 import { buildName, domainMappingName, environmentName } from '../../domain/resource-names.js';

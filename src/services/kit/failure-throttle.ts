@@ -1,3 +1,6 @@
+/**
+ * A failure throttle: refuses a key (an address, an email) that failed too often in a window.
+ */
 import { LRUCache } from 'lru-cache';
 import { AtollError } from '../../domain/error-catalogue.js';
 import type { Clock } from './platform-ports.js';

@@ -1,3 +1,6 @@
+/**
+ * A polling loop over work kept in the store: at once while there is work, else after a pause or when woken.
+ */
 import type { Logger, Timer } from './platform-ports.js';
 
 /**

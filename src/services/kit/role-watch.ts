@@ -1,3 +1,6 @@
+/**
+ * Watches the long-running loops of this process's roles, so that readiness says when one stopped.
+ */
 import type { Logger } from './platform-ports.js';
 
 /**

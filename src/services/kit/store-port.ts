@@ -1,3 +1,6 @@
+/**
+ * The store port: the records and repositories services use, implemented over SQL by src/store.
+ */
 import type { RegionId } from '../../domain/region.js';
 import type { Role } from '../../domain/role.js';
 import type {

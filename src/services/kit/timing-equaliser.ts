@@ -1,3 +1,6 @@
+/**
+ * A stand-in password hash, so that refusing an unknown user takes as long as a wrong password.
+ */
 import type { PasswordHasher } from './platform-ports.js';
 
 /**
