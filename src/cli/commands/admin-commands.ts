@@ -64,6 +64,21 @@ export function createAdminCommand(
     'operator commands; they talk to the running server through the admin socket in ATOLL_DATA_DIR',
   );
 
+  const context: AdminContext = { client, io, setExit };
+  addAccountCommands(admin, context);
+  addCredentialCommands(admin, context);
+  return admin;
+}
+
+/** What every admin command's action uses. */
+interface AdminContext {
+  readonly client: () => AdminClient;
+  readonly io: CliIo;
+  readonly setExit: (code: ExitCode) => void;
+}
+
+/** `admin accounts create`, and the user and member commands around accounts. */
+function addAccountCommands(admin: Command, { client, io, setExit }: AdminContext): void {
   const accounts = admin.command('accounts').description('accounts');
   accounts
     .command('create <account>')
@@ -147,7 +162,10 @@ export function createAdminCommand(
         ),
       );
     });
+}
 
+/** `admin credentials …`: an account member's API credentials. */
+function addCredentialCommands(admin: Command, { client, io, setExit }: AdminContext): void {
   const credentials = admin
     .command('credentials')
     .description('API credentials (Basic auth user id and password)');
@@ -228,5 +246,4 @@ export function createAdminCommand(
         ),
       );
     });
-  return admin;
 }

@@ -42,7 +42,12 @@ interface AppliedEnvironment {
 /** `atoll apps …` (docs/cli.md "Applications" and "wpe.json"). */
 export function addAppCommands(program: Command, deps: UserCommandDeps): void {
   const apps = program.command('apps').description("the account's applications");
+  addAppReading(apps, deps);
+  addAppChanges(apps, deps);
+}
 
+/** `apps list` and `apps get`. */
+function addAppReading(apps: Command, deps: UserCommandDeps): void {
   withExamples(addCommonOptions(apps.command('list').description("list the account's applications")), [
     'atoll apps list',
     'atoll apps list --account my-team --json',
@@ -86,7 +91,10 @@ export function addAppCommands(program: Command, deps: UserCommandDeps): void {
       };
     }),
   );
+}
 
+/** `apps create`, `apps update` (from a wpe.json) and `apps delete`. */
+function addAppChanges(apps: Command, deps: UserCommandDeps): void {
   withExamples(
     addCommonOptions(
       apps

@@ -28,6 +28,12 @@ interface LoginOptions extends CommonOptions {
 
 /** `atoll login`, `logout`, `whoami` and `profiles`: the saved logins (docs/cli.md "Logging in"). */
 export function addAuthCommands(program: Command, deps: UserCommandDeps): void {
+  addLoginCommands(program, deps);
+  addProfileCommands(program, deps);
+}
+
+/** `login`, `logout` and `whoami`. */
+function addLoginCommands(program: Command, deps: UserCommandDeps): void {
   withExamples(
     addCommonOptions(
       program
@@ -115,7 +121,10 @@ export function addAuthCommands(program: Command, deps: UserCommandDeps): void {
       };
     }),
   );
+}
 
+/** `profiles …`: the saved logins. */
+function addProfileCommands(program: Command, deps: UserCommandDeps): void {
   const profiles = program.command('profiles').description('the saved logins');
   addCommonOptions(profiles.command('list').description('list the saved profiles'), false).action(
     async (options: CommonOptions) => {

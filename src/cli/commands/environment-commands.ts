@@ -108,9 +108,18 @@ export function describeEnvironment(environment: Environment): string[] {
 /** `atoll envs …` (docs/cli.md "Environments"). */
 export function addEnvironmentCommands(program: Command, deps: UserCommandDeps): void {
   const envs = program.command('envs').description("an application's environments");
-  const appOption = (command: Command) =>
-    addCommonOptions(command.requiredOption('--app <app>', 'the application'));
+  addEnvironmentReading(envs, deps);
+  addEnvironmentChanges(envs, deps);
+  addEnvironmentActions(envs, deps);
+}
 
+/** The --app option (and the common ones) every `envs` command takes. */
+function appOption(command: Command): Command {
+  return addCommonOptions(command.requiredOption('--app <app>', 'the application'));
+}
+
+/** `envs list` and `envs get`. */
+function addEnvironmentReading(envs: Command, deps: UserCommandDeps): void {
   withExamples(appOption(envs.command('list').description("list an application's environments")), [
     'atoll envs list --app my-site',
   ]).action((options: AppOption) =>
@@ -143,7 +152,10 @@ export function addEnvironmentCommands(program: Command, deps: UserCommandDeps):
       return { json: environment, text: describeEnvironment(environment) };
     }),
   );
+}
 
+/** `envs create`, `envs update` and `envs delete`. */
+function addEnvironmentChanges(envs: Command, deps: UserCommandDeps): void {
   withExamples(
     appOption(
       addVariableOptions(
@@ -252,7 +264,10 @@ export function addEnvironmentCommands(program: Command, deps: UserCommandDeps):
       return { json: { deleted: environment.name }, text: `deleted environment ${environment.displayName}` };
     }),
   );
+}
 
+/** `envs rebuild`, `envs clean-rebuild` and `envs purge`. */
+function addEnvironmentActions(envs: Command, deps: UserCommandDeps): void {
   for (const [verb, clean, description] of [
     ['rebuild', false, 'build the latest upload again (new shell variables apply) and wait until it is live'],
     ['clean-rebuild', true, 'like rebuild, with an empty build cache'],
