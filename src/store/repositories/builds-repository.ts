@@ -57,6 +57,11 @@ function toRow(record: BuildRecord) {
 }
 
 export function createBuildsRepository(db: Kysely<Database>): BuildsRepository {
+  return { ...buildRecordQueries(db), ...buildQueueQueries(db), ...buildKeepingQueries(db) };
+}
+
+/** Builds as records: stored, found, listed. */
+function buildRecordQueries(db: Kysely<Database>): Pick<BuildsRepository, 'insert' | 'find' | 'list'> {
   return {
     async insert(record) {
       await db
@@ -99,6 +104,17 @@ export function createBuildsRepository(db: Kysely<Database>): BuildsRepository {
         .execute();
       return toPage(rows, page, toBuild, timeIdKey);
     },
+  };
+}
+
+/** The build queue: claims, heartbeats, stale and waiting builds. */
+function buildQueueQueries(
+  db: Kysely<Database>,
+): Pick<
+  BuildsRepository,
+  'claimNext' | 'heartbeat' | 'listStaleRunningForUpdate' | 'listActive' | 'listQueuedForUpdate'
+> {
+  return {
     async claimNext(now) {
       // One statement: the oldest queued build no other worker holds becomes RUNNING for this one.
       const row = await db
@@ -160,6 +176,14 @@ export function createBuildsRepository(db: Kysely<Database>): BuildsRepository {
         .execute();
       return rows.map(toBuild);
     },
+  };
+}
+
+/** What deployments and retention ask (deployable builds, blobs in use, builds retained), and updates. */
+function buildKeepingQueries(
+  db: Kysely<Database>,
+): Pick<BuildsRepository, 'listDeployable' | 'isBlobInUse' | 'blobKeysOf' | 'listRetained' | 'update'> {
+  return {
     async listDeployable(environmentId) {
       const rows = await db
         .selectFrom('builds')

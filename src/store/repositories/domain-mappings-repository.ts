@@ -66,6 +66,25 @@ function toRow(record: DomainMappingRecord) {
 }
 
 export function createDomainMappingsRepository(db: Kysely<Database>): DomainMappingsRepository {
+  return { ...mappingQueries(db), ...claimQueries(db), ...certificateQueries(db) };
+}
+
+/** Domain mappings of environments, and the routes of the active ones. */
+function mappingQueries(
+  db: Kysely<Database>,
+): Pick<
+  DomainMappingsRepository,
+  | 'insert'
+  | 'update'
+  | 'delete'
+  | 'find'
+  | 'findById'
+  | 'listAll'
+  | 'list'
+  | 'findInAccount'
+  | 'listActiveRoutes'
+  | 'listInStates'
+> {
   return {
     async insert(record) {
       await db
@@ -160,6 +179,14 @@ export function createDomainMappingsRepository(db: Kysely<Database>): DomainMapp
         .execute();
       return rows.map(toMapping);
     },
+  };
+}
+
+/** Certificates falling due, and who claims a domain across accounts. */
+function claimQueries(
+  db: Kysely<Database>,
+): Pick<DomainMappingsRepository, 'listCertificatesDue' | 'findClaim' | 'claim' | 'releaseClaimIfUnused'> {
+  return {
     async listCertificatesDue(now, renewBefore) {
       const rows = await db
         .selectFrom('domain_mappings')
@@ -229,6 +256,14 @@ export function createDomainMappingsRepository(db: Kysely<Database>): DomainMapp
         )
         .execute();
     },
+  };
+}
+
+/** The certificates of mappings. */
+function certificateQueries(
+  db: Kysely<Database>,
+): Pick<DomainMappingsRepository, 'saveCertificate' | 'deleteCertificate' | 'listServedCertificates'> {
+  return {
     async saveCertificate(certificate) {
       const values = {
         chain_pem: certificate.chainPem,

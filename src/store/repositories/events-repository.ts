@@ -62,6 +62,21 @@ function listsType(type: string) {
 
 export function createEventsRepository(db: Kysely<Database>): EventsRepository {
   return {
+    ...subscriptionQueries(db),
+    ...publishingQueries(db),
+    ...deliveryQueries(db),
+    ...deliveryReadQueries(db),
+  };
+}
+
+/** An account's event subscriptions. */
+function subscriptionQueries(
+  db: Kysely<Database>,
+): Pick<
+  EventsRepository,
+  'insertSubscription' | 'findSubscription' | 'listSubscriptions' | 'deleteSubscription'
+> {
+  return {
     async insertSubscription(record) {
       await db
         .insertInto('event_subscriptions')
@@ -101,6 +116,12 @@ export function createEventsRepository(db: Kysely<Database>): EventsRepository {
         .executeTakeFirst();
       return result.numDeletedRows > 0n;
     },
+  };
+}
+
+/** Events as they are published: stored with a delivery per subscription that listens. */
+function publishingQueries(db: Kysely<Database>): Pick<EventsRepository, 'publish' | 'isObserved'> {
+  return {
     async publish(event, now, onlySubscriptionId) {
       const subscriptions = db
         .selectFrom('event_subscriptions')
@@ -148,6 +169,12 @@ export function createEventsRepository(db: Kysely<Database>): EventsRepository {
         .executeTakeFirst();
       return row !== undefined;
     },
+  };
+}
+
+/** Deliveries at work: claimed when due, their attempts recorded. */
+function deliveryQueries(db: Kysely<Database>): Pick<EventsRepository, 'claimDue' | 'recordAttempt'> {
+  return {
     async claimDue(now, leaseUntil, limit) {
       // One statement: the rows are locked, leased and answered at once (SKIP LOCKED lets several workers share the table).
       const claimed = await sql<Selectable<EventDeliveriesTable>>`
@@ -221,6 +248,14 @@ export function createEventsRepository(db: Kysely<Database>): EventsRepository {
         returning delivery_id as id`.execute(db);
       return result.rows.length > 0;
     },
+  };
+}
+
+/** Deliveries as owners read them, with their attempts. */
+function deliveryReadQueries(
+  db: Kysely<Database>,
+): Pick<EventsRepository, 'findDelivery' | 'listDeliveries'> {
+  return {
     async findDelivery(id) {
       if (!isUuid(id)) return undefined;
       const row = await db.selectFrom('event_deliveries').selectAll().where('id', '=', id).executeTakeFirst();

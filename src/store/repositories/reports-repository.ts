@@ -88,6 +88,23 @@ function reportRow(record: SiteReportRecord) {
 }
 
 export function createReportsRepository(db: Kysely<Database>): ReportsRepository {
+  return { ...scheduleQueries(db), ...reportQueries(db), ...figureQueries(db) };
+}
+
+/** Report schedules: stored, listed, locked when due, advanced. */
+function scheduleQueries(
+  db: Kysely<Database>,
+): Pick<
+  ReportsRepository,
+  | 'insertSchedule'
+  | 'findSchedule'
+  | 'listSchedules'
+  | 'countSchedules'
+  | 'updateSchedule'
+  | 'advanceSchedules'
+  | 'deleteSchedule'
+  | 'lockDueSchedules'
+> {
   return {
     async insertSchedule(record) {
       await db
@@ -158,6 +175,17 @@ export function createReportsRepository(db: Kysely<Database>): ReportsRepository
         .execute();
       return rows.map(toSchedule);
     },
+  };
+}
+
+/** Reports: stored, listed, claimed when due. */
+function reportQueries(
+  db: Kysely<Database>,
+): Pick<
+  ReportsRepository,
+  'insertReports' | 'findReport' | 'listReports' | 'claimDueReports' | 'updateReport'
+> {
+  return {
     async insertReports(records) {
       if (records.length === 0) return 0;
       const inserted = await db
@@ -219,6 +247,14 @@ export function createReportsRepository(db: Kysely<Database>): ReportsRepository
     async updateReport(record) {
       await db.updateTable('site_reports').set(reportRow(record)).where('id', '=', record.id).execute();
     },
+  };
+}
+
+/** The figures reports are drawn from: health checks and the builds of a period. */
+function figureQueries(
+  db: Kysely<Database>,
+): Pick<ReportsRepository, 'addHealthChecks' | 'sumHealthChecks' | 'listBuildsBetween'> {
+  return {
     async addHealthChecks(environmentId, minute, proberId, checks, failed) {
       await db
         .insertInto('health_checks')
