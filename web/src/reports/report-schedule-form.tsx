@@ -172,6 +172,7 @@ export function ReportScheduleForm(props: {
   const template = templates.find((t) => t.template_uuid === draft.templateUuid);
   const unit = UNITS.find((u) => u.unit === draft.unit) ?? UNITS[0];
   const sectionErrors = (error?.fieldViolations ?? []).filter((v) => v.field.startsWith('sections['));
+  const form: FormParts = { draft, change, error, id, describedBy, invalid };
 
   return (
     <form
@@ -179,41 +180,61 @@ export function ReportScheduleForm(props: {
       noValidate
       aria-label={schedule === undefined ? 'New schedule' : `Edit ${schedule.title}`}
     >
-      <label htmlFor={id('title')}>Title</label>
+      <TitleAndTemplate form={form} templates={templates} />
+
+      <FrequencyFields form={form} unit={unit} />
+
+      <label htmlFor={id('next')}>Next report on</label>
       <input
-        id={id('title')}
-        value={draft.title}
-        maxLength={200}
-        aria-invalid={invalid('title')}
-        aria-describedby={describedBy('title', id('title-hint'))}
+        id={id('next')}
+        type="datetime-local"
+        value={draft.next}
+        aria-invalid={invalid('next_scheduled_date')}
+        aria-describedby={describedBy('next_scheduled_date', id('next-hint'))}
         onChange={(e) => {
-          change({ title: e.target.value });
+          change({ next: e.target.value });
         }}
       />
-      <p id={id('title-hint')} className="muted">
-        The subject of the e-mail, followed by the site and the period.
+      <p id={id('next-hint')} className="muted">
+        Your local time (UTC{currentOffset()}); later reports come at the same time of day in that offset.
       </p>
-      <FieldError error={error} field="title" id={id('title-error')} />
+      <FieldError error={error} field="next_scheduled_date" id={id('next_scheduled_date-error')} />
 
-      <label htmlFor={id('template')}>Template</label>
-      <select
-        id={id('template')}
-        value={draft.templateUuid}
-        aria-invalid={invalid('template_uuid')}
-        aria-describedby={describedBy('template_uuid')}
-        onChange={(e) => {
-          const chosen = templates.find((t) => t.template_uuid === e.target.value);
-          change({ templateUuid: e.target.value, sections: chosen?.sections.map((s) => s.name) ?? [] });
-        }}
-      >
-        {templates.map((t) => (
-          <option key={t.template_uuid} value={t.template_uuid}>
-            {t.template_name}
-          </option>
-        ))}
-      </select>
-      <FieldError error={error} field="template_uuid" id={id('template_uuid-error')} />
+      <RecipientsFieldset form={form} />
 
+      <SectionsFieldset form={form} template={template} sectionErrors={sectionErrors} />
+
+      <FormError error={error} fields={shownFields(draft)} />
+      {created && <p role="status">Schedule created.</p>}
+      <div className="actions">
+        <button type="submit" disabled={save.busy}>
+          {schedule === undefined ? 'Create schedule' : 'Save schedule'}
+        </button>
+        {props.onCancel !== undefined && (
+          <button type="button" className="secondary" onClick={props.onCancel}>
+            Cancel
+          </button>
+        )}
+      </div>
+    </form>
+  );
+}
+
+/** What the parts of the form share: the draft, how to change it, and the ids and errors of its fields. */
+interface FormParts {
+  readonly draft: ScheduleDraft;
+  readonly change: (next: Partial<ScheduleDraft>) => void;
+  readonly error: ApiError | undefined;
+  readonly id: (name: string) => string;
+  readonly describedBy: (field: string, ...more: string[]) => string | undefined;
+  readonly invalid: (field: string) => boolean;
+}
+
+/** How often the report comes (a unit and a value) and when the next one does. */
+function FrequencyFields({ form, unit }: { form: FormParts; unit: (typeof UNITS)[number] | undefined }) {
+  const { draft, change, error, id, describedBy, invalid } = form;
+  return (
+    <>
       <label htmlFor={id('unit')}>Frequency</label>
       <select
         id={id('unit')}
@@ -252,136 +273,170 @@ export function ReportScheduleForm(props: {
       </p>
       <FieldError error={error} field="frequency.value" id={id('frequency.value-error')} />
       <FieldError error={error} field="frequency" />
+    </>
+  );
+}
 
-      <label htmlFor={id('next')}>Next report on</label>
+/** The people who get the report: a name and an e-mail address each, added and removed in place. */
+function RecipientsFieldset({ form }: { form: FormParts }) {
+  const { draft, change, error, id, describedBy, invalid } = form;
+  return (
+    <fieldset aria-describedby={describedBy('recipients')}>
+      <legend>Recipients</legend>
+      {draft.recipients.length === 0 && (
+        <p className="muted">Nobody yet: add the people who get the report.</p>
+      )}
+      {draft.recipients.map((recipient, i) => {
+        const n = String(i);
+        const setRecipient = (next: Partial<typeof recipient>) => {
+          change({ recipients: draft.recipients.map((r, j) => (j === i ? { ...r, ...next } : r)) });
+        };
+        return (
+          <div className="recipient" key={i} role="group" aria-label={`Recipient ${String(i + 1)}`}>
+            <div>
+              <label htmlFor={id(`recipient-name-${n}`)}>Name</label>
+              <input
+                id={id(`recipient-name-${n}`)}
+                value={recipient.name}
+                autoComplete="off"
+                aria-invalid={invalid(`recipients[${n}].name`)}
+                aria-describedby={describedBy(`recipients[${n}].name`)}
+                onChange={(e) => {
+                  setRecipient({ name: e.target.value });
+                }}
+              />
+              <FieldError
+                error={error}
+                field={`recipients[${n}].name`}
+                id={id(`recipients[${n}].name-error`)}
+              />
+            </div>
+            <div>
+              <label htmlFor={id(`recipient-email-${n}`)}>E-mail address</label>
+              <input
+                id={id(`recipient-email-${n}`)}
+                type="email"
+                value={recipient.email}
+                autoComplete="off"
+                aria-invalid={invalid(`recipients[${n}].email`)}
+                aria-describedby={describedBy(`recipients[${n}].email`)}
+                onChange={(e) => {
+                  setRecipient({ email: e.target.value });
+                }}
+              />
+              <FieldError
+                error={error}
+                field={`recipients[${n}].email`}
+                id={id(`recipients[${n}].email-error`)}
+              />
+            </div>
+            <FieldError error={error} field={`recipients[${n}]`} />
+            <button
+              type="button"
+              className="secondary"
+              aria-label={`Remove recipient ${String(i + 1)}`}
+              onClick={() => {
+                change({ recipients: draft.recipients.filter((_, j) => j !== i) });
+              }}
+            >
+              Remove
+            </button>
+          </div>
+        );
+      })}
+      <FieldError error={error} field="recipients" id={id('recipients-error')} />
+      <button
+        type="button"
+        className="secondary"
+        onClick={() => {
+          change({ recipients: [...draft.recipients, { name: '', email: '' }] });
+        }}
+      >
+        Add a recipient
+      </button>
+    </fieldset>
+  );
+}
+
+/** The template's sections the report includes, kept in the template's order. */
+function SectionsFieldset({
+  form,
+  template,
+  sectionErrors,
+}: {
+  form: FormParts;
+  template: ReportTemplate | undefined;
+  sectionErrors: readonly { field: string; description: string }[];
+}) {
+  const { draft, change, error, id, describedBy } = form;
+  return (
+    <fieldset aria-describedby={describedBy('sections')}>
+      <legend>Sections</legend>
+      {template?.sections.map(({ name }) => (
+        <label key={name} className="inline section-choice">
+          <input
+            type="checkbox"
+            checked={draft.sections.includes(name)}
+            onChange={(e) => {
+              const chosen = e.target.checked
+                ? [...draft.sections, name]
+                : draft.sections.filter((s) => s !== name);
+              // In the template's order, as the API answers them.
+              change({ sections: template.sections.map((s) => s.name).filter((s) => chosen.includes(s)) });
+            }}
+          />{' '}
+          {capitalised(name)}
+        </label>
+      ))}
+      <FieldError error={error} field="sections" id={id('sections-error')} />
+      {sectionErrors.map((v) => (
+        <p key={v.field} className="error">
+          {v.description}
+        </p>
+      ))}
+    </fieldset>
+  );
+}
+
+/** The e-mail's title, and the template whose sections the report offers. */
+function TitleAndTemplate({ form, templates }: { form: FormParts; templates: readonly ReportTemplate[] }) {
+  const { draft, change, error, id, describedBy, invalid } = form;
+  return (
+    <>
+      <label htmlFor={id('title')}>Title</label>
       <input
-        id={id('next')}
-        type="datetime-local"
-        value={draft.next}
-        aria-invalid={invalid('next_scheduled_date')}
-        aria-describedby={describedBy('next_scheduled_date', id('next-hint'))}
+        id={id('title')}
+        value={draft.title}
+        maxLength={200}
+        aria-invalid={invalid('title')}
+        aria-describedby={describedBy('title', id('title-hint'))}
         onChange={(e) => {
-          change({ next: e.target.value });
+          change({ title: e.target.value });
         }}
       />
-      <p id={id('next-hint')} className="muted">
-        Your local time (UTC{currentOffset()}); later reports come at the same time of day in that offset.
+      <p id={id('title-hint')} className="muted">
+        The subject of the e-mail, followed by the site and the period.
       </p>
-      <FieldError error={error} field="next_scheduled_date" id={id('next_scheduled_date-error')} />
+      <FieldError error={error} field="title" id={id('title-error')} />
 
-      <fieldset aria-describedby={describedBy('recipients')}>
-        <legend>Recipients</legend>
-        {draft.recipients.length === 0 && (
-          <p className="muted">Nobody yet: add the people who get the report.</p>
-        )}
-        {draft.recipients.map((recipient, i) => {
-          const n = String(i);
-          const setRecipient = (next: Partial<typeof recipient>) => {
-            change({ recipients: draft.recipients.map((r, j) => (j === i ? { ...r, ...next } : r)) });
-          };
-          return (
-            <div className="recipient" key={i} role="group" aria-label={`Recipient ${String(i + 1)}`}>
-              <div>
-                <label htmlFor={id(`recipient-name-${n}`)}>Name</label>
-                <input
-                  id={id(`recipient-name-${n}`)}
-                  value={recipient.name}
-                  autoComplete="off"
-                  aria-invalid={invalid(`recipients[${n}].name`)}
-                  aria-describedby={describedBy(`recipients[${n}].name`)}
-                  onChange={(e) => {
-                    setRecipient({ name: e.target.value });
-                  }}
-                />
-                <FieldError
-                  error={error}
-                  field={`recipients[${n}].name`}
-                  id={id(`recipients[${n}].name-error`)}
-                />
-              </div>
-              <div>
-                <label htmlFor={id(`recipient-email-${n}`)}>E-mail address</label>
-                <input
-                  id={id(`recipient-email-${n}`)}
-                  type="email"
-                  value={recipient.email}
-                  autoComplete="off"
-                  aria-invalid={invalid(`recipients[${n}].email`)}
-                  aria-describedby={describedBy(`recipients[${n}].email`)}
-                  onChange={(e) => {
-                    setRecipient({ email: e.target.value });
-                  }}
-                />
-                <FieldError
-                  error={error}
-                  field={`recipients[${n}].email`}
-                  id={id(`recipients[${n}].email-error`)}
-                />
-              </div>
-              <FieldError error={error} field={`recipients[${n}]`} />
-              <button
-                type="button"
-                className="secondary"
-                aria-label={`Remove recipient ${String(i + 1)}`}
-                onClick={() => {
-                  change({ recipients: draft.recipients.filter((_, j) => j !== i) });
-                }}
-              >
-                Remove
-              </button>
-            </div>
-          );
-        })}
-        <FieldError error={error} field="recipients" id={id('recipients-error')} />
-        <button
-          type="button"
-          className="secondary"
-          onClick={() => {
-            change({ recipients: [...draft.recipients, { name: '', email: '' }] });
-          }}
-        >
-          Add a recipient
-        </button>
-      </fieldset>
-
-      <fieldset aria-describedby={describedBy('sections')}>
-        <legend>Sections</legend>
-        {template?.sections.map(({ name }) => (
-          <label key={name} className="inline section-choice">
-            <input
-              type="checkbox"
-              checked={draft.sections.includes(name)}
-              onChange={(e) => {
-                const chosen = e.target.checked
-                  ? [...draft.sections, name]
-                  : draft.sections.filter((s) => s !== name);
-                // In the template's order, as the API answers them.
-                change({ sections: template.sections.map((s) => s.name).filter((s) => chosen.includes(s)) });
-              }}
-            />{' '}
-            {capitalised(name)}
-          </label>
+      <label htmlFor={id('template')}>Template</label>
+      <select
+        id={id('template')}
+        value={draft.templateUuid}
+        aria-invalid={invalid('template_uuid')}
+        aria-describedby={describedBy('template_uuid')}
+        onChange={(e) => {
+          const chosen = templates.find((t) => t.template_uuid === e.target.value);
+          change({ templateUuid: e.target.value, sections: chosen?.sections.map((s) => s.name) ?? [] });
+        }}
+      >
+        {templates.map((t) => (
+          <option key={t.template_uuid} value={t.template_uuid}>
+            {t.template_name}
+          </option>
         ))}
-        <FieldError error={error} field="sections" id={id('sections-error')} />
-        {sectionErrors.map((v) => (
-          <p key={v.field} className="error">
-            {v.description}
-          </p>
-        ))}
-      </fieldset>
-
-      <FormError error={error} fields={shownFields(draft)} />
-      {created && <p role="status">Schedule created.</p>}
-      <div className="actions">
-        <button type="submit" disabled={save.busy}>
-          {schedule === undefined ? 'Create schedule' : 'Save schedule'}
-        </button>
-        {props.onCancel !== undefined && (
-          <button type="button" className="secondary" onClick={props.onCancel}>
-            Cancel
-          </button>
-        )}
-      </div>
-    </form>
+      </select>
+      <FieldError error={error} field="template_uuid" id={id('template_uuid-error')} />
+    </>
   );
 }
