@@ -173,46 +173,7 @@ function MappingCard(props: {
         {mapping.primary && <span className="badge">Primary</span>}
       </h3>
       {mapping.stateReason !== '' && <p>{mapping.stateReason}</p>}
-      <dl className="facts">
-        {mapping.destinationDomainMapping !== '' && (
-          <>
-            <dt>Redirects to</dt>
-            <dd>
-              {domainOf(mapping.destinationDomainMapping)}{' '}
-              <span className="muted">
-                (
-                {STATE_LABELS[mapping.destinationDomainMappingState] ?? mapping.destinationDomainMappingState}
-                )
-              </span>
-            </dd>
-          </>
-        )}
-        <dt>Ownership</dt>
-        <dd>
-          {mapping.verifyTime === undefined
-            ? 'Not verified yet'
-            : `Verified ${formatTime(mapping.verifyTime)}`}
-        </dd>
-        <dt>Points at the edge</dt>
-        <dd>
-          {mapping.dnsCheck.result}
-          {mapping.dnsCheck.detail !== '' && ` — ${mapping.dnsCheck.detail}`}
-          {mapping.dnsCheck.checkTime !== undefined && (
-            <span className="muted"> (checked {formatTime(mapping.dnsCheck.checkTime)})</span>
-          )}
-        </dd>
-        <dt>Certificate</dt>
-        <dd>
-          {mapping.certificate.state === 'NOT_CONFIGURED' ? 'Not configured' : mapping.certificate.state}
-          {mapping.certificate.detail !== '' && ` — ${mapping.certificate.detail}`}
-          {mapping.certificate.expireTime !== undefined && (
-            <span className="muted"> (expires {formatTime(mapping.certificate.expireTime)})</span>
-          )}
-          {mapping.certificate.nextAttemptTime !== undefined && (
-            <span className="muted"> (next attempt {formatTime(mapping.certificate.nextAttemptTime)})</span>
-          )}
-        </dd>
-      </dl>
+      <MappingFacts mapping={mapping} />
       {waitingForTxt && <TxtRecord mapping={mapping} />}
       {props.canChange && settled && (
         <>
@@ -275,6 +236,48 @@ function MappingCard(props: {
         </>
       )}
     </article>
+  );
+}
+
+/** Where a mapping stands: its redirect, ownership, DNS check and certificate. */
+function MappingFacts({ mapping }: { mapping: DomainMapping }) {
+  return (
+    <dl className="facts">
+      {mapping.destinationDomainMapping !== '' && (
+        <>
+          <dt>Redirects to</dt>
+          <dd>
+            {domainOf(mapping.destinationDomainMapping)}{' '}
+            <span className="muted">
+              ({STATE_LABELS[mapping.destinationDomainMappingState] ?? mapping.destinationDomainMappingState})
+            </span>
+          </dd>
+        </>
+      )}
+      <dt>Ownership</dt>
+      <dd>
+        {mapping.verifyTime === undefined ? 'Not verified yet' : `Verified ${formatTime(mapping.verifyTime)}`}
+      </dd>
+      <dt>Points at the edge</dt>
+      <dd>
+        {mapping.dnsCheck.result}
+        {mapping.dnsCheck.detail !== '' && ` — ${mapping.dnsCheck.detail}`}
+        {mapping.dnsCheck.checkTime !== undefined && (
+          <span className="muted"> (checked {formatTime(mapping.dnsCheck.checkTime)})</span>
+        )}
+      </dd>
+      <dt>Certificate</dt>
+      <dd>
+        {mapping.certificate.state === 'NOT_CONFIGURED' ? 'Not configured' : mapping.certificate.state}
+        {mapping.certificate.detail !== '' && ` — ${mapping.certificate.detail}`}
+        {mapping.certificate.expireTime !== undefined && (
+          <span className="muted"> (expires {formatTime(mapping.certificate.expireTime)})</span>
+        )}
+        {mapping.certificate.nextAttemptTime !== undefined && (
+          <span className="muted"> (next attempt {formatTime(mapping.certificate.nextAttemptTime)})</span>
+        )}
+      </dd>
+    </dl>
   );
 }
 

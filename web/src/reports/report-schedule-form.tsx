@@ -170,8 +170,7 @@ export function ReportScheduleForm(props: {
     undefined;
   const invalid = (field: string) => error?.violationOf(field) !== undefined;
   const template = templates.find((t) => t.template_uuid === draft.templateUuid);
-  const unit = UNITS.find((u) => u.unit === draft.unit) ?? UNITS[0];
-  const sectionErrors = (error?.fieldViolations ?? []).filter((v) => v.field.startsWith('sections['));
+  const parts: PartProps = { draft, change, error, id, invalid, describedBy };
 
   return (
     <form
@@ -214,6 +213,43 @@ export function ReportScheduleForm(props: {
       </select>
       <FieldError error={error} field="template_uuid" id={id('template_uuid-error')} />
 
+      <WhenFields {...parts} />
+
+      <RecipientsFieldset {...parts} />
+
+      <SectionsFieldset {...parts} template={template} />
+
+      <FormError error={error} fields={shownFields(draft)} />
+      {created && <p role="status">Schedule created.</p>}
+      <div className="actions">
+        <button type="submit" disabled={save.busy}>
+          {schedule === undefined ? 'Create schedule' : 'Save schedule'}
+        </button>
+        {props.onCancel !== undefined && (
+          <button type="button" className="secondary" onClick={props.onCancel}>
+            Cancel
+          </button>
+        )}
+      </div>
+    </form>
+  );
+}
+
+/** What each part of the form gets: the draft, how to change it, and the API's refusals per field. */
+interface PartProps {
+  readonly draft: ScheduleDraft;
+  readonly change: (next: Partial<ScheduleDraft>) => void;
+  readonly error: ApiError | undefined;
+  readonly id: (name: string) => string;
+  readonly invalid: (field: string) => boolean;
+  readonly describedBy: (field: string, ...more: string[]) => string | undefined;
+}
+
+/** When the reports come: the frequency, its value and the next report's date. */
+function WhenFields({ draft, change, error, id, invalid, describedBy }: PartProps) {
+  const unit = UNITS.find((u) => u.unit === draft.unit) ?? UNITS[0];
+  return (
+    <>
       <label htmlFor={id('unit')}>Frequency</label>
       <select
         id={id('unit')}
@@ -268,120 +304,125 @@ export function ReportScheduleForm(props: {
         Your local time (UTC{currentOffset()}); later reports come at the same time of day in that offset.
       </p>
       <FieldError error={error} field="next_scheduled_date" id={id('next_scheduled_date-error')} />
+    </>
+  );
+}
 
-      <fieldset aria-describedby={describedBy('recipients')}>
-        <legend>Recipients</legend>
-        {draft.recipients.length === 0 && (
-          <p className="muted">Nobody yet: add the people who get the report.</p>
-        )}
-        {draft.recipients.map((recipient, i) => {
-          const n = String(i);
-          const setRecipient = (next: Partial<typeof recipient>) => {
-            change({ recipients: draft.recipients.map((r, j) => (j === i ? { ...r, ...next } : r)) });
-          };
-          return (
-            <div className="recipient" key={i} role="group" aria-label={`Recipient ${String(i + 1)}`}>
-              <div>
-                <label htmlFor={id(`recipient-name-${n}`)}>Name</label>
-                <input
-                  id={id(`recipient-name-${n}`)}
-                  value={recipient.name}
-                  autoComplete="off"
-                  aria-invalid={invalid(`recipients[${n}].name`)}
-                  aria-describedby={describedBy(`recipients[${n}].name`)}
-                  onChange={(e) => {
-                    setRecipient({ name: e.target.value });
-                  }}
-                />
-                <FieldError
-                  error={error}
-                  field={`recipients[${n}].name`}
-                  id={id(`recipients[${n}].name-error`)}
-                />
-              </div>
-              <div>
-                <label htmlFor={id(`recipient-email-${n}`)}>E-mail address</label>
-                <input
-                  id={id(`recipient-email-${n}`)}
-                  type="email"
-                  value={recipient.email}
-                  autoComplete="off"
-                  aria-invalid={invalid(`recipients[${n}].email`)}
-                  aria-describedby={describedBy(`recipients[${n}].email`)}
-                  onChange={(e) => {
-                    setRecipient({ email: e.target.value });
-                  }}
-                />
-                <FieldError
-                  error={error}
-                  field={`recipients[${n}].email`}
-                  id={id(`recipients[${n}].email-error`)}
-                />
-              </div>
-              <FieldError error={error} field={`recipients[${n}]`} />
-              <button
-                type="button"
-                className="secondary"
-                aria-label={`Remove recipient ${String(i + 1)}`}
-                onClick={() => {
-                  change({ recipients: draft.recipients.filter((_, j) => j !== i) });
+/** Who gets the report: a name and an e-mail address per recipient, added and removed in place. */
+function RecipientsFieldset({ draft, change, error, id, invalid, describedBy }: PartProps) {
+  return (
+    <fieldset aria-describedby={describedBy('recipients')}>
+      <legend>Recipients</legend>
+      {draft.recipients.length === 0 && (
+        <p className="muted">Nobody yet: add the people who get the report.</p>
+      )}
+      {draft.recipients.map((recipient, i) => {
+        const n = String(i);
+        const setRecipient = (next: Partial<typeof recipient>) => {
+          change({ recipients: draft.recipients.map((r, j) => (j === i ? { ...r, ...next } : r)) });
+        };
+        return (
+          <div className="recipient" key={i} role="group" aria-label={`Recipient ${String(i + 1)}`}>
+            <div>
+              <label htmlFor={id(`recipient-name-${n}`)}>Name</label>
+              <input
+                id={id(`recipient-name-${n}`)}
+                value={recipient.name}
+                autoComplete="off"
+                aria-invalid={invalid(`recipients[${n}].name`)}
+                aria-describedby={describedBy(`recipients[${n}].name`)}
+                onChange={(e) => {
+                  setRecipient({ name: e.target.value });
                 }}
-              >
-                Remove
-              </button>
+              />
+              <FieldError
+                error={error}
+                field={`recipients[${n}].name`}
+                id={id(`recipients[${n}].name-error`)}
+              />
             </div>
-          );
-        })}
-        <FieldError error={error} field="recipients" id={id('recipients-error')} />
-        <button
-          type="button"
-          className="secondary"
-          onClick={() => {
-            change({ recipients: [...draft.recipients, { name: '', email: '' }] });
-          }}
-        >
-          Add a recipient
-        </button>
-      </fieldset>
-
-      <fieldset aria-describedby={describedBy('sections')}>
-        <legend>Sections</legend>
-        {template?.sections.map(({ name }) => (
-          <label key={name} className="inline section-choice">
-            <input
-              type="checkbox"
-              checked={draft.sections.includes(name)}
-              onChange={(e) => {
-                const chosen = e.target.checked
-                  ? [...draft.sections, name]
-                  : draft.sections.filter((s) => s !== name);
-                // In the template's order, as the API answers them.
-                change({ sections: template.sections.map((s) => s.name).filter((s) => chosen.includes(s)) });
+            <div>
+              <label htmlFor={id(`recipient-email-${n}`)}>E-mail address</label>
+              <input
+                id={id(`recipient-email-${n}`)}
+                type="email"
+                value={recipient.email}
+                autoComplete="off"
+                aria-invalid={invalid(`recipients[${n}].email`)}
+                aria-describedby={describedBy(`recipients[${n}].email`)}
+                onChange={(e) => {
+                  setRecipient({ email: e.target.value });
+                }}
+              />
+              <FieldError
+                error={error}
+                field={`recipients[${n}].email`}
+                id={id(`recipients[${n}].email-error`)}
+              />
+            </div>
+            <FieldError error={error} field={`recipients[${n}]`} />
+            <button
+              type="button"
+              className="secondary"
+              aria-label={`Remove recipient ${String(i + 1)}`}
+              onClick={() => {
+                change({ recipients: draft.recipients.filter((_, j) => j !== i) });
               }}
-            />{' '}
-            {capitalised(name)}
-          </label>
-        ))}
-        <FieldError error={error} field="sections" id={id('sections-error')} />
-        {sectionErrors.map((v) => (
-          <p key={v.field} className="error">
-            {v.description}
-          </p>
-        ))}
-      </fieldset>
+            >
+              Remove
+            </button>
+          </div>
+        );
+      })}
+      <FieldError error={error} field="recipients" id={id('recipients-error')} />
+      <button
+        type="button"
+        className="secondary"
+        onClick={() => {
+          change({ recipients: [...draft.recipients, { name: '', email: '' }] });
+        }}
+      >
+        Add a recipient
+      </button>
+    </fieldset>
+  );
+}
 
-      <FormError error={error} fields={shownFields(draft)} />
-      {created && <p role="status">Schedule created.</p>}
-      <div className="actions">
-        <button type="submit" disabled={save.busy}>
-          {schedule === undefined ? 'Create schedule' : 'Save schedule'}
-        </button>
-        {props.onCancel !== undefined && (
-          <button type="button" className="secondary" onClick={props.onCancel}>
-            Cancel
-          </button>
-        )}
-      </div>
-    </form>
+/** The template's sections to include, kept in the template's order. */
+function SectionsFieldset({
+  draft,
+  change,
+  error,
+  id,
+  describedBy,
+  template,
+}: PartProps & { readonly template: ReportTemplate | undefined }) {
+  const sectionErrors = (error?.fieldViolations ?? []).filter((v) => v.field.startsWith('sections['));
+  return (
+    <fieldset aria-describedby={describedBy('sections')}>
+      <legend>Sections</legend>
+      {template?.sections.map(({ name }) => (
+        <label key={name} className="inline section-choice">
+          <input
+            type="checkbox"
+            checked={draft.sections.includes(name)}
+            onChange={(e) => {
+              const chosen = e.target.checked
+                ? [...draft.sections, name]
+                : draft.sections.filter((s) => s !== name);
+              // In the template's order, as the API answers them.
+              change({ sections: template.sections.map((s) => s.name).filter((s) => chosen.includes(s)) });
+            }}
+          />{' '}
+          {capitalised(name)}
+        </label>
+      ))}
+      <FieldError error={error} field="sections" id={id('sections-error')} />
+      {sectionErrors.map((v) => (
+        <p key={v.field} className="error">
+          {v.description}
+        </p>
+      ))}
+    </fieldset>
   );
 }
