@@ -38,6 +38,7 @@ import {
   readInteger,
   runBenchmark,
 } from '../shared/bench-main.js';
+import { targetVerdicts } from '../shared/target-verdicts.js';
 import { table } from '../shared/text-table.js';
 import { siteBytes, writeIndex, writeStaticSite } from './static-site.js';
 import { runTimed, stopRunningChild, type TimedRun } from './timed-process.js';
@@ -322,12 +323,7 @@ function reportLines(run: RunOutcome): string[] {
           `${late.length} after ${late.map((t) => seconds(t.serveLagMs)).join(' / ')} s`;
   };
 
-  const missed: string[] = [];
-  const verdicts: string[] = [];
-  const judge = (met: boolean, what: string) => {
-    verdicts.push(`  ${met ? 'met   ' : 'MISSED'}  ${what}`);
-    if (!met) missed.push(`TARGET MISSED: ${what}`);
-  };
+  const { verdicts, missed, judge } = targetVerdicts();
   judge(
     p50('cli') <= MAX_CLI_P50_S * 1000,
     `atoll deploy live in ${seconds(p50('cli'))} s p50 (target <= ${MAX_CLI_P50_S} s)`,

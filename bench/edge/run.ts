@@ -31,6 +31,7 @@ import {
   runBenchmark,
   UsageError,
 } from '../shared/bench-main.js';
+import { targetVerdicts } from '../shared/target-verdicts.js';
 import { table } from '../shared/text-table.js';
 import { summarizeProfile } from './cpu-profile.js';
 import { ENV, hostOf } from './edge-routes.js';
@@ -298,13 +299,8 @@ function reportLines(run: RunOutcome): string[] {
     );
   }
 
-  const verdicts: string[] = [];
-  const missed: string[] = [];
+  const { verdicts, missed, judge } = targetVerdicts();
   const summary: string[] = [];
-  const judge = (met: boolean, what: string) => {
-    verdicts.push(`  ${met ? 'met   ' : 'MISSED'}  ${what}`);
-    if (!met) missed.push(`TARGET MISSED: ${what}`);
-  };
   const rps = (key: RowKey) => median((results.get(key) ?? []).map((r) => r.wrk.requestsPerSecond));
   const ratio = (over: RowKey, under: RowKey, min: number | undefined, what: string) => {
     if (!results.has(over) || !results.has(under)) return;

@@ -29,6 +29,7 @@ import {
   readInteger,
   runBenchmark,
 } from '../shared/bench-main.js';
+import { targetVerdicts } from '../shared/target-verdicts.js';
 import { table } from '../shared/text-table.js';
 
 /** The issue's targets: API at least half the bare sink's MiB/s; at most 64 MiB of RSS growth. */
@@ -176,12 +177,7 @@ function reportLines(run: RunOutcome): string[] {
   const sinkGrowthMiB = Math.max(...results.sink.map((r) => peakGrowth(r.probe))) / MIB;
   const kernelPeaks = results.api.every((r) => r.probe.kernelPeakRss !== null);
 
-  const missed: string[] = [];
-  const verdicts: string[] = [];
-  const judge = (met: boolean, what: string) => {
-    verdicts.push(`  ${met ? 'met   ' : 'MISSED'}  ${what}`);
-    if (!met) missed.push(`TARGET MISSED: ${what}`);
-  };
+  const { verdicts, missed, judge } = targetVerdicts();
   judge(
     ratio >= MIN_RATIO_TO_SINK,
     `API ${ratio.toFixed(2)}x the bare sink's MiB/s (target >= ${MIN_RATIO_TO_SINK}x)`,
