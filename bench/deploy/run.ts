@@ -323,7 +323,7 @@ function reportLines(run: RunOutcome): string[] {
           `${late.length} after ${late.map((t) => seconds(t.serveLagMs)).join(' / ')} s`;
   };
 
-  const { verdicts, missed, judge } = targetVerdicts();
+  const { verdicts, missed, judge, block } = targetVerdicts();
   judge(
     p50('cli') <= MAX_CLI_P50_S * 1000,
     `atoll deploy live in ${seconds(p50('cli'))} s p50 (target <= ${MAX_CLI_P50_S} s)`,
@@ -354,11 +354,7 @@ function reportLines(run: RunOutcome): string[] {
     `CLI overhead: (p50 CLI - p50 curl) / p50 curl = ${(overhead * 100).toFixed(1)} % (+${seconds(p50('cli') - p50('curl'))} s)`,
     `new version served by the edge when reported live: CLI ${lagText('cli')}; curl ${lagText('curl')}`,
     '',
-    'targets:',
-    ...verdicts,
-    '',
-    ...missed,
-    ...invalid.map((line) => `INVALID RUN: ${line}`),
+    ...block(invalid),
     `summary: atoll deploy ${seconds(p50('cli'))} s p50, curl upload + poll ${seconds(p50('curl'))} s p50, ` +
       `ratio ${ratio.toFixed(2)}x, overhead ${(overhead * 100).toFixed(1)} %; ${verdicts.length - missed.length} of ${verdicts.length} targets met`,
   ];

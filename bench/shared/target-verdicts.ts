@@ -8,6 +8,8 @@ export interface TargetVerdicts {
   /** A TARGET MISSED line per missed target. */
   readonly missed: string[];
   readonly judge: (met: boolean, what: string) => void;
+  /** The "targets:" block: the verdicts, then the misses and an INVALID RUN line per problem. */
+  readonly block: (invalid: readonly string[]) => string[];
 }
 
 export function targetVerdicts(): TargetVerdicts {
@@ -20,5 +22,12 @@ export function targetVerdicts(): TargetVerdicts {
       verdicts.push(`  ${met ? 'met   ' : 'MISSED'}  ${what}`);
       if (!met) missed.push(`TARGET MISSED: ${what}`);
     },
+    block: (invalid) => [
+      'targets:',
+      ...verdicts,
+      '',
+      ...missed,
+      ...invalid.map((line) => `INVALID RUN: ${line}`),
+    ],
   };
 }

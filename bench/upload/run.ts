@@ -177,7 +177,7 @@ function reportLines(run: RunOutcome): string[] {
   const sinkGrowthMiB = Math.max(...results.sink.map((r) => peakGrowth(r.probe))) / MIB;
   const kernelPeaks = results.api.every((r) => r.probe.kernelPeakRss !== null);
 
-  const { verdicts, missed, judge } = targetVerdicts();
+  const { verdicts, missed, judge, block } = targetVerdicts();
   judge(
     ratio >= MIN_RATIO_TO_SINK,
     `API ${ratio.toFixed(2)}x the bare sink's MiB/s (target >= ${MIN_RATIO_TO_SINK}x)`,
@@ -205,11 +205,7 @@ function reportLines(run: RunOutcome): string[] {
     `ratio API / bare sink (median MiB/s): ${ratio.toFixed(2)}x`,
     `peak RSS growth: API ${apiGrowthMiB.toFixed(1)} MiB, bare sink ${sinkGrowthMiB.toFixed(1)} MiB (worst round)`,
     '',
-    'targets:',
-    ...verdicts,
-    '',
-    ...missed,
-    ...invalid.map((line) => `INVALID RUN: ${line}`),
+    ...block(invalid),
     `summary: API ${median(results.api.map(mibPerSecond)).toFixed(0)} MiB/s, sink ${median(results.sink.map(mibPerSecond)).toFixed(0)} MiB/s, ` +
       `ratio ${ratio.toFixed(2)}x (target >= ${MIN_RATIO_TO_SINK}x); API peak RSS growth ${apiGrowthMiB.toFixed(1)} MiB ` +
       `(target <= ${MAX_RSS_GROWTH_MIB} MiB); ${verdicts.length - missed.length} of ${verdicts.length} targets met`,
