@@ -128,20 +128,26 @@ async function checkApiAnswer(
   return undefined;
 }
 
+const LABELS: Record<TargetKey, string> = {
+  sink: 'bare sink (node:http → file)',
+  api: 'API POST /fu/v1/…/environments/{env}:upload',
+};
+
+/** The API's upload limit for the run (ATOLL_UPLOAD_MAX_BYTES, also in the report): twice the archive, at least 1 GiB. */
+const maxArchiveBytesFor = (archive: UploadArchive) => String(Math.max(2 * archive.bytes, 1024 * MIB));
+
 /** What one run measured, for the report. */
 interface RunOutcome {
   readonly options: BenchOptions;
   readonly machine: string;
   readonly archive: UploadArchive;
-  readonly maxArchiveBytes: string;
-  readonly labels: Record<TargetKey, string>;
   readonly results: Record<TargetKey, RoundResult[]>;
   readonly invalid: readonly string[];
 }
 
 /** The table, the verdict per target and the summary line, as printed on stdout. */
 function reportLines(run: RunOutcome): string[] {
-  const { options, machine, archive, maxArchiveBytes, results, invalid } = run;
+  const { options, machine, archive, results, invalid } = run;
   const rows = [
     [
       'target',
@@ -159,7 +165,7 @@ function reportLines(run: RunOutcome): string[] {
       const rounds = results[key];
       const worst = Math.max(...rounds.map((r) => peakGrowth(r.probe)));
       return [
-        run.labels[key],
+        LABELS[key],
         median(rounds.map(mibPerSecond)).toFixed(0),
         rounds.map((r) => mibPerSecond(r).toFixed(0)).join(' / '),
         median(rounds.map((r) => r.upload.totalMs - r.upload.bodySentMs)).toFixed(0),
@@ -193,7 +199,7 @@ function reportLines(run: RunOutcome): string[] {
     `  archive: ${archive.bytes} bytes (${mib(archive.bytes)} MiB), ${archive.entries} entries stored (random data), ` +
       `multipart body ${results.api[0]?.upload.bodyBytes ?? '?'} bytes, streamed from the file by node:http with Content-Length`,
     `  servers: each in its own forked process on 127.0.0.1; API as served (embedded PGlite in a temp folder, ` +
-      `ATOLL_UPLOAD_MAX_BYTES=${maxArchiveBytes}); sink: node:http piping the body to a file`,
+      `ATOLL_UPLOAD_MAX_BYTES=${maxArchiveBytesFor(archive)}); sink: node:http piping the body to a file`,
     `  ${options.rounds} round(s), each one upload per target (order alternating), after a 1 MiB warm-up upload each; ` +
       `MiB/s: body bytes / (request start → last byte of the answer)`,
     `  RSS growth: peak over the baseline taken after a full GC right before the upload; peak = max of ` +
@@ -237,7 +243,7 @@ async function main(): Promise<number> {
     const archive = await writeUploadArchive(join(root, 'code.zip'), options.sizeMiB * MIB, options.files);
     const warmup = await writeUploadArchive(join(root, 'warmup.zip'), MIB, 4);
     phase(`wrote a ${mib(archive.bytes)} MiB archive of ${archive.entries} stored entries`);
-    const maxArchiveBytes = String(Math.max(2 * archive.bytes, 1024 * MIB));
+    const maxArchiveBytes = maxArchiveBytesFor(archive);
     const [sink, api] = await Promise.all([
       ServerProcess.start('./bare-sink.ts', [sinkDir]),
       ServerProcess.start('./api-server.ts', [dataDir, maxArchiveBytes]),
@@ -248,8 +254,8 @@ async function main(): Promise<number> {
     );
 
     const targets: Record<TargetKey, { server: ServerProcess; label: string }> = {
-      sink: { server: sink, label: 'bare sink (node:http → file)' },
-      api: { server: api, label: 'API POST /fu/v1/…/environments/{env}:upload' },
+      sink: { server: sink, label: LABELS.sink },
+      api: { server: api, label: LABELS.api },
     };
     const invalid: string[] = [];
     const upload = async (key: TargetKey, file: UploadArchive): Promise<RoundResult> => {
@@ -288,8 +294,7 @@ async function main(): Promise<number> {
       }
     }
 
-    const labels = { sink: targets.sink.label, api: targets.api.label };
-    const lines = reportLines({ options, machine, archive, maxArchiveBytes, labels, results, invalid });
+    const lines = reportLines({ options, machine, archive, results, invalid });
     process.stdout.write(`${lines.join('\n')}\n`);
     log(`total ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
     return invalid.length > 0 ? 1 : 0;
