@@ -197,6 +197,65 @@ async function timeDirectBuild(app: string, nodeDir: string, npmDir: string, hea
   }
 }
 
+/** The medians table, the overhead and speed-up against their targets, and a TARGET MISSED line per miss. */
+function reportLines(
+  options: BenchOptions,
+  direct: { install: number; build: number; total: number }[],
+  cold: BuildTimes[],
+  warm: BuildTimes[],
+): string[] {
+  const row = (
+    name: string,
+    t: {
+      before?: number;
+      install: number;
+      build: number;
+      buildCommand?: number;
+      after?: number;
+      total: number;
+    },
+  ) =>
+    `| ${name.padEnd(22)} | ${(t.before === undefined ? '–' : seconds(t.before)).padStart(14)} | ${seconds(t.install).padStart(7)} | ${seconds(t.build).padStart(6)} | ${seconds(t.buildCommand ?? t.build).padStart(13)} | ${(t.after === undefined ? '–' : seconds(t.after)).padStart(16)} | ${seconds(t.total).padStart(6)} |`;
+  const medianOf = <T extends object>(runs: T[], key: keyof T) => median(runs.map((r) => r[key] as number));
+  const summary = (runs: BuildTimes[]) => ({
+    before: medianOf(runs, 'before'),
+    install: medianOf(runs, 'install'),
+    build: medianOf(runs, 'build'),
+    buildCommand: medianOf(runs, 'buildCommand'),
+    after: medianOf(runs, 'after'),
+    total: medianOf(runs, 'total'),
+  });
+  const directMedian = {
+    install: medianOf(direct, 'install'),
+    build: medianOf(direct, 'build'),
+    total: medianOf(direct, 'total'),
+  };
+  const coldMedian = summary(cold);
+  const warmMedian = summary(warm);
+  const lines = [
+    `Build of ${options.app}: medians of ${String(options.rounds)} rounds, seconds`,
+    '',
+    '| run                    | upload → start | install |  build | build command | packaging & done |  total |',
+    '| ---------------------- | -------------: | ------: | -----: | ------------: | ---------------: | -----: |',
+    row('direct (no platform)', directMedian),
+    row('platform, cold cache', coldMedian),
+    row('platform, warm cache', warmMedian),
+    '',
+  ];
+  const overhead = coldMedian.total / directMedian.total - 1;
+  const speedup = coldMedian.install / warmMedian.install;
+  lines.push(
+    `platform overhead on a cold build: ${(overhead * 100).toFixed(1)} % (cold ${seconds(coldMedian.total)} s over direct ${seconds(directMedian.total)} s; target ≤ ${String(MAX_OVERHEAD * 100)} %)`,
+    `warm install speed-up: ${speedup.toFixed(1)}× (cold ${seconds(coldMedian.install)} s, warm ${seconds(warmMedian.install)} s; target ≥ ${String(MIN_WARM_INSTALL_SPEEDUP)}×)`,
+    `whole warm build: ${(coldMedian.total / warmMedian.total).toFixed(1)}× faster than cold`,
+  );
+  if (overhead > MAX_OVERHEAD)
+    lines.push(`TARGET MISSED: platform overhead ≤ ${String(MAX_OVERHEAD * 100)} %`);
+  if (speedup < MIN_WARM_INSTALL_SPEEDUP)
+    lines.push(`TARGET MISSED: warm install ≥ ${String(MIN_WARM_INSTALL_SPEEDUP)}× faster than cold`);
+  return lines;
+}
+
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
   const problem = sandboxProblem();
@@ -266,56 +325,7 @@ async function main(): Promise<number> {
       );
     }
 
-    const row = (
-      name: string,
-      t: {
-        before?: number;
-        install: number;
-        build: number;
-        buildCommand?: number;
-        after?: number;
-        total: number;
-      },
-    ) =>
-      `| ${name.padEnd(22)} | ${(t.before === undefined ? '–' : seconds(t.before)).padStart(14)} | ${seconds(t.install).padStart(7)} | ${seconds(t.build).padStart(6)} | ${seconds(t.buildCommand ?? t.build).padStart(13)} | ${(t.after === undefined ? '–' : seconds(t.after)).padStart(16)} | ${seconds(t.total).padStart(6)} |`;
-    const medianOf = <T extends object>(runs: T[], key: keyof T) => median(runs.map((r) => r[key] as number));
-    const summary = (runs: BuildTimes[]) => ({
-      before: medianOf(runs, 'before'),
-      install: medianOf(runs, 'install'),
-      build: medianOf(runs, 'build'),
-      buildCommand: medianOf(runs, 'buildCommand'),
-      after: medianOf(runs, 'after'),
-      total: medianOf(runs, 'total'),
-    });
-    const directMedian = {
-      install: medianOf(direct, 'install'),
-      build: medianOf(direct, 'build'),
-      total: medianOf(direct, 'total'),
-    };
-    const coldMedian = summary(cold);
-    const warmMedian = summary(warm);
-    const lines = [
-      `Build of ${options.app}: medians of ${String(options.rounds)} rounds, seconds`,
-      '',
-      '| run                    | upload → start | install |  build | build command | packaging & done |  total |',
-      '| ---------------------- | -------------: | ------: | -----: | ------------: | ---------------: | -----: |',
-      row('direct (no platform)', directMedian),
-      row('platform, cold cache', coldMedian),
-      row('platform, warm cache', warmMedian),
-      '',
-    ];
-    const overhead = coldMedian.total / directMedian.total - 1;
-    const speedup = coldMedian.install / warmMedian.install;
-    lines.push(
-      `platform overhead on a cold build: ${(overhead * 100).toFixed(1)} % (cold ${seconds(coldMedian.total)} s over direct ${seconds(directMedian.total)} s; target ≤ ${String(MAX_OVERHEAD * 100)} %)`,
-      `warm install speed-up: ${speedup.toFixed(1)}× (cold ${seconds(coldMedian.install)} s, warm ${seconds(warmMedian.install)} s; target ≥ ${String(MIN_WARM_INSTALL_SPEEDUP)}×)`,
-      `whole warm build: ${(coldMedian.total / warmMedian.total).toFixed(1)}× faster than cold`,
-    );
-    if (overhead > MAX_OVERHEAD)
-      lines.push(`TARGET MISSED: platform overhead ≤ ${String(MAX_OVERHEAD * 100)} %`);
-    if (speedup < MIN_WARM_INSTALL_SPEEDUP)
-      lines.push(`TARGET MISSED: warm install ≥ ${String(MIN_WARM_INSTALL_SPEEDUP)}× faster than cold`);
-    process.stdout.write(`${lines.join('\n')}\n`);
+    process.stdout.write(`${reportLines(options, direct, cold, warm).join('\n')}\n`);
     return 0;
   } finally {
     await product.services.buildRunner.stop();

@@ -38,6 +38,7 @@ import {
   readInteger,
   runBenchmark,
 } from '../shared/bench-main.js';
+import { targetVerdicts } from '../shared/target-verdicts.js';
 import { table } from '../shared/text-table.js';
 import { siteBytes, writeIndex, writeStaticSite } from './static-site.js';
 import { runTimed, stopRunningChild, type TimedRun } from './timed-process.js';
@@ -134,21 +135,281 @@ async function waitServed(edgePort: number, host: string, marker: string): Promi
 /** Seconds with 2 decimals; `-` for what was not measured. */
 const seconds = (ms: number) => (Number.isNaN(ms) ? '-' : (ms / 1000).toFixed(2));
 
-async function main(): Promise<number> {
-  const options = parseOptions(process.argv.slice(2));
+/** What a deployment needs: the server, the developer's environment and credential, and the site. */
+interface DeployContext {
+  readonly running: RunningServer;
+  readonly authorization: string;
+  readonly credential: Credential;
+  readonly developer: NodeJS.ProcessEnv;
+  readonly site: string;
+  readonly assets: string[];
+  readonly uploadUrl: string;
+}
+
+/** Deploys the site by either kind with a new marker each time; keeps what made the run invalid. */
+function createDeployer(context: DeployContext) {
+  const { running, authorization, credential, developer, site, assets, uploadUrl } = context;
+  const invalid: string[] = [];
+  let liveHost = '';
+  let archiveBytes = 0;
+  let sequence = 0;
+  const getBuildMs = async (build: string): Promise<number> => {
+    const response = await fetch(`${running.url}/v1/${build}`, { headers: { authorization } });
+    const record = (await response.json()) as { createTime?: string; finishTime?: string };
+    if (record.createTime === undefined || record.finishTime === undefined) return Number.NaN;
+    return Date.parse(record.finishTime) - Date.parse(record.createTime);
+  };
+  const served = async (label: string, marker: string): Promise<number> => {
+    const lag = await waitServed(running.edgePort, liveHost, marker);
+    if (lag === undefined) {
+      invalid.push(`${label}: the edge did not serve ${marker} on ${liveHost} within ${SERVE_TIMEOUT_MS} ms`);
+      return Number.NaN;
+    }
+    return lag;
+  };
+
+  const deployWithCli = async (label: string, marker: string): Promise<DeployTimes | undefined> => {
+    writeIndex(site, marker, assets);
+    await sleep(SETTLE_MS);
+    const run = await runTimed(
+      process.execPath,
+      [ATOLL_BIN, 'deploy', site, '--app', APP, '--env', ENVIRONMENT, '--json'],
+      { env: developer, timeoutMs: DEPLOY_TIMEOUT_MS },
+    );
+    if (run.status !== 0) {
+      invalid.push(
+        `${label}: atoll deploy exited with ${run.status ?? run.signal ?? '?'}: ${run.stderr.slice(-500)}`,
+      );
+      return undefined;
+    }
+    const result = JSON.parse(run.stdout) as { url?: string; build?: { name?: string; state?: string } };
+    if (result.url === undefined || result.build?.name === undefined || result.build.state !== 'SUCCEEDED') {
+      invalid.push(`${label}: atoll deploy --json answered ${run.stdout.slice(0, 300)}`);
+      return undefined;
+    }
+    liveHost = new URL(result.url).host;
+    const lineAt = (pattern: RegExp) => run.stderrLines.find((l) => pattern.test(l.line))?.ms ?? Number.NaN;
+    return {
+      liveMs: run.ms,
+      uploadStartMs: lineAt(/^uploading .*…$/),
+      uploadedMs: lineAt(/^uploading .* done in /),
+      buildMs: await getBuildMs(result.build.name),
+      serveLagMs: await served(label, marker),
+    };
+  };
+
+  const deployWithCurl = async (label: string, marker: string): Promise<DeployTimes | undefined> => {
+    writeIndex(site, marker, assets);
+    // The same archive the CLI would upload, made before the clock starts.
+    const archive = await archiveProject(site);
+    archiveBytes = archive.bytes;
+    try {
+      await sleep(SETTLE_MS);
+      const run = await runTimed(
+        CURL,
+        [
+          '-sS',
+          '-u',
+          `${credential.userId}:${credential.password}`,
+          '-F',
+          `repository=@${archive.path}`,
+          uploadUrl,
+        ],
+        { env: childEnv({}), timeoutMs: DEPLOY_TIMEOUT_MS },
+      );
+      let operation: { name?: string; metadata?: { build?: string } } = {};
+      try {
+        operation = JSON.parse(run.stdout) as typeof operation;
+      } catch {
+        // Not JSON: reported below.
+      }
+      const build = operation.metadata?.build;
+      if (run.status !== 0 || operation.name === undefined || build === undefined) {
+        invalid.push(
+          `${label}: curl exited with ${run.status ?? run.signal ?? '?'}: ${run.stderr}${run.stdout.slice(0, 300)}`,
+        );
+        return undefined;
+      }
+      for (;;) {
+        const response = await fetch(`${running.url}/v1/${operation.name}`, { headers: { authorization } });
+        const state = (await response.json()) as { done?: boolean; error?: { message?: string } };
+        if (response.status !== 200 || state.error !== undefined) {
+          invalid.push(
+            `${label}: GET /v1/${operation.name} answered ${response.status}: ${JSON.stringify(state)}`,
+          );
+          return undefined;
+        }
+        if (state.done === true) break;
+        if (performance.now() - run.startedAt > DEPLOY_TIMEOUT_MS) {
+          invalid.push(`${label}: ${operation.name} not done after ${DEPLOY_TIMEOUT_MS} ms`);
+          return undefined;
+        }
+        await sleep(POLL_MS);
+      }
+      const liveMs = performance.now() - run.startedAt;
+      return {
+        liveMs,
+        uploadStartMs: Number.NaN,
+        uploadedMs: run.ms,
+        buildMs: await getBuildMs(build),
+        serveLagMs: await served(label, marker),
+      };
+    } finally {
+      await archive.remove();
+    }
+  };
+
+  const deploy = async (kind: Kind, label: string): Promise<DeployTimes | undefined> => {
+    sequence += 1;
+    const marker = `bench-deploy-${kind}-${String(sequence)}-${String(Date.now())}`;
+    return kind === 'cli' ? deployWithCli(label, marker) : deployWithCurl(label, marker);
+  };
+  return { deploy, invalid, archiveBytes: () => archiveBytes };
+}
+
+/** What one run measured, for the report. */
+interface RunOutcome {
+  readonly options: BenchOptions;
+  readonly machine: string;
+  readonly site: string;
+  readonly archiveBytes: number;
+  readonly environment: { name: string };
+  readonly uploadUrl: string;
+  readonly startup: number[];
+  readonly results: Record<Kind, DeployTimes[]>;
+  readonly invalid: readonly string[];
+}
+
+/** The table, the serving lag, the verdict per target and the summary line, as printed on stdout. */
+function reportLines(run: RunOutcome): string[] {
+  const { options, machine, site, archiveBytes, environment, uploadUrl, startup, results, invalid } = run;
+  const p50 = (kind: Kind, pick: (t: DeployTimes) => number = (t) => t.liveMs) =>
+    median(results[kind].map(pick));
+  const rows = [
+    [
+      'target',
+      'p50 s',
+      'min s',
+      'max s',
+      'per run s',
+      'start → upload sent',
+      'upload answered',
+      'answered → live',
+      'build (server)',
+    ],
+    ...(['cli', 'curl'] as const).map((kind) => {
+      const live = results[kind].map((t) => t.liveMs);
+      return [
+        LABELS[kind],
+        seconds(p50(kind)),
+        seconds(Math.min(...live)),
+        seconds(Math.max(...live)),
+        live.map(seconds).join(' / '),
+        seconds(p50(kind, (t) => t.uploadStartMs)),
+        seconds(p50(kind, (t) => t.uploadedMs)),
+        seconds(p50(kind, (t) => t.liveMs - t.uploadedMs)),
+        seconds(p50(kind, (t) => t.buildMs)),
+      ];
+    }),
+  ];
+  const ratio = p50('cli') / p50('curl');
+  const overhead = (p50('cli') - p50('curl')) / p50('curl');
+  const lagged = (kind: Kind) => results[kind].filter((t) => t.serveLagMs > 0);
+  const lagText = (kind: Kind) => {
+    const late = lagged(kind);
+    return late.length === 0
+      ? `${results[kind].length}/${results[kind].length} at the first request`
+      : `${results[kind].length - late.length}/${results[kind].length} at the first request, ` +
+          `${late.length} after ${late.map((t) => seconds(t.serveLagMs)).join(' / ')} s`;
+  };
+
+  const { verdicts, missed, judge, block } = targetVerdicts();
+  judge(
+    p50('cli') <= MAX_CLI_P50_S * 1000,
+    `atoll deploy live in ${seconds(p50('cli'))} s p50 (target <= ${MAX_CLI_P50_S} s)`,
+  );
+  judge(
+    overhead <= MAX_OVERHEAD,
+    `CLI overhead ${(overhead * 100).toFixed(1)} % over curl upload + poll (target <= ${(MAX_OVERHEAD * 100).toFixed(0)} %)`,
+  );
+
+  const lines = [
+    '',
+    `atoll deploy benchmark (bench/deploy), ${machine}`,
+    `  site: ${options.files} files, ${siteBytes(site)} bytes (index.html with a new marker per run, ${options.files - 1} ` +
+      `assets of 0.8–2.4 KiB), no package.json: served as it is; .zip ${archiveBytes} bytes`,
+    `  server: one atoll serve (${ATOLL_BIN}), embedded PGlite in a temp folder, product password hash cost; ` +
+      `environment ${environment.name}`,
+    `  atoll deploy <site> --app ${APP} --env ${ENVIRONMENT} --json, own HOME (logged in with atoll login): ` +
+      `spawn → exit 0 with the live URL (zips the folder itself)`,
+    `  curl -sS -u <user>:<password> -F repository=@site.zip ${uploadUrl}: spawn → the answer (zip made beforehand ` +
+      `with the CLI's own archiver), then GET /v1/<operation> every ${POLL_MS} ms until done`,
+    `  ${options.runs} run(s) of each, strictly alternating (CLI, curl, CLI, …) after 1 warm-up of each; ` +
+      `${SETTLE_MS} ms pause before each; after each the edge must serve the run's marker on the URL's host`,
+    `  atoll --version (node start-up + CLI modules), for scale: ${seconds(median(startup))} s p50 of ${STARTUP_SAMPLES}`,
+    '',
+    ...table(rows),
+    '',
+    `ratio atoll deploy / curl (p50): ${ratio.toFixed(2)}x`,
+    `CLI overhead: (p50 CLI - p50 curl) / p50 curl = ${(overhead * 100).toFixed(1)} % (+${seconds(p50('cli') - p50('curl'))} s)`,
+    `new version served by the edge when reported live: CLI ${lagText('cli')}; curl ${lagText('curl')}`,
+    '',
+    ...block(invalid),
+    `summary: atoll deploy ${seconds(p50('cli'))} s p50, curl upload + poll ${seconds(p50('curl'))} s p50, ` +
+      `ratio ${ratio.toFixed(2)}x, overhead ${(overhead * 100).toFixed(1)} %; ${verdicts.length - missed.length} of ${verdicts.length} targets met`,
+  ];
+  return lines;
+}
+
+/** Whether curl, the built binary and the build sandbox are here; logs what is missing. */
+function prerequisitesMet(): boolean {
   if (!existsSync(CURL)) {
     log(`bench:deploy: ${CURL} is missing: install curl (apt-get install -y curl)`);
-    return 1;
+    return false;
   }
   if (!existsSync(ATOLL_BIN)) {
     log(`bench:deploy: ${ATOLL_BIN} is missing: run "npm run build" first`);
-    return 1;
+    return false;
   }
   const noSandbox = sandboxProblem();
   if (noSandbox !== undefined) {
     log(`bench:deploy: atoll serve cannot build here: ${noSandbox}`);
-    return 1;
+    return false;
   }
+  return true;
+}
+
+/** The account and its credential, then the developer (a HOME of their own) logged in, with the app and environment. */
+async function setUpDeveloper(running: RunningServer, dataDir: string, home: string) {
+  const admin = { ATOLL_DATA_DIR: dataDir };
+  const created = runCli(
+    ['admin', 'accounts', 'create', ACCOUNT, '--owner-email', 'owner@bench.test'],
+    admin,
+  );
+  if (created.status !== 0) throw new Error(`atoll admin accounts create failed:\n${created.stderr}`);
+  const generated = runCli(['admin', 'credentials', 'generate', '--account', ACCOUNT, '--json'], admin);
+  if (generated.status !== 0)
+    throw new Error(`atoll admin credentials generate failed:\n${generated.stderr}`);
+  const credential = JSON.parse(generated.stdout) as Credential;
+  const authorization = `Basic ${Buffer.from(`${credential.userId}:${credential.password}`).toString('base64')}`;
+
+  // The developer: a HOME of their own (so a config file of their own), no ATOLL_* settings.
+  const developer = childEnv({ HOME: home });
+  await atoll(
+    ['login', '--url', running.url, '--user', credential.userId, '--password-stdin'],
+    developer,
+    `${credential.password}\n`,
+  );
+  await atoll(['apps', 'create', APP, '--region', 'UK'], developer);
+  const environment = JSON.parse(
+    (await atoll(['envs', 'create', '--app', APP, '--name', ENVIRONMENT, '--json'], developer)).stdout,
+  ) as { name: string };
+  return { credential, authorization, developer, environment };
+}
+
+async function main(): Promise<number> {
+  const options = parseOptions(process.argv.slice(2));
+  if (!prerequisitesMet()) return 1;
   const startedAt = Date.now();
   const machine = describeMachine();
   const root = mkdtempSync(join(tmpdir(), 'atoll-bench-deploy-'));
@@ -178,29 +439,11 @@ async function main(): Promise<number> {
       `started atoll serve (pid ${running.child.pid ?? '?'}, API ${running.url}, edge :${running.edgePort})`,
     );
 
-    const admin = { ATOLL_DATA_DIR: dataDir };
-    const created = runCli(
-      ['admin', 'accounts', 'create', ACCOUNT, '--owner-email', 'owner@bench.test'],
-      admin,
+    const { credential, authorization, developer, environment } = await setUpDeveloper(
+      running,
+      dataDir,
+      home,
     );
-    if (created.status !== 0) throw new Error(`atoll admin accounts create failed:\n${created.stderr}`);
-    const generated = runCli(['admin', 'credentials', 'generate', '--account', ACCOUNT, '--json'], admin);
-    if (generated.status !== 0)
-      throw new Error(`atoll admin credentials generate failed:\n${generated.stderr}`);
-    const credential = JSON.parse(generated.stdout) as Credential;
-    const authorization = `Basic ${Buffer.from(`${credential.userId}:${credential.password}`).toString('base64')}`;
-
-    // The developer: a HOME of their own (so a config file of their own), no ATOLL_* settings.
-    const developer = childEnv({ HOME: home });
-    await atoll(
-      ['login', '--url', running.url, '--user', credential.userId, '--password-stdin'],
-      developer,
-      `${credential.password}\n`,
-    );
-    await atoll(['apps', 'create', APP, '--region', 'UK'], developer);
-    const environment = JSON.parse(
-      (await atoll(['envs', 'create', '--app', APP, '--name', ENVIRONMENT, '--json'], developer)).stdout,
-    ) as { name: string };
     const uploadUrl = `${running.url}/fu/v1/${environment.name}:upload`;
     const assets = writeStaticSite(site, options.files);
     phase(
@@ -210,127 +453,16 @@ async function main(): Promise<number> {
     const startup: number[] = [];
     for (let i = 0; i < STARTUP_SAMPLES; i++) startup.push((await atoll(['--version'], developer)).ms);
 
-    const invalid: string[] = [];
-    let liveHost = '';
-    let archiveBytes = 0;
-    let sequence = 0;
-    const getBuildMs = async (build: string): Promise<number> => {
-      const response = await fetch(`${running.url}/v1/${build}`, { headers: { authorization } });
-      const record = (await response.json()) as { createTime?: string; finishTime?: string };
-      if (record.createTime === undefined || record.finishTime === undefined) return Number.NaN;
-      return Date.parse(record.finishTime) - Date.parse(record.createTime);
-    };
-    const served = async (label: string, marker: string): Promise<number> => {
-      const lag = await waitServed(running.edgePort, liveHost, marker);
-      if (lag === undefined) {
-        invalid.push(
-          `${label}: the edge did not serve ${marker} on ${liveHost} within ${SERVE_TIMEOUT_MS} ms`,
-        );
-        return Number.NaN;
-      }
-      return lag;
-    };
-
-    const deployWithCli = async (label: string, marker: string): Promise<DeployTimes | undefined> => {
-      writeIndex(site, marker, assets);
-      await sleep(SETTLE_MS);
-      const run = await runTimed(
-        process.execPath,
-        [ATOLL_BIN, 'deploy', site, '--app', APP, '--env', ENVIRONMENT, '--json'],
-        { env: developer, timeoutMs: DEPLOY_TIMEOUT_MS },
-      );
-      if (run.status !== 0) {
-        invalid.push(
-          `${label}: atoll deploy exited with ${run.status ?? run.signal ?? '?'}: ${run.stderr.slice(-500)}`,
-        );
-        return undefined;
-      }
-      const result = JSON.parse(run.stdout) as { url?: string; build?: { name?: string; state?: string } };
-      if (
-        result.url === undefined ||
-        result.build?.name === undefined ||
-        result.build.state !== 'SUCCEEDED'
-      ) {
-        invalid.push(`${label}: atoll deploy --json answered ${run.stdout.slice(0, 300)}`);
-        return undefined;
-      }
-      liveHost = new URL(result.url).host;
-      const lineAt = (pattern: RegExp) => run.stderrLines.find((l) => pattern.test(l.line))?.ms ?? Number.NaN;
-      return {
-        liveMs: run.ms,
-        uploadStartMs: lineAt(/^uploading .*…$/),
-        uploadedMs: lineAt(/^uploading .* done in /),
-        buildMs: await getBuildMs(result.build.name),
-        serveLagMs: await served(label, marker),
-      };
-    };
-
-    const deployWithCurl = async (label: string, marker: string): Promise<DeployTimes | undefined> => {
-      writeIndex(site, marker, assets);
-      // The same archive the CLI would upload, made before the clock starts.
-      const archive = await archiveProject(site);
-      archiveBytes = archive.bytes;
-      try {
-        await sleep(SETTLE_MS);
-        const run = await runTimed(
-          CURL,
-          [
-            '-sS',
-            '-u',
-            `${credential.userId}:${credential.password}`,
-            '-F',
-            `repository=@${archive.path}`,
-            uploadUrl,
-          ],
-          { env: childEnv({}), timeoutMs: DEPLOY_TIMEOUT_MS },
-        );
-        let operation: { name?: string; metadata?: { build?: string } } = {};
-        try {
-          operation = JSON.parse(run.stdout) as typeof operation;
-        } catch {
-          // Not JSON: reported below.
-        }
-        const build = operation.metadata?.build;
-        if (run.status !== 0 || operation.name === undefined || build === undefined) {
-          invalid.push(
-            `${label}: curl exited with ${run.status ?? run.signal ?? '?'}: ${run.stderr}${run.stdout.slice(0, 300)}`,
-          );
-          return undefined;
-        }
-        for (;;) {
-          const response = await fetch(`${running.url}/v1/${operation.name}`, { headers: { authorization } });
-          const state = (await response.json()) as { done?: boolean; error?: { message?: string } };
-          if (response.status !== 200 || state.error !== undefined) {
-            invalid.push(
-              `${label}: GET /v1/${operation.name} answered ${response.status}: ${JSON.stringify(state)}`,
-            );
-            return undefined;
-          }
-          if (state.done === true) break;
-          if (performance.now() - run.startedAt > DEPLOY_TIMEOUT_MS) {
-            invalid.push(`${label}: ${operation.name} not done after ${DEPLOY_TIMEOUT_MS} ms`);
-            return undefined;
-          }
-          await sleep(POLL_MS);
-        }
-        const liveMs = performance.now() - run.startedAt;
-        return {
-          liveMs,
-          uploadStartMs: Number.NaN,
-          uploadedMs: run.ms,
-          buildMs: await getBuildMs(build),
-          serveLagMs: await served(label, marker),
-        };
-      } finally {
-        await archive.remove();
-      }
-    };
-
-    const deploy = async (kind: Kind, label: string): Promise<DeployTimes | undefined> => {
-      sequence += 1;
-      const marker = `bench-deploy-${kind}-${String(sequence)}-${String(Date.now())}`;
-      return kind === 'cli' ? deployWithCli(label, marker) : deployWithCurl(label, marker);
-    };
+    const deployer = createDeployer({
+      running,
+      authorization,
+      credential,
+      developer,
+      site,
+      assets,
+      uploadUrl,
+    });
+    const { deploy, invalid } = deployer;
 
     // Warm-up: the environment's first build, and the code paths of both kinds compiled and cached.
     const warmCli = await deploy('cli', 'warm-up atoll deploy');
@@ -357,90 +489,17 @@ async function main(): Promise<number> {
       }
     }
 
-    const p50 = (kind: Kind, pick: (t: DeployTimes) => number = (t) => t.liveMs) =>
-      median(results[kind].map(pick));
-    const rows = [
-      [
-        'target',
-        'p50 s',
-        'min s',
-        'max s',
-        'per run s',
-        'start → upload sent',
-        'upload answered',
-        'answered → live',
-        'build (server)',
-      ],
-      ...(['cli', 'curl'] as const).map((kind) => {
-        const live = results[kind].map((t) => t.liveMs);
-        return [
-          LABELS[kind],
-          seconds(p50(kind)),
-          seconds(Math.min(...live)),
-          seconds(Math.max(...live)),
-          live.map(seconds).join(' / '),
-          seconds(p50(kind, (t) => t.uploadStartMs)),
-          seconds(p50(kind, (t) => t.uploadedMs)),
-          seconds(p50(kind, (t) => t.liveMs - t.uploadedMs)),
-          seconds(p50(kind, (t) => t.buildMs)),
-        ];
-      }),
-    ];
-    const ratio = p50('cli') / p50('curl');
-    const overhead = (p50('cli') - p50('curl')) / p50('curl');
-    const lagged = (kind: Kind) => results[kind].filter((t) => t.serveLagMs > 0);
-    const lagText = (kind: Kind) => {
-      const late = lagged(kind);
-      return late.length === 0
-        ? `${results[kind].length}/${results[kind].length} at the first request`
-        : `${results[kind].length - late.length}/${results[kind].length} at the first request, ` +
-            `${late.length} after ${late.map((t) => seconds(t.serveLagMs)).join(' / ')} s`;
-    };
-
-    const missed: string[] = [];
-    const verdicts: string[] = [];
-    const judge = (met: boolean, what: string) => {
-      verdicts.push(`  ${met ? 'met   ' : 'MISSED'}  ${what}`);
-      if (!met) missed.push(`TARGET MISSED: ${what}`);
-    };
-    judge(
-      p50('cli') <= MAX_CLI_P50_S * 1000,
-      `atoll deploy live in ${seconds(p50('cli'))} s p50 (target <= ${MAX_CLI_P50_S} s)`,
-    );
-    judge(
-      overhead <= MAX_OVERHEAD,
-      `CLI overhead ${(overhead * 100).toFixed(1)} % over curl upload + poll (target <= ${(MAX_OVERHEAD * 100).toFixed(0)} %)`,
-    );
-
-    const lines = [
-      '',
-      `atoll deploy benchmark (bench/deploy), ${machine}`,
-      `  site: ${options.files} files, ${siteBytes(site)} bytes (index.html with a new marker per run, ${options.files - 1} ` +
-        `assets of 0.8–2.4 KiB), no package.json: served as it is; .zip ${archiveBytes} bytes`,
-      `  server: one atoll serve (${ATOLL_BIN}), embedded PGlite in a temp folder, product password hash cost; ` +
-        `environment ${environment.name}`,
-      `  atoll deploy <site> --app ${APP} --env ${ENVIRONMENT} --json, own HOME (logged in with atoll login): ` +
-        `spawn → exit 0 with the live URL (zips the folder itself)`,
-      `  curl -sS -u <user>:<password> -F repository=@site.zip ${uploadUrl}: spawn → the answer (zip made beforehand ` +
-        `with the CLI's own archiver), then GET /v1/<operation> every ${POLL_MS} ms until done`,
-      `  ${options.runs} run(s) of each, strictly alternating (CLI, curl, CLI, …) after 1 warm-up of each; ` +
-        `${SETTLE_MS} ms pause before each; after each the edge must serve the run's marker on the URL's host`,
-      `  atoll --version (node start-up + CLI modules), for scale: ${seconds(median(startup))} s p50 of ${STARTUP_SAMPLES}`,
-      '',
-      ...table(rows),
-      '',
-      `ratio atoll deploy / curl (p50): ${ratio.toFixed(2)}x`,
-      `CLI overhead: (p50 CLI - p50 curl) / p50 curl = ${(overhead * 100).toFixed(1)} % (+${seconds(p50('cli') - p50('curl'))} s)`,
-      `new version served by the edge when reported live: CLI ${lagText('cli')}; curl ${lagText('curl')}`,
-      '',
-      'targets:',
-      ...verdicts,
-      '',
-      ...missed,
-      ...invalid.map((line) => `INVALID RUN: ${line}`),
-      `summary: atoll deploy ${seconds(p50('cli'))} s p50, curl upload + poll ${seconds(p50('curl'))} s p50, ` +
-        `ratio ${ratio.toFixed(2)}x, overhead ${(overhead * 100).toFixed(1)} %; ${verdicts.length - missed.length} of ${verdicts.length} targets met`,
-    ];
+    const lines = reportLines({
+      options,
+      machine,
+      site,
+      archiveBytes: deployer.archiveBytes(),
+      environment,
+      uploadUrl,
+      startup,
+      results,
+      invalid,
+    });
     process.stdout.write(`${lines.join('\n')}\n`);
     log(`total ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
     return invalid.length > 0 ? 1 : 0;

@@ -31,6 +31,7 @@ import {
   runBenchmark,
   UsageError,
 } from '../shared/bench-main.js';
+import { targetVerdicts } from '../shared/target-verdicts.js';
 import { table } from '../shared/text-table.js';
 import { summarizeProfile } from './cpu-profile.js';
 import { ENV, hostOf } from './edge-routes.js';
@@ -250,6 +251,125 @@ const fixed = (value: number, digits: number) =>
     ? value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
     : '–';
 
+/** What one run measured, for the report. */
+interface RunOutcome {
+  readonly options: BenchOptions;
+  readonly machine: string;
+  /** Whether the HTTP targets ran (nginx and wrk found, at least one row asked for). */
+  readonly measured: boolean;
+  readonly nginxVersion: string;
+  readonly wrkVersion: string;
+  readonly targets: ReadonlyMap<RowKey, Target>;
+  readonly results: ReadonlyMap<RowKey, Measurement[]>;
+  readonly purge: PurgeReport | undefined;
+  readonly profileNote: readonly string[];
+}
+
+/** The table per target, the purge table, the verdict per target and the summary line, as printed on stdout. */
+function reportLines(run: RunOutcome): string[] {
+  const { options, machine, nginxVersion, wrkVersion, targets, results, purge, profileNote } = run;
+  const lines = ['', `atoll edge benchmark (bench/edge), ${machine}`];
+  if (run.measured) {
+    lines.push(
+      `  ${nginxVersion}, ${wrkVersion.replace(/ Copyright.*$/, '')}; wrk -t1 -c${options.connections} ` +
+        `-d${options.seconds}s --latency after a ${options.warmupSeconds} s warm-up, ${options.rounds} round(s), ` +
+        `order rotating; req/s, p50 and p99: median of the rounds`,
+      `  all servers up at once on 127.0.0.1, each a single process (nginx: 1 worker, sendfile, no access log, ` +
+        `upstream keepalive 64); the upstream app answers ${ASSET_BYTES} bytes from memory`,
+      `  CPU us/req: the serving process's CPU time (user + system, /proc) during the measured run per answer; ` +
+        `upstream: the app's`,
+      '',
+      ...table([
+        ['target', 'req/s', 'per round', 'p50 ms', 'p99 ms', 'CPU us/req', 'upstream CPU us/req'],
+        ...[...targets.values()].map((target) => {
+          const runs = results.get(target.key) ?? [];
+          const cpu = (values: (number | undefined)[]) =>
+            values.some((v) => v === undefined) ? '–' : fixed(median(values as number[]), 0);
+          return [
+            target.label,
+            fixed(median(runs.map((r) => r.wrk.requestsPerSecond)), 0),
+            runs.map((r) => fixed(r.wrk.requestsPerSecond, 0)).join(' / '),
+            median(runs.map((r) => r.wrk.p50Ms)).toFixed(2),
+            median(runs.map((r) => r.wrk.p99Ms)).toFixed(2),
+            cpu(runs.map((r) => r.serverCpuUsPerRequest)),
+            target.upstreamPids.length === 0 ? '' : cpu(runs.map((r) => r.upstreamCpuUsPerRequest)),
+          ];
+        }),
+      ]),
+    );
+  }
+
+  const { verdicts, missed, judge } = targetVerdicts();
+  const summary: string[] = [];
+  const rps = (key: RowKey) => median((results.get(key) ?? []).map((r) => r.wrk.requestsPerSecond));
+  const ratio = (over: RowKey, under: RowKey, min: number | undefined, what: string) => {
+    if (!results.has(over) || !results.has(under)) return;
+    const value = rps(over) / rps(under);
+    if (min === undefined) {
+      verdicts.push(`  info    ${what}: ${value.toFixed(2)}x`);
+      return;
+    }
+    summary.push(`${what} ${value.toFixed(2)}x`);
+    judge(value >= min, `${what}: ${value.toFixed(2)}x (target >= ${min}x)`);
+  };
+  ratio('edge-static', 'nginx-static', MIN_HIT_VS_NGINX, 'edge static asset / nginx static file');
+  ratio('edge-cache-hit', 'nginx-static', MIN_HIT_VS_NGINX, 'edge web-cache hit / nginx static file');
+  ratio('edge-static', 'node-static', undefined, 'edge static asset / bare node:http');
+  ratio('edge-cache-hit', 'node-static', undefined, 'edge web-cache hit / bare node:http');
+  ratio('node-static', 'nginx-static', undefined, 'bare node:http / nginx static file');
+  ratio('edge-proxy', 'undici-proxy', MIN_PROXY_VS_BARE, 'edge proxy / bare undici proxy');
+  ratio('edge-proxy', 'nginx-proxy', MIN_PROXY_VS_NGINX, 'edge proxy / nginx proxy');
+  ratio('undici-proxy', 'nginx-proxy', undefined, 'bare undici proxy / nginx proxy');
+  if (purge) {
+    lines.push(
+      '',
+      `purge by tag: WebCache of ${purge.entries.toLocaleString('en-US')} entries (1 KiB bodies, ` +
+        `${fixed(purge.cacheBytes / 1024 / 1024, 0)} MiB counted), filled in ${fixed(purge.fillMs, 0)} ms; ` +
+        `median of ${options.purgeRuns} runs, refilled between runs`,
+      '',
+      ...table([
+        ['purge', 'entries', 'call ms', 'per run', 'until swept ms'],
+        ...purge.results.map((r) => [
+          r.label,
+          r.entries.toLocaleString('en-US'),
+          r.medianCallMs.toFixed(3),
+          r.callMs.map((ms) => ms.toFixed(3)).join(' / '),
+          fixed(r.medianSettledMs, 1),
+        ]),
+      ]),
+    );
+    for (const r of purge.results) {
+      judge(
+        r.medianCallMs < MAX_PURGE_MS,
+        `${r.label} over ${purge.entries.toLocaleString('en-US')} entries: ${r.medianCallMs.toFixed(3)} ms (target < ${MAX_PURGE_MS} ms)`,
+      );
+    }
+    const worst = Math.max(...purge.results.map((r) => r.medianCallMs));
+    summary.push(`purge worst ${worst.toFixed(3)} ms`);
+  }
+  lines.push('', 'targets:', ...verdicts, '', ...profileNote, ...missed);
+  lines.push(
+    `summary: ${summary.join(', ') || 'no target measured'}; ${verdicts.filter((v) => v.includes('met   ')).length} of ` +
+      `${verdicts.filter((v) => !v.includes(' info ')).length} targets met`,
+  );
+  return lines;
+}
+
+/** Purge by tag over a web cache filled with --purge-entries, in this process. */
+async function measurePurge(options: BenchOptions): Promise<PurgeReport> {
+  log(`purge: filling a web cache with ${options.purgeEntries.toLocaleString('en-US')} entries…`);
+  const purge = await runPurgeBenchmark({
+    entries: options.purgeEntries,
+    runs: options.purgeRuns,
+    bodyBytes: 1024,
+  });
+  log(
+    `purge: filled in ${fixed(purge.fillMs, 0)} ms; ` +
+      purge.results.map((r) => `${r.label} ${r.medianCallMs.toFixed(3)} ms`).join(', '),
+  );
+  return purge;
+}
+
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
   const startedAt = Date.now();
@@ -268,19 +388,7 @@ async function main(): Promise<number> {
   );
   const servers: Spawned[] = [];
   try {
-    let purge: PurgeReport | undefined;
-    if (options.purge) {
-      log(`purge: filling a web cache with ${options.purgeEntries.toLocaleString('en-US')} entries…`);
-      purge = await runPurgeBenchmark({
-        entries: options.purgeEntries,
-        runs: options.purgeRuns,
-        bodyBytes: 1024,
-      });
-      log(
-        `purge: filled in ${fixed(purge.fillMs, 0)} ms; ` +
-          purge.results.map((r) => `${r.label} ${r.medianCallMs.toFixed(3)} ms`).join(', '),
-      );
-    }
+    const purge = options.purge ? await measurePurge(options) : undefined;
 
     const results = new Map<RowKey, Measurement[]>();
     const targets = new Map<RowKey, Target>();
@@ -350,95 +458,17 @@ async function main(): Promise<number> {
     await Promise.all(servers.map((server) => server.stop()));
     if (profileDir !== undefined && edge !== undefined) profileNote = describeProfile(profileDir);
 
-    const lines = ['', `atoll edge benchmark (bench/edge), ${machine}`];
-    if (tools) {
-      lines.push(
-        `  ${nginxVersion}, ${wrkVersion.replace(/ Copyright.*$/, '')}; wrk -t1 -c${options.connections} ` +
-          `-d${options.seconds}s --latency after a ${options.warmupSeconds} s warm-up, ${options.rounds} round(s), ` +
-          `order rotating; req/s, p50 and p99: median of the rounds`,
-        `  all servers up at once on 127.0.0.1, each a single process (nginx: 1 worker, sendfile, no access log, ` +
-          `upstream keepalive 64); the upstream app answers ${ASSET_BYTES} bytes from memory`,
-        `  CPU us/req: the serving process's CPU time (user + system, /proc) during the measured run per answer; ` +
-          `upstream: the app's`,
-        '',
-        ...table([
-          ['target', 'req/s', 'per round', 'p50 ms', 'p99 ms', 'CPU us/req', 'upstream CPU us/req'],
-          ...[...targets.values()].map((target) => {
-            const runs = results.get(target.key) ?? [];
-            const cpu = (values: (number | undefined)[]) =>
-              values.some((v) => v === undefined) ? '–' : fixed(median(values as number[]), 0);
-            return [
-              target.label,
-              fixed(median(runs.map((r) => r.wrk.requestsPerSecond)), 0),
-              runs.map((r) => fixed(r.wrk.requestsPerSecond, 0)).join(' / '),
-              median(runs.map((r) => r.wrk.p50Ms)).toFixed(2),
-              median(runs.map((r) => r.wrk.p99Ms)).toFixed(2),
-              cpu(runs.map((r) => r.serverCpuUsPerRequest)),
-              target.upstreamPids.length === 0 ? '' : cpu(runs.map((r) => r.upstreamCpuUsPerRequest)),
-            ];
-          }),
-        ]),
-      );
-    }
-
-    const verdicts: string[] = [];
-    const missed: string[] = [];
-    const summary: string[] = [];
-    const judge = (met: boolean, what: string) => {
-      verdicts.push(`  ${met ? 'met   ' : 'MISSED'}  ${what}`);
-      if (!met) missed.push(`TARGET MISSED: ${what}`);
-    };
-    const rps = (key: RowKey) => median((results.get(key) ?? []).map((r) => r.wrk.requestsPerSecond));
-    const ratio = (over: RowKey, under: RowKey, min: number | undefined, what: string) => {
-      if (!results.has(over) || !results.has(under)) return;
-      const value = rps(over) / rps(under);
-      if (min === undefined) {
-        verdicts.push(`  info    ${what}: ${value.toFixed(2)}x`);
-        return;
-      }
-      summary.push(`${what} ${value.toFixed(2)}x`);
-      judge(value >= min, `${what}: ${value.toFixed(2)}x (target >= ${min}x)`);
-    };
-    ratio('edge-static', 'nginx-static', MIN_HIT_VS_NGINX, 'edge static asset / nginx static file');
-    ratio('edge-cache-hit', 'nginx-static', MIN_HIT_VS_NGINX, 'edge web-cache hit / nginx static file');
-    ratio('edge-static', 'node-static', undefined, 'edge static asset / bare node:http');
-    ratio('edge-cache-hit', 'node-static', undefined, 'edge web-cache hit / bare node:http');
-    ratio('node-static', 'nginx-static', undefined, 'bare node:http / nginx static file');
-    ratio('edge-proxy', 'undici-proxy', MIN_PROXY_VS_BARE, 'edge proxy / bare undici proxy');
-    ratio('edge-proxy', 'nginx-proxy', MIN_PROXY_VS_NGINX, 'edge proxy / nginx proxy');
-    ratio('undici-proxy', 'nginx-proxy', undefined, 'bare undici proxy / nginx proxy');
-    if (purge) {
-      lines.push(
-        '',
-        `purge by tag: WebCache of ${purge.entries.toLocaleString('en-US')} entries (1 KiB bodies, ` +
-          `${fixed(purge.cacheBytes / 1024 / 1024, 0)} MiB counted), filled in ${fixed(purge.fillMs, 0)} ms; ` +
-          `median of ${options.purgeRuns} runs, refilled between runs`,
-        '',
-        ...table([
-          ['purge', 'entries', 'call ms', 'per run', 'until swept ms'],
-          ...purge.results.map((r) => [
-            r.label,
-            r.entries.toLocaleString('en-US'),
-            r.medianCallMs.toFixed(3),
-            r.callMs.map((ms) => ms.toFixed(3)).join(' / '),
-            fixed(r.medianSettledMs, 1),
-          ]),
-        ]),
-      );
-      for (const r of purge.results) {
-        judge(
-          r.medianCallMs < MAX_PURGE_MS,
-          `${r.label} over ${purge.entries.toLocaleString('en-US')} entries: ${r.medianCallMs.toFixed(3)} ms (target < ${MAX_PURGE_MS} ms)`,
-        );
-      }
-      const worst = Math.max(...purge.results.map((r) => r.medianCallMs));
-      summary.push(`purge worst ${worst.toFixed(3)} ms`);
-    }
-    lines.push('', 'targets:', ...verdicts, '', ...profileNote, ...missed);
-    lines.push(
-      `summary: ${summary.join(', ') || 'no target measured'}; ${verdicts.filter((v) => v.includes('met   ')).length} of ` +
-        `${verdicts.filter((v) => !v.includes(' info ')).length} targets met`,
-    );
+    const lines = reportLines({
+      options,
+      machine,
+      measured: tools !== undefined,
+      nginxVersion,
+      wrkVersion,
+      targets,
+      results,
+      purge,
+      profileNote,
+    });
     process.stdout.write(`${lines.join('\n')}\n`);
     log(`total ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
     return 0;

@@ -29,6 +29,7 @@ import {
   readInteger,
   runBenchmark,
 } from '../shared/bench-main.js';
+import { targetVerdicts } from '../shared/target-verdicts.js';
 import { table } from '../shared/text-table.js';
 
 /** The issue's targets: API at least half the bare sink's MiB/s; at most 64 MiB of RSS growth. */
@@ -127,6 +128,97 @@ async function checkApiAnswer(
   return undefined;
 }
 
+const LABELS: Record<TargetKey, string> = {
+  sink: 'bare sink (node:http → file)',
+  api: 'API POST /fu/v1/…/environments/{env}:upload',
+};
+
+/** The API's upload limit for the run (ATOLL_UPLOAD_MAX_BYTES, also in the report): twice the archive, at least 1 GiB. */
+const maxArchiveBytesFor = (archive: UploadArchive) => String(Math.max(2 * archive.bytes, 1024 * MIB));
+
+/** What one run measured, for the report. */
+interface RunOutcome {
+  readonly options: BenchOptions;
+  readonly machine: string;
+  readonly archive: UploadArchive;
+  readonly results: Record<TargetKey, RoundResult[]>;
+  readonly invalid: readonly string[];
+}
+
+/** The table, the verdict per target and the summary line, as printed on stdout. */
+function reportLines(run: RunOutcome): string[] {
+  const { options, machine, archive, results, invalid } = run;
+  const rows = [
+    [
+      'target',
+      'MiB/s',
+      'per round',
+      'answer after body ms',
+      'server CPU ms',
+      'RSS before MiB',
+      'peak RSS growth MiB',
+      'per round',
+      'buffers growth MiB',
+      'heap growth MiB',
+    ],
+    ...(['sink', 'api'] as const).map((key) => {
+      const rounds = results[key];
+      const worst = Math.max(...rounds.map((r) => peakGrowth(r.probe)));
+      return [
+        LABELS[key],
+        median(rounds.map(mibPerSecond)).toFixed(0),
+        rounds.map((r) => mibPerSecond(r).toFixed(0)).join(' / '),
+        median(rounds.map((r) => r.upload.totalMs - r.upload.bodySentMs)).toFixed(0),
+        median(rounds.map((r) => r.probe.cpuMicros / 1000)).toFixed(0),
+        mib(median(rounds.map((r) => r.probe.baselineRss))),
+        mib(worst),
+        rounds.map((r) => mib(peakGrowth(r.probe))).join(' / '),
+        mib(Math.max(...rounds.map((r) => r.probe.peakArrayBuffers - r.probe.baselineArrayBuffers))),
+        mib(Math.max(...rounds.map((r) => r.probe.peakHeapUsed - r.probe.baselineHeapUsed))),
+      ];
+    }),
+  ];
+  const ratio = median(results.api.map(mibPerSecond)) / median(results.sink.map(mibPerSecond));
+  const apiGrowthMiB = Math.max(...results.api.map((r) => peakGrowth(r.probe))) / MIB;
+  const sinkGrowthMiB = Math.max(...results.sink.map((r) => peakGrowth(r.probe))) / MIB;
+  const kernelPeaks = results.api.every((r) => r.probe.kernelPeakRss !== null);
+
+  const { verdicts, missed, judge, block } = targetVerdicts();
+  judge(
+    ratio >= MIN_RATIO_TO_SINK,
+    `API ${ratio.toFixed(2)}x the bare sink's MiB/s (target >= ${MIN_RATIO_TO_SINK}x)`,
+  );
+  judge(
+    apiGrowthMiB <= MAX_RSS_GROWTH_MIB,
+    `API peak RSS growth ${apiGrowthMiB.toFixed(1)} MiB over its pre-upload baseline (target <= ${MAX_RSS_GROWTH_MIB} MiB)`,
+  );
+
+  const lines = [
+    '',
+    `atoll upload benchmark (bench/upload), ${machine}`,
+    `  archive: ${archive.bytes} bytes (${mib(archive.bytes)} MiB), ${archive.entries} entries stored (random data), ` +
+      `multipart body ${results.api[0]?.upload.bodyBytes ?? '?'} bytes, streamed from the file by node:http with Content-Length`,
+    `  servers: each in its own forked process on 127.0.0.1; API as served (embedded PGlite in a temp folder, ` +
+      `ATOLL_UPLOAD_MAX_BYTES=${maxArchiveBytesFor(archive)}); sink: node:http piping the body to a file`,
+    `  ${options.rounds} round(s), each one upload per target (order alternating), after a 1 MiB warm-up upload each; ` +
+      `MiB/s: body bytes / (request start → last byte of the answer)`,
+    `  RSS growth: peak over the baseline taken after a full GC right before the upload; peak = max of ` +
+      `process.memoryUsage() every ${SAMPLE_INTERVAL_MS} ms${kernelPeaks ? ' and the kernel VmHWM (reset at the baseline)' : ''}`,
+    `  server CPU ms: CPU time of the server process (all threads) from the baseline to the answer`,
+    '',
+    ...table(rows),
+    '',
+    `ratio API / bare sink (median MiB/s): ${ratio.toFixed(2)}x`,
+    `peak RSS growth: API ${apiGrowthMiB.toFixed(1)} MiB, bare sink ${sinkGrowthMiB.toFixed(1)} MiB (worst round)`,
+    '',
+    ...block(invalid),
+    `summary: API ${median(results.api.map(mibPerSecond)).toFixed(0)} MiB/s, sink ${median(results.sink.map(mibPerSecond)).toFixed(0)} MiB/s, ` +
+      `ratio ${ratio.toFixed(2)}x (target >= ${MIN_RATIO_TO_SINK}x); API peak RSS growth ${apiGrowthMiB.toFixed(1)} MiB ` +
+      `(target <= ${MAX_RSS_GROWTH_MIB} MiB); ${verdicts.length - missed.length} of ${verdicts.length} targets met`,
+  ];
+  return lines;
+}
+
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
   const startedAt = Date.now();
@@ -151,7 +243,7 @@ async function main(): Promise<number> {
     const archive = await writeUploadArchive(join(root, 'code.zip'), options.sizeMiB * MIB, options.files);
     const warmup = await writeUploadArchive(join(root, 'warmup.zip'), MIB, 4);
     phase(`wrote a ${mib(archive.bytes)} MiB archive of ${archive.entries} stored entries`);
-    const maxArchiveBytes = String(Math.max(2 * archive.bytes, 1024 * MIB));
+    const maxArchiveBytes = maxArchiveBytesFor(archive);
     const [sink, api] = await Promise.all([
       ServerProcess.start('./bare-sink.ts', [sinkDir]),
       ServerProcess.start('./api-server.ts', [dataDir, maxArchiveBytes]),
@@ -162,8 +254,8 @@ async function main(): Promise<number> {
     );
 
     const targets: Record<TargetKey, { server: ServerProcess; label: string }> = {
-      sink: { server: sink, label: 'bare sink (node:http → file)' },
-      api: { server: api, label: 'API POST /fu/v1/…/environments/{env}:upload' },
+      sink: { server: sink, label: LABELS.sink },
+      api: { server: api, label: LABELS.api },
     };
     const invalid: string[] = [];
     const upload = async (key: TargetKey, file: UploadArchive): Promise<RoundResult> => {
@@ -202,83 +294,7 @@ async function main(): Promise<number> {
       }
     }
 
-    const rows = [
-      [
-        'target',
-        'MiB/s',
-        'per round',
-        'answer after body ms',
-        'server CPU ms',
-        'RSS before MiB',
-        'peak RSS growth MiB',
-        'per round',
-        'buffers growth MiB',
-        'heap growth MiB',
-      ],
-      ...(['sink', 'api'] as const).map((key) => {
-        const rounds = results[key];
-        const worst = Math.max(...rounds.map((r) => peakGrowth(r.probe)));
-        return [
-          targets[key].label,
-          median(rounds.map(mibPerSecond)).toFixed(0),
-          rounds.map((r) => mibPerSecond(r).toFixed(0)).join(' / '),
-          median(rounds.map((r) => r.upload.totalMs - r.upload.bodySentMs)).toFixed(0),
-          median(rounds.map((r) => r.probe.cpuMicros / 1000)).toFixed(0),
-          mib(median(rounds.map((r) => r.probe.baselineRss))),
-          mib(worst),
-          rounds.map((r) => mib(peakGrowth(r.probe))).join(' / '),
-          mib(Math.max(...rounds.map((r) => r.probe.peakArrayBuffers - r.probe.baselineArrayBuffers))),
-          mib(Math.max(...rounds.map((r) => r.probe.peakHeapUsed - r.probe.baselineHeapUsed))),
-        ];
-      }),
-    ];
-    const ratio = median(results.api.map(mibPerSecond)) / median(results.sink.map(mibPerSecond));
-    const apiGrowthMiB = Math.max(...results.api.map((r) => peakGrowth(r.probe))) / MIB;
-    const sinkGrowthMiB = Math.max(...results.sink.map((r) => peakGrowth(r.probe))) / MIB;
-    const kernelPeaks = results.api.every((r) => r.probe.kernelPeakRss !== null);
-
-    const missed: string[] = [];
-    const verdicts: string[] = [];
-    const judge = (met: boolean, what: string) => {
-      verdicts.push(`  ${met ? 'met   ' : 'MISSED'}  ${what}`);
-      if (!met) missed.push(`TARGET MISSED: ${what}`);
-    };
-    judge(
-      ratio >= MIN_RATIO_TO_SINK,
-      `API ${ratio.toFixed(2)}x the bare sink's MiB/s (target >= ${MIN_RATIO_TO_SINK}x)`,
-    );
-    judge(
-      apiGrowthMiB <= MAX_RSS_GROWTH_MIB,
-      `API peak RSS growth ${apiGrowthMiB.toFixed(1)} MiB over its pre-upload baseline (target <= ${MAX_RSS_GROWTH_MIB} MiB)`,
-    );
-
-    const lines = [
-      '',
-      `atoll upload benchmark (bench/upload), ${machine}`,
-      `  archive: ${archive.bytes} bytes (${mib(archive.bytes)} MiB), ${archive.entries} entries stored (random data), ` +
-        `multipart body ${results.api[0]?.upload.bodyBytes ?? '?'} bytes, streamed from the file by node:http with Content-Length`,
-      `  servers: each in its own forked process on 127.0.0.1; API as served (embedded PGlite in a temp folder, ` +
-        `ATOLL_UPLOAD_MAX_BYTES=${maxArchiveBytes}); sink: node:http piping the body to a file`,
-      `  ${options.rounds} round(s), each one upload per target (order alternating), after a 1 MiB warm-up upload each; ` +
-        `MiB/s: body bytes / (request start → last byte of the answer)`,
-      `  RSS growth: peak over the baseline taken after a full GC right before the upload; peak = max of ` +
-        `process.memoryUsage() every ${SAMPLE_INTERVAL_MS} ms${kernelPeaks ? ' and the kernel VmHWM (reset at the baseline)' : ''}`,
-      `  server CPU ms: CPU time of the server process (all threads) from the baseline to the answer`,
-      '',
-      ...table(rows),
-      '',
-      `ratio API / bare sink (median MiB/s): ${ratio.toFixed(2)}x`,
-      `peak RSS growth: API ${apiGrowthMiB.toFixed(1)} MiB, bare sink ${sinkGrowthMiB.toFixed(1)} MiB (worst round)`,
-      '',
-      'targets:',
-      ...verdicts,
-      '',
-      ...missed,
-      ...invalid.map((line) => `INVALID RUN: ${line}`),
-      `summary: API ${median(results.api.map(mibPerSecond)).toFixed(0)} MiB/s, sink ${median(results.sink.map(mibPerSecond)).toFixed(0)} MiB/s, ` +
-        `ratio ${ratio.toFixed(2)}x (target >= ${MIN_RATIO_TO_SINK}x); API peak RSS growth ${apiGrowthMiB.toFixed(1)} MiB ` +
-        `(target <= ${MAX_RSS_GROWTH_MIB} MiB); ${verdicts.length - missed.length} of ${verdicts.length} targets met`,
-    ];
+    const lines = reportLines({ options, machine, archive, results, invalid });
     process.stdout.write(`${lines.join('\n')}\n`);
     log(`total ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);
     return invalid.length > 0 ? 1 : 0;

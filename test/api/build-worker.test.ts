@@ -24,11 +24,7 @@ describe('the build worker', () => {
 
   before(async () => {
     api = await TestApi.start();
-    owner = await api.createTenant('acme');
-    await api.request('POST', '/v1/accounts/acme/apps?appId=web', {
-      auth: owner,
-      body: { region: 'UK', uploadable: {} },
-    });
+    owner = await api.createUploadApp();
   });
   after(async () => {
     await api.close();

@@ -11,11 +11,7 @@ describe('disk of deleted environments (regression: build caches left behind)', 
 
   before(async () => {
     api = await TestApi.start();
-    owner = await api.createTenant('acme');
-    await api.request('POST', '/v1/accounts/acme/apps?appId=web', {
-      auth: owner,
-      body: { region: 'UK', uploadable: {} },
-    });
+    owner = await api.createUploadApp();
   });
   after(() => api.close());
 

@@ -33,15 +33,8 @@ describe('request hygiene: path ids, multipart uploads and bodies (issue 20)', (
   before(async () => {
     receiver = await EventReceiver.start();
     api = await TestApi.start({ buildEnv: { ATOLL_WEBHOOK_ALLOW_PRIVATE: '1' } });
-    owner = await api.createTenant('acme');
-    await api.request('POST', '/v1/accounts/acme/apps?appId=web', {
-      auth: owner,
-      body: { region: 'UK', uploadable: {} },
-    });
-    const created = await api.request('POST', '/v1/accounts/acme/apps/web/environments', {
-      auth: owner,
-      body: { displayName: 'Production', branch: 'uploadable' },
-    });
+    owner = await api.createUploadApp();
+    const created = await api.createUploadEnvironment(owner);
     envPath = `/v1/${String(created.body.name).replace(/\/operations\/.*$/, '')}`;
     const form = new FormData();
     form.append('repository', new Blob([zip], { type: 'application/zip' }), 'code.zip');

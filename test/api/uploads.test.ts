@@ -26,15 +26,8 @@ describe('direct upload and builds', () => {
   });
   beforeEach(async () => {
     await api.reset();
-    owner = await api.createTenant('acme');
-    await api.request('POST', '/v1/accounts/acme/apps?appId=web', {
-      auth: owner,
-      body: { region: 'UK', uploadable: {} },
-    });
-    const created = await api.request('POST', '/v1/accounts/acme/apps/web/environments', {
-      auth: owner,
-      body: { displayName: 'Production', branch: 'uploadable' },
-    });
+    owner = await api.createUploadApp();
+    const created = await api.createUploadEnvironment(owner);
     envId = /environments\/([^/]+)\//.exec(created.body.name)?.[1] ?? '';
     envPath = `/v1/accounts/acme/apps/web/environments/${envId}`;
   });
@@ -337,15 +330,8 @@ describe('uploads refused for what they would do to the disk, with the default l
 
   before(async () => {
     api = await TestApi.start({ uploadLimits: loadConfig({}, tmpdir()).uploadLimits });
-    owner = await api.createTenant('acme');
-    await api.request('POST', '/v1/accounts/acme/apps?appId=web', {
-      auth: owner,
-      body: { region: 'UK', uploadable: {} },
-    });
-    const created = await api.request('POST', '/v1/accounts/acme/apps/web/environments', {
-      auth: owner,
-      body: { displayName: 'Production', branch: 'uploadable' },
-    });
+    owner = await api.createUploadApp();
+    const created = await api.createUploadEnvironment(owner);
     envId = /environments\/([^/]+)\//.exec(created.body.name)?.[1] ?? '';
   });
   after(async () => {

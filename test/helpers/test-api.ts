@@ -235,6 +235,24 @@ export class TestApi {
     return { userId: generated.userId, password: generated.password };
   }
 
+  /** The account `acme`, its owner and the upload app `web` in region UK: where most API suites start. */
+  async createUploadApp(): Promise<Credentials> {
+    const owner = await this.createTenant('acme');
+    await this.request('POST', '/v1/accounts/acme/apps?appId=web', {
+      auth: owner,
+      body: { region: 'UK', uploadable: {} },
+    });
+    return owner;
+  }
+
+  /** The environment "Production" of the app `web` on the upload branch: the answer to its creation. */
+  async createUploadEnvironment(owner: Credentials): Promise<Answer> {
+    return this.request('POST', '/v1/accounts/acme/apps/web/environments', {
+      auth: owner,
+      body: { displayName: 'Production', branch: 'uploadable' },
+    });
+  }
+
   /** A user with the role in the account, and API credentials of that user. */
   async addMember(
     account: string,

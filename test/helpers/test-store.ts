@@ -6,6 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before, beforeEach } from 'node:test';
 import { PGlite } from '@electric-sql/pglite';
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
@@ -151,5 +152,43 @@ export async function openTestStore(): Promise<TestStore> {
       await opened.close();
       await drop();
     },
+  };
+}
+
+/**
+ * The store of the enclosing suite: opened before it, reset before each test and closed after
+ * it, so a store test file states only its own seeding. Call it first in the describe block so
+ * the reset runs before the file's own beforeEach.
+ */
+export function useTestStore(): TestStore {
+  let opened: TestStore | undefined;
+  const current = (): TestStore => {
+    if (!opened) throw new Error('the test store is opened by the suite before hook');
+    return opened;
+  };
+  before(async () => {
+    opened = await openTestStore();
+  });
+  after(async () => {
+    await opened?.close();
+  });
+  beforeEach(async () => {
+    await current().reset();
+  });
+  return {
+    get store() {
+      return current().store;
+    },
+    get db() {
+      return current().db;
+    },
+    get kind() {
+      return current().kind;
+    },
+    get url() {
+      return current().url;
+    },
+    reset: () => current().reset(),
+    close: () => current().close(),
   };
 }

@@ -37,11 +37,7 @@ describe('the platform services for hosted apps', () => {
       buildEnv: { ATOLL_PURGE_RATE_PER_MINUTE: '3', ATOLL_KV_MAX_VALUE_BYTES: '2048' },
     });
     await api.startHosting();
-    owner = await api.createTenant('acme');
-    await api.request('POST', '/v1/accounts/acme/apps?appId=web', {
-      auth: owner,
-      body: { region: 'UK', uploadable: {} },
-    });
+    owner = await api.createUploadApp();
     for (const key of ['a', 'b'] as const) {
       const created = await api.request('POST', '/v1/accounts/acme/apps/web/environments', {
         auth: owner,

@@ -1,28 +1,21 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { beforeEach, describe, it } from 'node:test';
 import { BuildQueue, INTERRUPTED_MESSAGE } from '../../src/services/builds/build-queue.js';
 import type { BuildRecord, Store } from '../../src/services/kit/store-port.js';
 import { createStore } from '../../src/store/create-store.js';
 import { openServerDatabase } from '../../src/store/open-database.js';
 import { seedEnvironments } from '../helpers/seed-environments.js';
 import { TestClock } from '../helpers/test-api.js';
-import { openTestStore, type TestStore } from '../helpers/test-store.js';
+import { useTestStore } from '../helpers/test-store.js';
 
 describe(`build queue (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embedded PGlite'})`, () => {
-  let t: TestStore;
+  const t = useTestStore();
   let clock: TestClock;
   let queue: BuildQueue;
   let environmentId: string;
 
-  before(async () => {
-    t = await openTestStore();
-  });
-  after(async () => {
-    await t.close();
-  });
   beforeEach(async () => {
-    await t.reset();
     clock = new TestClock();
     queue = new BuildQueue({ store: t.store, clock }, 60_000);
     environmentId = randomUUID();

@@ -1,27 +1,20 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { beforeEach, describe, it } from 'node:test';
 import type { DomainMappingRecord } from '../../src/services/kit/store-port.js';
 import { seedEnvironments } from '../helpers/seed-environments.js';
-import { openTestStore, type TestStore } from '../helpers/test-store.js';
+import { useTestStore } from '../helpers/test-store.js';
 
 /** Domain mappings, claims and certificates, on both stores. */
 describe(`domain mappings repository (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embedded PGlite'})`, () => {
-  let t: TestStore;
+  const t = useTestStore();
   let envA: string;
   let envB: string;
   let accountId: string;
   const now = new Date('2026-11-22T12:00:00Z');
   const day = 86_400_000;
 
-  before(async () => {
-    t = await openTestStore();
-  });
-  after(async () => {
-    await t.close();
-  });
   beforeEach(async () => {
-    await t.reset();
     [envA, envB] = [randomUUID(), randomUUID()];
     await seedEnvironments(t.store, now, [envA, envB]);
     accountId = (await t.store.accounts.findByName('acme'))?.id ?? '';

@@ -1,24 +1,17 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { beforeEach, describe, it } from 'node:test';
 import type { EventSubscriptionRecord } from '../../src/services/kit/store-port.js';
 import { seedEnvironments } from '../helpers/seed-environments.js';
-import { openTestStore, type TestStore } from '../helpers/test-store.js';
+import { useTestStore } from '../helpers/test-store.js';
 
 /** Subscriptions, the outbox and its deliveries, on both stores. */
 describe(`events repository (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embedded PGlite'})`, () => {
-  let t: TestStore;
+  const t = useTestStore();
   let accountId: string;
   const now = new Date('2026-11-22T12:00:00Z');
 
-  before(async () => {
-    t = await openTestStore();
-  });
-  after(async () => {
-    await t.close();
-  });
   beforeEach(async () => {
-    await t.reset();
     await seedEnvironments(t.store, now, [randomUUID()]);
     accountId = (await t.store.accounts.findByName('acme'))?.id ?? '';
   });

@@ -1,26 +1,19 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { beforeEach, describe, it } from 'node:test';
 import type { BuildRecord } from '../../src/services/kit/store-port.js';
 import { seedEnvironments } from '../helpers/seed-environments.js';
-import { openTestStore, type TestStore } from '../helpers/test-store.js';
+import { useTestStore } from '../helpers/test-store.js';
 
 /** The repositories hosting added (runtime logs, tokens, key-value store, usage, retention queries), on both stores. */
 describe(`hosting repositories (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embedded PGlite'})`, () => {
-  let t: TestStore;
+  const t = useTestStore();
   let appPk: string;
   let envA: string;
   let envB: string;
   const now = new Date('2026-11-22T12:00:00Z');
 
-  before(async () => {
-    t = await openTestStore();
-  });
-  after(async () => {
-    await t.close();
-  });
   beforeEach(async () => {
-    await t.reset();
     [envA, envB] = [randomUUID(), randomUUID()];
     appPk = await seedEnvironments(t.store, now, [envA, envB]);
   });

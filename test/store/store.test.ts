@@ -3,26 +3,16 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
 import { MIGRATION_NAMES, migrateToLatest } from '../../src/store/migrate.js';
 import { openEmbeddedDatabase, openServerDatabase } from '../../src/store/open-database.js';
-import { createServerDatabase, openTestStore, type TestStore } from '../helpers/test-store.js';
+import { createServerDatabase, useTestStore } from '../helpers/test-store.js';
 
 const now = new Date('2026-11-21T12:00:00Z');
 
 describe(`store (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embedded PGlite'})`, () => {
-  let t: TestStore;
-
-  before(async () => {
-    t = await openTestStore();
-  });
-  after(async () => {
-    await t.close();
-  });
-  beforeEach(async () => {
-    await t.reset();
-  });
+  const t = useTestStore();
 
   async function seedAccount(name = 'acme') {
     const account = { id: randomUUID(), name, createTime: now };
