@@ -107,10 +107,14 @@ export async function createEnvironment(
   appId: string,
   displayName: string,
 ): Promise<string> {
-  const created = await product.services.environments.create(product.principal, BENCH_ACCOUNT, appId, {
-    displayName,
-    branch: 'uploadable',
-  });
+  const created = await product.services.environments.create(
+    product.principal,
+    { account: BENCH_ACCOUNT, app: appId },
+    {
+      displayName,
+      branch: 'uploadable',
+    },
+  );
   const environment = /environments\/([^/]+)\//.exec(created.name)?.[1];
   if (environment === undefined) throw new Error(`no environment id in ${created.name}`);
   return environment;

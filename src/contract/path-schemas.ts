@@ -2,7 +2,7 @@
  * The path parameters of every route, with the one rule they all keep, so that no route reads an id the
  * server has not checked.
  */
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 
 /**
  * The rule every path parameter of every route keeps (issue 20): the server checks it before
@@ -38,6 +38,10 @@ const environment = PathId('The environment id (a UUID)');
 export const AccountParamsSchema = Type.Object({ account });
 export const AppParamsSchema = Type.Object({ account, app });
 export const EnvironmentParamsSchema = Type.Object({ account, app, environment });
+/** An app as its routes name it: a route's `request.params` is one, so services take it as it comes. */
+export type AppRef = Static<typeof AppParamsSchema>;
+/** An environment as its routes name it (every route under it has these params, and maybe one more). */
+export type EnvironmentRef = Static<typeof EnvironmentParamsSchema>;
 export const OperationParamsSchema = Type.Object({
   account,
   app,

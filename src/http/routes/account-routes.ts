@@ -22,6 +22,12 @@ import {
 } from '../../contract/path-schemas.js';
 
 export function registerAccountRoutes(app: ApiInstance, services: ApiServices): void {
+  registerAccounts(app, services);
+  registerMembers(app, services);
+  registerCallerAndCredentials(app, services);
+}
+
+function registerAccounts(app: ApiInstance, services: ApiServices): void {
   app.get(
     '/v1/accounts',
     {
@@ -48,7 +54,9 @@ export function registerAccountRoutes(app: ApiInstance, services: ApiServices): 
     },
     (request) => services.accounts.getForCaller(principalOf(request), request.params.account),
   );
+}
 
+function registerMembers(app: ApiInstance, services: ApiServices): void {
   const members = `${ACCOUNT_PATH}/members`;
   const member = `${members}/:email${ID}`;
   const memberTags = ['Members'];
@@ -124,7 +132,10 @@ export function registerAccountRoutes(app: ApiInstance, services: ApiServices): 
       return {};
     },
   );
+}
 
+/** The caller and the caller's API credentials, under /v1/users/me. */
+function registerCallerAndCredentials(app: ApiInstance, services: ApiServices): void {
   app.get(
     '/v1/users/me',
     {

@@ -37,12 +37,9 @@ export function registerBuildRoutes(app: ApiInstance, services: ApiServices): vo
       },
     },
     (request) => {
-      const { account, app: appId, environment } = request.params;
       return services.builds.rebuild(
         principalOf(request),
-        account,
-        appId,
-        environment,
+        request.params,
         (request.body as { clean?: boolean } | undefined)?.clean === true,
       );
     },
@@ -60,8 +57,7 @@ export function registerBuildRoutes(app: ApiInstance, services: ApiServices): vo
       },
     },
     (request) => {
-      const { account, app: appId, environment } = request.params;
-      return services.builds.list(principalOf(request), account, appId, environment, request.query);
+      return services.builds.list(principalOf(request), request.params, request.query);
     },
   );
   app.get(
@@ -75,8 +71,8 @@ export function registerBuildRoutes(app: ApiInstance, services: ApiServices): vo
       },
     },
     (request) => {
-      const { account, app: appId, environment, build } = request.params;
-      return services.builds.get(principalOf(request), account, appId, environment, build);
+      const { build } = request.params;
+      return services.builds.get(principalOf(request), request.params, build);
     },
   );
   app.get(
@@ -100,20 +96,12 @@ export function registerBuildRoutes(app: ApiInstance, services: ApiServices): vo
       },
     },
     async (request, reply) => {
-      const { account, app: appId, environment, build } = request.params;
+      const { build } = request.params;
       // Authorise and find the build before answering, so that errors are still a Status.
       const principal = principalOf(request);
-      await services.builds.get(principal, account, appId, environment, build);
+      await services.builds.get(principal, request.params, build);
       return sendTextStream(request, reply, (write) =>
-        services.builds.writeLog(
-          principal,
-          account,
-          appId,
-          environment,
-          build,
-          request.query.follow === true,
-          write,
-        ),
+        services.builds.writeLog(principal, request.params, build, request.query.follow === true, write),
       );
     },
   );
@@ -130,8 +118,8 @@ export function registerBuildRoutes(app: ApiInstance, services: ApiServices): vo
       },
     },
     (request) => {
-      const { account, app: appId, environment, build } = request.params;
-      return services.builds.redeploy(principalOf(request), account, appId, environment, build);
+      const { build } = request.params;
+      return services.builds.redeploy(principalOf(request), request.params, build);
     },
   );
   app.post(
@@ -145,8 +133,8 @@ export function registerBuildRoutes(app: ApiInstance, services: ApiServices): vo
       },
     },
     (request) => {
-      const { account, app: appId, environment, build } = request.params;
-      return services.builds.cancel(principalOf(request), account, appId, environment, build);
+      const { build } = request.params;
+      return services.builds.cancel(principalOf(request), request.params, build);
     },
   );
 }
@@ -185,12 +173,9 @@ export async function registerUploadRoute(
           context.httpPart === 'body' ? () => true : requestValidatorCompiler(context),
       },
       (request) => {
-        const { account, app: appId, environment } = request.params;
         return services.uploads.upload(
           principalOf(request),
-          account,
-          appId,
-          environment,
+          request.params,
           receiveRepositoryPart(request, maxArchiveBytes),
         );
       },

@@ -29,8 +29,7 @@ export function registerDomainMappingRoutes(app: ApiInstance, services: ApiServi
       },
     },
     (request) => {
-      const { account, app: appId, environment } = request.params;
-      return services.domainMappings.list(principalOf(request), account, appId, environment, request.query);
+      return services.domainMappings.list(principalOf(request), request.params, request.query);
     },
   );
   app.get(
@@ -44,8 +43,8 @@ export function registerDomainMappingRoutes(app: ApiInstance, services: ApiServi
       },
     },
     (request) => {
-      const { account, app: appId, environment, domain } = request.params;
-      return services.domainMappings.get(principalOf(request), account, appId, environment, domain);
+      const { domain } = request.params;
+      return services.domainMappings.get(principalOf(request), request.params, domain);
     },
   );
   app.post(
@@ -62,8 +61,7 @@ export function registerDomainMappingRoutes(app: ApiInstance, services: ApiServi
       },
     },
     (request) => {
-      const { account, app: appId, environment } = request.params;
-      return services.domainMappings.replace(principalOf(request), account, appId, environment, request.body);
+      return services.domainMappings.replace(principalOf(request), request.params, request.body);
     },
   );
   const verbs = [
@@ -83,8 +81,8 @@ export function registerDomainMappingRoutes(app: ApiInstance, services: ApiServi
         },
       },
       (request) => {
-        const { account, app: appId, environment, domain } = request.params;
-        return services.domainMappings[verb](principalOf(request), account, appId, environment, domain);
+        const { domain } = request.params;
+        return services.domainMappings[verb](principalOf(request), request.params, domain);
       },
     );
 }

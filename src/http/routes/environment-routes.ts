@@ -38,13 +38,7 @@ export function registerEnvironmentRoutes(app: ApiInstance, services: ApiService
         response: responses({ 200: ListEnvironmentsResponseSchema }),
       },
     },
-    (request) =>
-      services.environments.list(
-        principalOf(request),
-        request.params.account,
-        request.params.app,
-        request.query,
-      ),
+    (request) => services.environments.list(principalOf(request), request.params, request.query),
   );
 
   app.post(
@@ -59,13 +53,7 @@ export function registerEnvironmentRoutes(app: ApiInstance, services: ApiService
         response: responses({ 200: OperationSchema }),
       },
     },
-    (request) =>
-      services.environments.create(
-        principalOf(request),
-        request.params.account,
-        request.params.app,
-        request.body,
-      ),
+    (request) => services.environments.create(principalOf(request), request.params, request.body),
   );
 
   app.get(
@@ -78,13 +66,7 @@ export function registerEnvironmentRoutes(app: ApiInstance, services: ApiService
         response: responses({ 200: EnvironmentSchema }),
       },
     },
-    (request) =>
-      services.environments.get(
-        principalOf(request),
-        request.params.account,
-        request.params.app,
-        request.params.environment,
-      ),
+    (request) => services.environments.get(principalOf(request), request.params),
   );
 
   app.patch(
@@ -102,14 +84,7 @@ export function registerEnvironmentRoutes(app: ApiInstance, services: ApiService
       },
     },
     (request) =>
-      services.environments.update(
-        principalOf(request),
-        request.params.account,
-        request.params.app,
-        request.params.environment,
-        request.body,
-        request.query,
-      ),
+      services.environments.update(principalOf(request), request.params, request.body, request.query),
   );
 
   app.delete(
@@ -123,12 +98,7 @@ export function registerEnvironmentRoutes(app: ApiInstance, services: ApiService
       },
     },
     async (request) => {
-      await services.environments.delete(
-        principalOf(request),
-        request.params.account,
-        request.params.app,
-        request.params.environment,
-      );
+      await services.environments.delete(principalOf(request), request.params);
       return {};
     },
   );
@@ -144,8 +114,8 @@ export function registerEnvironmentRoutes(app: ApiInstance, services: ApiService
       },
     },
     (request) => {
-      const { account, app: appId, environment, operation } = request.params;
-      return services.operations.get(principalOf(request), account, appId, environment, operation);
+      const { operation } = request.params;
+      return services.operations.get(principalOf(request), request.params, operation);
     },
   );
 }

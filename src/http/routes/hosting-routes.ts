@@ -25,8 +25,7 @@ export function registerHostingRoutes(app: ApiInstance, services: ApiServices): 
       },
     },
     (request) => {
-      const { account, app: appId, environment } = request.params;
-      return services.hosting.clearCache(principalOf(request), account, appId, environment);
+      return services.hosting.clearCache(principalOf(request), request.params);
     },
   );
   app.get(
@@ -54,8 +53,7 @@ export function registerHostingRoutes(app: ApiInstance, services: ApiServices): 
       },
     },
     (request) => {
-      const { account, app: appId, environment } = request.params;
-      return services.usage.report(principalOf(request), account, appId, environment, request.query);
+      return services.usage.report(principalOf(request), request.params, request.query);
     },
   );
   app.get(
@@ -84,16 +82,13 @@ export function registerHostingRoutes(app: ApiInstance, services: ApiServices): 
       },
     },
     async (request, reply) => {
-      const { account, app: appId, environment } = request.params;
       const principal = principalOf(request);
       // Authorise and find the environment before answering, so that errors are still a Status.
-      await services.environments.get(principal, account, appId, environment);
+      await services.environments.get(principal, request.params);
       return sendTextStream(request, reply, (write) =>
         services.hosting.writeRuntimeLog(
           principal,
-          account,
-          appId,
-          environment,
+          request.params,
           { follow: request.query.follow === true, tail: request.query.tail ?? 1_000 },
           write,
         ),

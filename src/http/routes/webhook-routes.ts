@@ -8,7 +8,7 @@ import { AtollError } from '../../domain/error-catalogue.js';
 import type { WebhookTarget } from '../../services/builds/webhooks-service.js';
 import type { ApiServices } from '../api-dependencies.js';
 import { ENVIRONMENT_PATH, ID, principalOf, responses, type ApiInstance } from '../api-instance.js';
-import { EnvironmentParamsSchema } from '../../contract/path-schemas.js';
+import { EnvironmentParamsSchema, type EnvironmentRef } from '../../contract/path-schemas.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -28,19 +28,16 @@ export function registerWebhookRoutes(app: ApiInstance, services: ApiServices): 
     response: responses({ 200: WebhooksSchema }),
   });
   app.get(path, { schema: schema('The webhook URLs of the environment (owners)') }, (request) => {
-    const { account, app: appId, environment } = request.params;
-    return services.webhooks.get(principalOf(request), account, appId, environment);
+    return services.webhooks.get(principalOf(request), request.params);
   });
   app.post(path, { schema: schema('Create the webhook set: one token, three URLs (owners)') }, (request) => {
-    const { account, app: appId, environment } = request.params;
-    return services.webhooks.create(principalOf(request), account, appId, environment);
+    return services.webhooks.create(principalOf(request), request.params);
   });
   app.post(
     `${path}::regenerate`,
     { schema: schema('Replace the token: the old URLs stop working at once (owners)') },
     (request) => {
-      const { account, app: appId, environment } = request.params;
-      return services.webhooks.regenerate(principalOf(request), account, appId, environment);
+      return services.webhooks.regenerate(principalOf(request), request.params);
     },
   );
   app.delete(
@@ -54,8 +51,7 @@ export function registerWebhookRoutes(app: ApiInstance, services: ApiServices): 
       },
     },
     (request) => {
-      const { account, app: appId, environment } = request.params;
-      return services.webhooks.delete(principalOf(request), account, appId, environment);
+      return services.webhooks.delete(principalOf(request), request.params);
     },
   );
 }
@@ -79,7 +75,7 @@ export async function registerWebhookTriggers(
     });
   });
   app.addHook('onRequest', async (request) => {
-    const params = request.params as { account: string; app: string; environment: string };
+    const params = request.params as EnvironmentRef;
     const token = (request.query as { token?: unknown }).token;
     request.webhookTarget = await services.webhooks.authorize(
       params,

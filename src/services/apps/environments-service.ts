@@ -3,6 +3,7 @@
  * every environment route uses to find one after the access check.
  */
 import { randomUUID } from 'node:crypto';
+import type { AppRef, EnvironmentRef } from '../../contract/path-schemas.js';
 import {
   AtollError,
   assertNoViolations,
@@ -85,11 +86,10 @@ export class EnvironmentsService {
 
   async list(
     principal: Principal,
-    account: string,
-    appId: string,
+    ref: AppRef,
     query: { pageSize?: number; pageToken?: string; filter?: string },
   ): Promise<ListEnvironmentsResponse> {
-    const scope = await this.#scope(principal, account, appId, 'environment.read');
+    const scope = await this.#scope(principal, ref, 'environment.read');
     const filter = this.#parseFilter(scope, query.filter);
     const page = await this.deps.store.environments.list(
       scope.app.id,
@@ -102,13 +102,9 @@ export class EnvironmentsService {
     };
   }
 
-  async create(
-    principal: Principal,
-    account: string,
-    appId: string,
-    body: CreateEnvironmentBody,
-  ): Promise<Operation> {
-    const scope = await this.#scope(principal, account, appId, 'environment.write');
+  async create(principal: Principal, ref: AppRef, body: CreateEnvironmentBody): Promise<Operation> {
+    const { account, app: appId } = ref;
+    const scope = await this.#scope(principal, ref, 'environment.write');
     const variables = toShellVariables(body.shellVariables);
     const record: Omit<EnvironmentRecord, 'shellVariablesSealed'> = {
       id: randomUUID(),
@@ -153,25 +149,19 @@ export class EnvironmentsService {
     };
   }
 
-  async get(
-    principal: Principal,
-    account: string,
-    appId: string,
-    environmentId: string,
-  ): Promise<Environment> {
-    const scope = await this.#scope(principal, account, appId, 'environment.read');
-    return this.toEnvironment(scope, await this.requireEnvironment(scope, environmentId));
+  async get(principal: Principal, ref: EnvironmentRef): Promise<Environment> {
+    const scope = await this.#scope(principal, ref, 'environment.read');
+    return this.toEnvironment(scope, await this.requireEnvironment(scope, ref.environment));
   }
 
   async update(
     principal: Principal,
-    account: string,
-    appId: string,
-    environmentId: string,
+    ref: EnvironmentRef,
     body: UpdateEnvironmentBody,
     query: { updateMask?: string; validateOnly?: boolean },
   ): Promise<Environment> {
-    const scope = await this.#scope(principal, account, appId, 'environment.write');
+    const { account, app: appId, environment: environmentId } = ref;
+    const scope = await this.#scope(principal, ref, 'environment.write');
     const fields = this.#fieldsToUpdate(body, query.updateMask);
     if (body.name !== undefined && body.name !== environmentName(account, appId, environmentId)) {
       throw invalidField(
@@ -217,9 +207,9 @@ export class EnvironmentsService {
     return answer;
   }
 
-  async delete(principal: Principal, account: string, appId: string, environmentId: string): Promise<void> {
-    const scope = await this.#scope(principal, account, appId, 'environment.delete');
-    const environment = await this.requireEnvironment(scope, environmentId);
+  async delete(principal: Principal, ref: EnvironmentRef): Promise<void> {
+    const scope = await this.#scope(principal, ref, 'environment.delete');
+    const environment = await this.requireEnvironment(scope, ref.environment);
     const blobKeys = await this.deps.store.builds.blobKeysOf({ environmentId: environment.id });
     await this.deps.store.environments.delete(environment.id);
     void this.deps.signals.publish('environments.removed', { blobKeys });
@@ -247,13 +237,11 @@ export class EnvironmentsService {
   /** An environment of the caller's, after the access check: what every environment-scoped service starts with. */
   async locate(
     principal: Principal,
-    account: string,
-    appId: string,
-    environmentId: string,
+    ref: EnvironmentRef,
     action: 'environment.read' | 'environment.write',
   ): Promise<{ scope: EnvironmentScope; environment: EnvironmentRecord }> {
-    const scope = await this.#scope(principal, account, appId, action);
-    return { scope, environment: await this.requireEnvironment(scope, environmentId) };
+    const scope = await this.#scope(principal, ref, action);
+    return { scope, environment: await this.requireEnvironment(scope, ref.environment) };
   }
 
   toEnvironment(
@@ -282,12 +270,11 @@ export class EnvironmentsService {
 
   async #scope(
     principal: Principal,
-    account: string,
-    appId: string,
+    { account, app }: AppRef,
     action: 'environment.read' | 'environment.write' | 'environment.delete',
   ): Promise<EnvironmentScope> {
     const grant = await this.deps.access.require(principal, account, action);
-    return { account, app: await this.deps.apps.requireApp(grant.accountId, account, appId) };
+    return { account, app: await this.deps.apps.requireApp(grant.accountId, account, app) };
   }
 
   #check(

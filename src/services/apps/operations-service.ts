@@ -2,6 +2,7 @@
  * Long-running operations (AIP-151) of an environment, as GET …/operations/{id} answers them.
  */
 import { AtollError } from '../../domain/error-catalogue.js';
+import type { EnvironmentRef } from '../../contract/path-schemas.js';
 import { UPDATE_ENVIRONMENT_METADATA_TYPE } from '../../domain/operation.js';
 import { buildName, operationName } from '../../domain/resource-names.js';
 import type { Operation } from '../../contract/operation-schemas.js';
@@ -36,20 +37,9 @@ export class OperationsService {
     },
   ) {}
 
-  async get(
-    principal: Principal,
-    account: string,
-    appId: string,
-    environmentId: string,
-    operationId: string,
-  ): Promise<Operation> {
-    const { scope, environment } = await this.deps.environments.locate(
-      principal,
-      account,
-      appId,
-      environmentId,
-      'environment.read',
-    );
+  async get(principal: Principal, ref: EnvironmentRef, operationId: string): Promise<Operation> {
+    const { account, app: appId, environment: environmentId } = ref;
+    const { scope, environment } = await this.deps.environments.locate(principal, ref, 'environment.read');
     const operation = await this.deps.store.operations.find(environment.id, operationId);
     const name = operationName(account, appId, environmentId, operationId);
     if (!operation) throw new AtollError('OPERATION_NOT_FOUND', `${name} does not exist`);

@@ -2,6 +2,7 @@
  * An environment's usage figures, read back per interval from what the edge counted.
  */
 import { invalidField } from '../../domain/error-catalogue.js';
+import type { EnvironmentRef } from '../../contract/path-schemas.js';
 import {
   busiestPaths,
   latencyPercentile,
@@ -62,18 +63,10 @@ export class UsageService {
 
   async report(
     principal: Principal,
-    account: string,
-    appId: string,
-    environmentId: string,
+    ref: EnvironmentRef,
     query: { startTime?: string; endTime?: string; interval?: string },
   ): Promise<UsageReport> {
-    const { environment } = await this.deps.environments.locate(
-      principal,
-      account,
-      appId,
-      environmentId,
-      'environment.read',
-    );
+    const { environment } = await this.deps.environments.locate(principal, ref, 'environment.read');
     const interval = parseInterval(query.interval);
     const now = this.deps.clock.now().getTime();
     const end = parseTime('endTime', query.endTime, new Date(now - (now % interval) + interval)).getTime();

@@ -2,6 +2,7 @@
  * Builds as the API shows them: list, read, logs, cancel, rebuild and redeploy.
  */
 import { BUILDS_PAGE_DEFAULT, isFinished } from '../../domain/builds/build.js';
+import type { EnvironmentRef } from '../../contract/path-schemas.js';
 import { AtollError, invalidField } from '../../domain/error-catalogue.js';
 import { nextPageToken, parsePageRequest } from '../../domain/page-token.js';
 import { buildName, environmentName } from '../../domain/resource-names.js';
@@ -70,20 +71,8 @@ export class BuildsService {
    * Builds the most recent source again (`:rebuild`); `clean` drops the environment's build
    * caches first (CLEAN_REBUILD). The webhooks and the CLI call this same method.
    */
-  async rebuild(
-    principal: Principal,
-    account: string,
-    appId: string,
-    environmentId: string,
-    clean: boolean,
-  ): Promise<Operation> {
-    const { scope, environment } = await this.deps.environments.locate(
-      principal,
-      account,
-      appId,
-      environmentId,
-      'environment.write',
-    );
+  async rebuild(principal: Principal, ref: EnvironmentRef, clean: boolean): Promise<Operation> {
+    const { scope, environment } = await this.deps.environments.locate(principal, ref, 'environment.write');
     return this.rebuildEnvironment(scope, environment, clean, false);
   }
 
@@ -132,20 +121,8 @@ export class BuildsService {
     return buildOperation(account, appId, environment.id, build.id);
   }
 
-  async list(
-    principal: Principal,
-    account: string,
-    appId: string,
-    environmentId: string,
-    query: ListBuildsQuery,
-  ): Promise<ListBuildsResponse> {
-    const { scope, environment } = await this.deps.environments.locate(
-      principal,
-      account,
-      appId,
-      environmentId,
-      'environment.read',
-    );
+  async list(principal: Principal, ref: EnvironmentRef, query: ListBuildsQuery): Promise<ListBuildsResponse> {
+    const { scope, environment } = await this.deps.environments.locate(principal, ref, 'environment.read');
     const orderBy = (query.orderBy ?? 'createTime desc').trim().replace(/\s+/g, ' ');
     if (orderBy !== 'createTime desc' && orderBy !== 'createTime') {
       throw invalidField('orderBy', 'must be "createTime desc" (newest first, the default) or "createTime"');
@@ -169,20 +146,8 @@ export class BuildsService {
     };
   }
 
-  async get(
-    principal: Principal,
-    account: string,
-    appId: string,
-    environmentId: string,
-    buildId: string,
-  ): Promise<Build> {
-    const { scope, environment } = await this.deps.environments.locate(
-      principal,
-      account,
-      appId,
-      environmentId,
-      'environment.read',
-    );
+  async get(principal: Principal, ref: EnvironmentRef, buildId: string): Promise<Build> {
+    const { scope, environment } = await this.deps.environments.locate(principal, ref, 'environment.read');
     return toBuild(
       scope,
       environment,
@@ -196,22 +161,14 @@ export class BuildsService {
    */
   async writeLog(
     principal: Principal,
-    account: string,
-    appId: string,
-    environmentId: string,
+    ref: EnvironmentRef,
     buildId: string,
     follow: boolean,
     write: (text: string) => boolean | Promise<boolean>,
     // A follower (the portal, atoll deploy) learns that a build has finished within this time.
     pollMs = 200,
   ): Promise<void> {
-    const { scope, environment } = await this.deps.environments.locate(
-      principal,
-      account,
-      appId,
-      environmentId,
-      'environment.read',
-    );
+    const { scope, environment } = await this.deps.environments.locate(principal, ref, 'environment.read');
     await this.#requireBuild(this.deps.store, scope, environment, buildId);
     let after = 0;
     for (;;) {
@@ -236,20 +193,9 @@ export class BuildsService {
    * trigger REDEPLOY takes the earlier artifact, toolchain and variables, and goes through
    * deploying like any build (health check, then the switch). Answers its operation.
    */
-  async redeploy(
-    principal: Principal,
-    account: string,
-    appId: string,
-    environmentId: string,
-    buildId: string,
-  ): Promise<Operation> {
-    const { scope, environment } = await this.deps.environments.locate(
-      principal,
-      account,
-      appId,
-      environmentId,
-      'environment.write',
-    );
+  async redeploy(principal: Principal, ref: EnvironmentRef, buildId: string): Promise<Operation> {
+    const { account, app: appId } = ref;
+    const { scope, environment } = await this.deps.environments.locate(principal, ref, 'environment.write');
     const earlier = await this.#requireBuild(this.deps.store, scope, environment, buildId);
     const name = buildName(scope.account, scope.app.appId, environment.id, earlier.id);
     if (earlier.state !== 'SUCCEEDED' || earlier.artifactKey === '')
@@ -275,20 +221,8 @@ export class BuildsService {
   }
 
   /** Queued or running builds end CANCELLED; a finished one is a FAILED_PRECONDITION naming its state. */
-  async cancel(
-    principal: Principal,
-    account: string,
-    appId: string,
-    environmentId: string,
-    buildId: string,
-  ): Promise<Build> {
-    const { scope, environment } = await this.deps.environments.locate(
-      principal,
-      account,
-      appId,
-      environmentId,
-      'environment.write',
-    );
+  async cancel(principal: Principal, ref: EnvironmentRef, buildId: string): Promise<Build> {
+    const { scope, environment } = await this.deps.environments.locate(principal, ref, 'environment.write');
     const cancelled = await this.deps.store.transaction(async (tx) => {
       const build = await this.#requireBuild(tx, scope, environment, buildId, true);
       if (isFinished(build.state)) {

@@ -2,6 +2,7 @@
  * Direct uploads: an archive streamed in, checked, kept, and its build queued.
  */
 import { randomUUID } from 'node:crypto';
+import type { EnvironmentRef } from '../../contract/path-schemas.js';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { archiveViolation, type ArchiveLimits } from '../../domain/builds/archive-rules.js';
@@ -47,21 +48,10 @@ export class UploadsService {
     },
   ) {}
 
-  async upload(
-    principal: Principal,
-    account: string,
-    appId: string,
-    environmentId: string,
-    receive: ReceiveUpload,
-  ): Promise<Operation> {
+  async upload(principal: Principal, ref: EnvironmentRef, receive: ReceiveUpload): Promise<Operation> {
+    const { account, app: appId } = ref;
     // Authorisation and the target come first: nothing is read from a caller who may not upload here.
-    const { environment } = await this.deps.environments.locate(
-      principal,
-      account,
-      appId,
-      environmentId,
-      'environment.write',
-    );
+    const { environment } = await this.deps.environments.locate(principal, ref, 'environment.write');
     await mkdir(this.deps.tempDir, { recursive: true, mode: 0o700 });
     const temp = join(this.deps.tempDir, `upload-${randomUUID()}.zip`);
     try {

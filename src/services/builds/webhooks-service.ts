@@ -2,6 +2,7 @@
  * Build webhooks: an environment's token-protected URLs that rebuild, clean-rebuild or clear its cache.
  */
 import { AtollError } from '../../domain/error-catalogue.js';
+import type { EnvironmentRef } from '../../contract/path-schemas.js';
 import { isUuid } from '../../domain/identifier-rules.js';
 import { environmentName } from '../../domain/resource-names.js';
 import type { Operation } from '../../contract/operation-schemas.js';
@@ -58,20 +59,16 @@ export class WebhooksService {
     },
   ) {}
 
-  async get(principal: Principal, account: string, appId: string, environmentId: string): Promise<Webhooks> {
-    const { scope, environment } = await this.#locate(principal, account, appId, environmentId);
+  async get(principal: Principal, ref: EnvironmentRef): Promise<Webhooks> {
+    const { scope, environment } = await this.#locate(principal, ref);
     const record = await this.deps.store.platformTokens.find(environment.id, TOKEN_KIND);
     if (!record) throw this.#notFound(scope, environment);
     return this.#answer(scope, environment, this.deps.tokens.open(record), record.createTime);
   }
 
-  async create(
-    principal: Principal,
-    account: string,
-    appId: string,
-    environmentId: string,
-  ): Promise<Webhooks> {
-    const { scope, environment } = await this.#locate(principal, account, appId, environmentId);
+  async create(principal: Principal, ref: EnvironmentRef): Promise<Webhooks> {
+    const { account } = ref;
+    const { scope, environment } = await this.#locate(principal, ref);
     const { token, record } = this.deps.tokens.mint(environment.id, TOKEN_KIND, TOKEN_BYTES);
     const held = await this.deps.store.platformTokens.ensure(record);
     if (held.tokenDigest !== record.tokenDigest)
@@ -82,13 +79,8 @@ export class WebhooksService {
     return this.#answer(scope, environment, token, record.createTime);
   }
 
-  async regenerate(
-    principal: Principal,
-    account: string,
-    appId: string,
-    environmentId: string,
-  ): Promise<Webhooks> {
-    const { scope, environment } = await this.#locate(principal, account, appId, environmentId);
+  async regenerate(principal: Principal, ref: EnvironmentRef): Promise<Webhooks> {
+    const { scope, environment } = await this.#locate(principal, ref);
     const { token, record } = this.deps.tokens.mint(environment.id, TOKEN_KIND, TOKEN_BYTES);
     await this.deps.store.transaction(async (tx) => {
       if (!(await tx.platformTokens.find(environment.id, TOKEN_KIND)))
@@ -98,8 +90,8 @@ export class WebhooksService {
     return this.#answer(scope, environment, token, record.createTime);
   }
 
-  async delete(principal: Principal, account: string, appId: string, environmentId: string): Promise<object> {
-    const { scope, environment } = await this.#locate(principal, account, appId, environmentId);
+  async delete(principal: Principal, ref: EnvironmentRef): Promise<object> {
+    const { scope, environment } = await this.#locate(principal, ref);
     if (!(await this.deps.store.platformTokens.delete(environment.id, TOKEN_KIND)))
       throw this.#notFound(scope, environment);
     return {};
@@ -113,7 +105,7 @@ export class WebhooksService {
    * guessed, so refusing it would only let anyone behind the same address lock the webhook out.
    */
   async authorize(
-    path: { readonly account: string; readonly app: string; readonly environment: string },
+    path: EnvironmentRef,
     token: string | undefined,
     clientAddress: string,
   ): Promise<WebhookTarget> {
@@ -151,10 +143,11 @@ export class WebhooksService {
     );
   }
 
-  async #locate(principal: Principal, account: string, appId: string, environmentId: string) {
+  async #locate(principal: Principal, ref: EnvironmentRef) {
+    const { account } = ref;
     // Owners only: the URLs carry the token that rebuilds and purges without credentials.
     await this.deps.access.require(principal, account, 'webhook.manage');
-    return this.deps.environments.locate(principal, account, appId, environmentId, 'environment.read');
+    return this.deps.environments.locate(principal, ref, 'environment.read');
   }
 
   #notFound(scope: EnvironmentScope, environment: EnvironmentRecord): AtollError {

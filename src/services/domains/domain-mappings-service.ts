@@ -3,6 +3,7 @@
  * mark primary.
  */
 import { randomUUID } from 'node:crypto';
+import type { EnvironmentRef } from '../../contract/path-schemas.js';
 import { planReplace, type PlannedMapping, type ReplacePlan } from '../../domain/domains/domain-mapping.js';
 import { normalizeDomain } from '../../domain/domains/domain-names.js';
 import { AtollError, invalidFields, type FieldViolation } from '../../domain/error-catalogue.js';
@@ -53,18 +54,10 @@ export class DomainMappingsService {
 
   async list(
     principal: Principal,
-    account: string,
-    appId: string,
-    environmentId: string,
+    ref: EnvironmentRef,
     query: { pageSize?: number; pageToken?: string },
   ): Promise<ListDomainMappingsResponse> {
-    const { scope, environment } = await this.deps.environments.locate(
-      principal,
-      account,
-      appId,
-      environmentId,
-      'environment.read',
-    );
+    const { scope, environment } = await this.deps.environments.locate(principal, ref, 'environment.read');
     const page = await this.deps.store.domainMappings.list(
       environment.id,
       parsePageRequest(DOMAIN_MAPPINGS_LIST, query.pageSize, query.pageToken, 50),
@@ -76,38 +69,18 @@ export class DomainMappingsService {
     };
   }
 
-  async get(
-    principal: Principal,
-    account: string,
-    appId: string,
-    environmentId: string,
-    domain: string,
-  ): Promise<DomainMapping> {
-    const { scope, mapping, all } = await this.#locate(
-      principal,
-      account,
-      appId,
-      environmentId,
-      domain,
-      'environment.read',
-    );
+  async get(principal: Principal, ref: EnvironmentRef, domain: string): Promise<DomainMapping> {
+    const { scope, mapping, all } = await this.#locate(principal, ref, domain, 'environment.read');
     return this.toWire(scope, mapping, all);
   }
 
   async replace(
     principal: Principal,
-    account: string,
-    appId: string,
-    environmentId: string,
+    ref: EnvironmentRef,
     body: ReplaceDomainMappingsBody,
   ): Promise<Operation> {
-    const { scope, environment } = await this.deps.environments.locate(
-      principal,
-      account,
-      appId,
-      environmentId,
-      'environment.write',
-    );
+    const { account, app: appId } = ref;
+    const { scope, environment } = await this.deps.environments.locate(principal, ref, 'environment.write');
     const requested = body.domainMappings.map((m) => ({
       domain: m.domain,
       ...(m.primary === undefined ? {} : { primary: m.primary }),
@@ -168,19 +141,10 @@ export class DomainMappingsService {
 
   async verifyTxtRecord(
     principal: Principal,
-    account: string,
-    appId: string,
-    environmentId: string,
+    ref: EnvironmentRef,
     domain: string,
   ): Promise<DomainMappingAnswer> {
-    const { scope, mapping } = await this.#locate(
-      principal,
-      account,
-      appId,
-      environmentId,
-      domain,
-      'environment.write',
-    );
+    const { scope, mapping } = await this.#locate(principal, ref, domain, 'environment.write');
     const checked = await this.deps.reconciler.check(mapping, {
       txt: true,
       dns: mapping.dnsCheck !== 'PASSED',
@@ -188,21 +152,8 @@ export class DomainMappingsService {
     return this.#answer(scope, checked);
   }
 
-  async revalidate(
-    principal: Principal,
-    account: string,
-    appId: string,
-    environmentId: string,
-    domain: string,
-  ): Promise<DomainMappingAnswer> {
-    const { scope, mapping } = await this.#locate(
-      principal,
-      account,
-      appId,
-      environmentId,
-      domain,
-      'environment.write',
-    );
+  async revalidate(principal: Principal, ref: EnvironmentRef, domain: string): Promise<DomainMappingAnswer> {
+    const { scope, mapping } = await this.#locate(principal, ref, domain, 'environment.write');
     let checked = await this.deps.reconciler.check(mapping, { txt: true, dns: true });
     if (checked.state === 'ACTIVE' && checked.certificateState !== 'NOT_CONFIGURED') {
       // Certificate issuance is tried again now, whatever its backoff said.
@@ -233,20 +184,8 @@ export class DomainMappingsService {
     return this.#answer(scope, checked);
   }
 
-  async markPrimary(
-    principal: Principal,
-    account: string,
-    appId: string,
-    environmentId: string,
-    domain: string,
-  ): Promise<DomainMappingAnswer> {
-    const { scope, environment } = await this.deps.environments.locate(
-      principal,
-      account,
-      appId,
-      environmentId,
-      'environment.write',
-    );
+  async markPrimary(principal: Principal, ref: EnvironmentRef, domain: string): Promise<DomainMappingAnswer> {
+    const { scope, environment } = await this.deps.environments.locate(principal, ref, 'environment.write');
     const now = this.deps.clock.now();
     const result = await this.deps.store.transaction(async (tx) => {
       await this.deps.environments.requireEnvironment(scope, environment.id, tx, true);
@@ -361,19 +300,11 @@ export class DomainMappingsService {
 
   async #locate(
     principal: Principal,
-    account: string,
-    appId: string,
-    environmentId: string,
+    ref: EnvironmentRef,
     domain: string,
     action: 'environment.read' | 'environment.write',
   ) {
-    const { scope, environment } = await this.deps.environments.locate(
-      principal,
-      account,
-      appId,
-      environmentId,
-      action,
-    );
+    const { scope, environment } = await this.deps.environments.locate(principal, ref, action);
     const all = await this.deps.store.domainMappings.listAll(environment.id);
     return { scope, environment, all, mapping: this.#find(scope, environment.id, all, domain) };
   }

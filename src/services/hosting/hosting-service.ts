@@ -2,6 +2,7 @@
  * What the API offers about an environment's hosting: clearing its web cache and its runtime logs.
  */
 import type { Principal } from '../access/auth-service.js';
+import type { EnvironmentRef } from '../../contract/path-schemas.js';
 import type { EnvironmentsService } from '../apps/environments-service.js';
 import { publishCachePurged } from '../kit/event-outbox.js';
 import type { TrafficRouter } from './hosting-ports.js';
@@ -23,19 +24,8 @@ export class HostingService {
   ) {}
 
   /** `:clearCache`: the environment's web cache is emptied at once. */
-  async clearCache(
-    principal: Principal,
-    account: string,
-    appId: string,
-    environmentId: string,
-  ): Promise<object> {
-    const { environment } = await this.deps.environments.locate(
-      principal,
-      account,
-      appId,
-      environmentId,
-      'environment.write',
-    );
+  async clearCache(principal: Principal, ref: EnvironmentRef): Promise<object> {
+    const { environment } = await this.deps.environments.locate(principal, ref, 'environment.write');
     this.deps.router.clearCache(environment.id);
     await this.deps.store.transaction((tx) =>
       publishCachePurged(tx, environment.id, { source: 'api' }, this.deps.clock.now()),
@@ -49,20 +39,12 @@ export class HostingService {
    */
   async writeRuntimeLog(
     principal: Principal,
-    account: string,
-    appId: string,
-    environmentId: string,
+    ref: EnvironmentRef,
     options: { readonly follow: boolean; readonly tail: number },
     write: (text: string) => boolean | Promise<boolean>,
     pollMs = 500,
   ): Promise<void> {
-    const { environment } = await this.deps.environments.locate(
-      principal,
-      account,
-      appId,
-      environmentId,
-      'environment.read',
-    );
+    const { environment } = await this.deps.environments.locate(principal, ref, 'environment.read');
     const logs = this.deps.store.runtimeLogs;
     let after = await logs.tailStart(environment.id, options.tail);
     for (;;) {
