@@ -48,26 +48,44 @@ export class EnvironmentBuildCache {
     await removeTree(this.root);
   }
 
-  /** Puts the framework cache folders back into the source; returns the ones restored. */
-  async restoreFrameworkCaches(source: string): Promise<string[]> {
+  /**
+   * Puts the framework cache folders back into the source; returns the ones restored. Every folder
+   * this creates is handed to the build's uid (`handOver`): the parents a nested cache needs (`.next`
+   * of `.next/cache`), created here by the platform, while still empty, and each restored folder
+   * (a no-op when the build's uid wrote it, as it did). A root-owned `.next` is what made every
+   * warm Next.js build fail writing `.next/trace`.
+   */
+  async restoreFrameworkCaches(source: string, handOver: (path: string) => Promise<void>): Promise<string[]> {
     const restored: string[] = [];
     for (const folder of FRAMEWORK_CACHES) {
       const saved = join(this.root, 'framework', folder);
-      if (!existsSync(saved) || existsSync(join(source, folder))) continue;
-      await moveTree(saved, join(source, folder));
+      const target = join(source, folder);
+      if (!existsSync(saved) || existsSync(target)) continue;
+      const firstCreated = await mkdir(dirname(target), { recursive: true, mode: 0o755 });
+      if (firstCreated !== undefined) await handOver(firstCreated);
+      await moveTree(saved, target);
+      await handOver(target);
       restored.push(folder);
     }
     return restored;
   }
 
-  /** Moves in node_modules of the last build when its key (lockfile and toolchain) is the same. */
-  async restoreDependencies(source: string, key: string): Promise<boolean> {
+  /**
+   * Moves in node_modules of the last build when its key (lockfile and toolchain) is the same,
+   * handed to the build's uid like the framework caches.
+   */
+  async restoreDependencies(
+    source: string,
+    key: string,
+    handOver: (path: string) => Promise<void>,
+  ): Promise<boolean> {
     const saved = join(this.root, 'node_modules');
     const savedKey = await readFile(join(this.root, 'node_modules.key'), 'utf8').catch(() => '');
     if (savedKey !== key || !existsSync(saved) || existsSync(join(source, 'node_modules'))) return false;
     // The key goes first: should the move fail half-way, the cache is cold, not wrong.
     await rm(join(this.root, 'node_modules.key'), { force: true });
     await moveTree(saved, join(source, 'node_modules'));
+    await handOver(join(source, 'node_modules'));
     return true;
   }
 

@@ -12,6 +12,7 @@ import { pipeline } from 'node:stream/promises';
 import semver from 'semver';
 import type { ArchiveLimits } from '../domain/builds/archive-rules.js';
 import { limitBehindFailure, type BuildLimit } from '../domain/builds/build-limits.js';
+import { describeFailedCommand, missingBuildScriptReason } from '../domain/builds/failure-reason.js';
 import {
   chooseBuildScript,
   chooseNodeVersion,
@@ -28,10 +29,12 @@ import type {
   BuildInputs,
   BuildOutcome,
   BuildReporter,
+  DetectedProject,
 } from '../services/builds/build-ports.js';
 import { isUuid } from '../domain/identifier-rules.js';
 import type { BlobStore, Logger } from '../services/kit/platform-ports.js';
 import { EnvironmentBuildCache } from './build-cache.js';
+import { packageManagerStoreVariables } from './package-manager-settings.js';
 import type { SandboxLimits } from '../domain/sandbox-limits.js';
 import type { CommandRunner } from '../sandbox/command-runner.js';
 import { removeTree } from '../sandbox/remove-tree.js';
@@ -67,6 +70,9 @@ interface BuildStep {
   readonly source: string;
 }
 
+/** What a build has found out so far (DetectedProject, filled in step by step). */
+type Detected = { -readonly [K in keyof DetectedProject]: DetectedProject[K] };
+
 /** The environment's build cache in use, and the dependencies worth keeping in it. */
 interface KeptCache {
   cache: EnvironmentBuildCache | undefined;
@@ -82,8 +88,8 @@ interface Toolchain {
   readonly entry: string;
 }
 
-/** Lines of a command's output searched for the signs of a limit when it fails. */
-const LAST_LINES_KEPT = 40;
+/** Lines of a command's output searched for the signs of a limit, and for the framework's error, when it fails. */
+const LAST_LINES_KEPT = 100;
 const NODE_MOUNT = '/opt/atoll/node';
 const SYSTEM_CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
 const PM_MOUNT = '/opt/atoll/package-manager';
@@ -168,13 +174,15 @@ function artifactCompressor(): Compressor {
 class OutputTooLarge extends Error {}
 
 /**
- * A reproducible tar of a folder (sorted names, no times or owners), compressed; its digest is
- * the SHA-256 of the tar itself, so that it names the content whatever the compression.
+ * A tar of a folder (sorted names, no owners), compressed; its digest is the SHA-256 of the tar
+ * itself, so that it names the content whatever the compression. Files keep the modification
+ * times the build gave them: frameworks read them (Next.js takes a prerendered page's mtime as the
+ * time it was generated, and one from 1970 never counts as stale, so time-based ISR never ran).
  */
 async function packFolder(folder: string, destination: string, maxBytes: number): Promise<string> {
   const tar = spawn(
     'tar',
-    ['--sort=name', '--mtime=@0', '--owner=0', '--group=0', '--numeric-owner', '-C', folder, '-cf', '-', '.'],
+    ['--sort=name', '--owner=0', '--group=0', '--numeric-owner', '-C', folder, '-cf', '-', '.'],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const [compressor = 'gzip', ...args] = artifactCompressor().argv;
@@ -228,14 +236,16 @@ export class SandboxedBuildExecutor implements BuildExecutor {
 
   async execute(inputs: BuildInputs, reporter: BuildReporter, signal: AbortSignal): Promise<BuildOutcome> {
     const work = join(this.settings.buildsDir, inputs.buildId);
+    // Filled in as the steps find them out, so that a failed build shows them too.
+    const detected: Detected = { framework: '', nodeVersion: '', packageManager: '' };
     try {
-      return await this.#steps(inputs, reporter, signal, work);
+      return await this.#steps(inputs, reporter, signal, work, detected);
     } catch (error) {
-      if (signal.aborted) return { ok: false, message: 'cancelled', exitCode: null };
+      if (signal.aborted) return { ok: false, message: 'cancelled', exitCode: null, detected };
       if (error instanceof BuildFailure)
-        return { ok: false, message: error.message, exitCode: error.exitCode };
+        return { ok: false, message: error.message, exitCode: error.exitCode, detected };
       if (error instanceof UnpackError || error instanceof ProjectError)
-        return { ok: false, message: error.message, exitCode: null };
+        return { ok: false, message: error.message, exitCode: null, detected };
       throw error;
     } finally {
       // The outcome stands whatever happens to the folder: one left here goes at the next worker start.
@@ -276,6 +286,7 @@ export class SandboxedBuildExecutor implements BuildExecutor {
     reporter: BuildReporter,
     signal: AbortSignal,
     work: string,
+    detected: Detected,
   ): Promise<BuildOutcome> {
     const source = await this.#unpack(inputs, reporter, work);
     // The cache in use and the node_modules worth keeping: kept whether the build succeeds or not.
@@ -284,12 +295,18 @@ export class SandboxedBuildExecutor implements BuildExecutor {
       const pkg = await this.#readPackageJson(source);
       const files = new Set(await readdir(source));
       const framework = detectFramework(pkg);
+      detected.framework = framework;
       const variables = new Map(inputs.shellVariables.map((v) => [v.key, v.value]));
       const buildScript = chooseBuildScript(pkg, variables.get('ATLAS_BUILD_SCRIPT'));
       reporter.log(
         'atoll',
         `framework: ${framework}; build script: ${buildScript ?? '(none: nothing to build)'}`,
       );
+      const unbuilt =
+        buildScript === undefined
+          ? missingBuildScriptReason(framework, (path) => existsSync(join(source, path)))
+          : undefined;
+      if (unbuilt !== undefined) throw new BuildFailure(unbuilt);
       const toolchain =
         pkg === undefined
           ? { nodeVersion: '', packageManager: '' }
@@ -297,6 +314,7 @@ export class SandboxedBuildExecutor implements BuildExecutor {
               { inputs, reporter, signal, work, source },
               { pkg, manager: choosePackageManager(files, pkg), buildScript },
               kept,
+              detected,
             );
       return { ...(await this.#package(pkg, reporter, work, source)), framework, ...toolchain };
     } finally {
@@ -328,13 +346,17 @@ export class SandboxedBuildExecutor implements BuildExecutor {
     step: BuildStep,
     project: { pkg: PackageJson; manager: PackageManagerChoice; buildScript: string | undefined },
     kept: KeptCache,
+    detected: Detected,
   ): Promise<{ nodeVersion: string; packageManager: string }> {
     const { reporter, source } = step;
     const { pkg, manager, buildScript } = project;
     const tools = await this.#provision(pkg, manager, reporter);
+    detected.nodeVersion = tools.nodeVersion;
+    detected.packageManager = `${manager.name}@${tools.managerVersion}`;
     const { cache, store } = await this.#openCache(step, manager.name);
     kept.cache = cache;
-    for (const folder of await cache.restoreFrameworkCaches(source))
+    const handOver = (path: string) => this.settings.runner.handOver(path, step.inputs.uid);
+    for (const folder of await cache.restoreFrameworkCaches(source, handOver))
       reporter.log('atoll', `restored ${folder} from the build cache`);
     const dependencyKey = manager.lockfile
       ? createHash('sha256')
@@ -342,13 +364,21 @@ export class SandboxedBuildExecutor implements BuildExecutor {
           .update(await readFile(join(source, manager.lockfile)))
           .digest('hex')
       : undefined;
-    const reused = dependencyKey !== undefined && (await cache.restoreDependencies(source, dependencyKey));
+    const reused =
+      dependencyKey !== undefined && (await cache.restoreDependencies(source, dependencyKey, handOver));
     const run = (label: string, args: string[]) =>
-      this.#sandboxed(step, { nodeDir: tools.nodeDir, managerDir: tools.managerDir, cache: store }, label, [
-        `${NODE_MOUNT}/bin/node`,
-        join(PM_MOUNT, tools.entry),
-        ...args,
-      ]);
+      this.#sandboxed(
+        step,
+        {
+          nodeDir: tools.nodeDir,
+          managerDir: tools.managerDir,
+          manager: manager.name,
+          cache: store,
+          nodeVersion: tools.nodeVersion,
+        },
+        label,
+        [`${NODE_MOUNT}/bin/node`, join(PM_MOUNT, tools.entry), ...args],
+      );
 
     const dependencies =
       Object.keys(pkg.dependencies ?? {}).length + Object.keys(pkg.devDependencies ?? {}).length;
@@ -359,7 +389,9 @@ export class SandboxedBuildExecutor implements BuildExecutor {
       );
     } else if (dependencies > 0 || manager.lockfile !== undefined) {
       await reporter.phase('INSTALLING');
-      await run(`${manager.name} install`, this.#installArgs(manager));
+      // The log and a failure name the command as it runs (`npm ci`, `pnpm install --frozen-lockfile`).
+      const installArgs = this.#installArgs(manager);
+      await run(`${manager.name} ${installArgs.join(' ')}`, installArgs);
     }
     // node_modules is worth keeping from here on, whether the build succeeds or not.
     kept.dependencyKey = dependencyKey;
@@ -367,7 +399,7 @@ export class SandboxedBuildExecutor implements BuildExecutor {
       await reporter.phase('BUILDING');
       await run(`${manager.name} run ${buildScript}`, ['run', buildScript]);
     }
-    return { nodeVersion: tools.nodeVersion, packageManager: `${manager.name}@${tools.managerVersion}` };
+    return { nodeVersion: detected.nodeVersion, packageManager: detected.packageManager };
   }
 
   /** Node.js and the package manager the project asks for (or their defaults), provisioned. */
@@ -461,11 +493,23 @@ export class SandboxedBuildExecutor implements BuildExecutor {
 
   async #sandboxed(
     { inputs, reporter, signal, source }: BuildStep,
-    { nodeDir, managerDir, cache }: { nodeDir: string; managerDir: string; cache: string },
+    {
+      nodeDir,
+      managerDir,
+      manager,
+      cache,
+      nodeVersion,
+    }: {
+      nodeDir: string;
+      managerDir: string;
+      manager: PackageManagerChoice['name'];
+      cache: string;
+      nodeVersion: string;
+    },
     label: string,
     argv: string[],
   ): Promise<void> {
-    const env = this.#commandEnvironment(inputs, source, cache);
+    const env = this.#commandEnvironment(inputs, source, manager, cache);
     reporter.log('atoll', `$ ${label}`);
     const lastLines: string[] = [];
     const started = performance.now();
@@ -500,13 +544,20 @@ export class SandboxedBuildExecutor implements BuildExecutor {
     const ended =
       result.exitCode === null ? 'was stopped' : `failed with exit code ${String(result.exitCode)}`;
     throw new BuildFailure(
-      limit === undefined ? `${label} ${ended}` : `${label} exceeded ${this.#describeLimit(limit)}`,
+      limit === undefined
+        ? describeFailedCommand({ command: label, ended, output: lastLines, nodeVersion })
+        : `${label} exceeded ${this.#describeLimit(limit)}`,
       result.exitCode,
     );
   }
 
   /** A build command's environment: the user's variables, then the platform's own (which win). */
-  #commandEnvironment(inputs: BuildInputs, source: string, cache: string): Record<string, string> {
+  #commandEnvironment(
+    inputs: BuildInputs,
+    source: string,
+    manager: PackageManagerChoice['name'],
+    cache: string,
+  ): Record<string, string> {
     const wpUrl = wordpressUrlOf(inputs.shellVariables, inputs.wpEnvironment, this.settings.wpUrlTemplate);
     return {
       // The user's variables first: the platform's own keys are reserved and win.
@@ -523,10 +574,8 @@ export class SandboxedBuildExecutor implements BuildExecutor {
       HEADLESS_METADATA_ENV_ID: inputs.environmentId,
       // The machine's trust store (which holds any TLS-inspecting proxy's CA): builds reach the registry as the host does.
       ...(existsSync(SYSTEM_CA_BUNDLE) ? { NODE_EXTRA_CA_CERTS: SYSTEM_CA_BUNDLE } : {}),
-      npm_config_cache: cache,
       npm_config_update_notifier: 'false',
-      YARN_CACHE_FOLDER: cache,
-      npm_config_store_dir: join(cache, 'store'),
+      ...packageManagerStoreVariables(manager, cache),
     };
   }
 
@@ -538,13 +587,13 @@ export class SandboxedBuildExecutor implements BuildExecutor {
       case 'wall time':
         return `the build time limit of ${String(Math.round(limits.wallMs / 1000))} s (ATOLL_BUILD_TIMEOUT_MS)`;
       case 'memory':
-        return `the memory limit of ${mib(limits.maxResidentBytes)} (ATOLL_BUILD_MAX_MEMORY_MB)`;
+        return `the memory limit of ${mib(limits.maxResidentBytes)} (ATOLL_BUILD_MAX_MEMORY_MB). Fix: make the build hold less in memory (fewer parallel workers, smaller pages), or ask the operator to raise ATOLL_BUILD_MAX_MEMORY_MB`;
       case 'cpu':
         return `the CPU time limit of ${String(limits.cpuSeconds)} s (ATOLL_BUILD_CPU_SECONDS)`;
       case 'file size':
         return `the file size limit of ${mib(limits.maxFileBytes)} (ATOLL_BUILD_MAX_FILE_BYTES)`;
       case 'heap':
-        return `the Node.js heap limit of ${String(this.settings.heapMb)} MiB (ATOLL_BUILD_HEAP_MB)`;
+        return `the Node.js heap limit of ${String(this.settings.heapMb)} MiB (ATOLL_BUILD_HEAP_MB). Fix: make the build hold less in memory, or ask the operator to raise ATOLL_BUILD_HEAP_MB (within ATOLL_BUILD_MAX_MEMORY_MB)`;
       case 'data size':
         return `the data size limit of ${mib(limits.maxDataBytes)} (ATOLL_BUILD_MAX_DATA_BYTES)`;
       case 'open files':

@@ -14,7 +14,8 @@ const SIGNS: readonly { readonly limit: BuildLimit; readonly exitCode?: number; 
   { limit: 'cpu', exitCode: 152, text: /SIGXCPU|CPU time limit exceeded/ },
   { limit: 'file size', exitCode: 153, text: /SIGXFSZ|File size limit exceeded|\bEFBIG\b/ },
   // V8's own heap ceiling (--max-old-space-size) before any other allocation failure.
-  { limit: 'heap', text: /Reached heap limit/ },
+  // V8 also says `Ineffective mark-compacts near heap limit` when the old space is full.
+  { limit: 'heap', text: /Reached heap limit|near heap limit/ },
   { limit: 'data size', text: /Allocation failed|allocation failed|Cannot allocate memory|\bENOMEM\b/ },
   { limit: 'open files', text: /\bEMFILE\b|[Tt]oo many open files/ },
   { limit: 'processes', text: /\bEAGAIN\b|Resource temporarily unavailable|Cannot fork|can't fork/ },

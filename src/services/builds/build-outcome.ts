@@ -2,7 +2,7 @@
  * How a build ends, with its operation and events in the same transaction: succeeded, failed, cancelled.
  */
 import { GRPC_CODES, type GrpcCodeName } from '../../domain/error-catalogue.js';
-import type { BuildOutcome } from './build-ports.js';
+import type { BuildOutcome, DetectedProject } from './build-ports.js';
 import { publishBuildEvent } from '../kit/event-outbox.js';
 import type { BuildRecord, Repositories } from '../kit/store-port.js';
 
@@ -15,6 +15,8 @@ export interface BuildEnding {
   readonly exitCode: number | null;
   /** The Status code of the build's operation: CANCELLED, ABORTED (interrupted) or FAILED_PRECONDITION (user code). */
   readonly code: GrpcCodeName;
+  /** What a failed build had detected (framework, Node.js, package manager), recorded like a success's. */
+  readonly detected?: DetectedProject;
 }
 
 /**
@@ -34,6 +36,7 @@ export async function endBuild(
     phase: 'PHASE_UNSPECIFIED',
     failureMessage: ending.message,
     failureExitCode: ending.exitCode,
+    ...ending.detected,
     finishTime: now,
   });
   const ended = { ...build, state: ending.state, failureMessage: ending.message };

@@ -31,7 +31,20 @@ export type BuildOutcome =
       readonly nodeVersion: string;
       readonly packageManager: string;
     }
-  | { readonly ok: false; readonly message: string; readonly exitCode: number | null };
+  | {
+      readonly ok: false;
+      readonly message: string;
+      readonly exitCode: number | null;
+      /** What the build had found out before it failed: shown on the failed build too. */
+      readonly detected?: DetectedProject;
+    };
+
+/** The framework and toolchain a build detected; a field stays empty until it is known. */
+export interface DetectedProject {
+  readonly framework: string;
+  readonly nodeVersion: string;
+  readonly packageManager: string;
+}
 
 export interface BuildReporter {
   phase(phase: 'UNPACKING' | 'INSTALLING' | 'BUILDING' | 'PACKAGING' | 'DEPLOYING'): Promise<void>;

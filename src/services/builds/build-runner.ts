@@ -309,7 +309,13 @@ export class BuildRunner {
         await endBuild(
           tx,
           current,
-          { state: 'FAILED', message: outcome.message, exitCode: outcome.exitCode, code },
+          {
+            state: 'FAILED',
+            message: outcome.message,
+            exitCode: outcome.exitCode,
+            code,
+            detected: outcome.detected,
+          },
           now,
         );
         return;
