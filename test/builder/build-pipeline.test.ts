@@ -85,7 +85,8 @@ describe('the build pipeline, for real', { skip: sandboxProblem() }, () => {
     assert.deepEqual(facts.leaked, [], "nothing of the platform's environment leaks in");
     assert.match(log, /stderr: a line on stderr/);
     assert.match(log, /--- installing/);
-    assert.match(log, /\$ npm install/);
+    assert.match(log, /\$ npm ci --include=dev --no-audit --no-fund/);
+    assert.doesNotMatch(log, /Unknown env config/, "no other package manager's setting reaches npm");
   });
 
   it('reuses the dependencies of an unchanged lockfile, and a clean rebuild starts over', async () => {
@@ -93,7 +94,7 @@ describe('the build pipeline, for real', { skip: sandboxProblem() }, () => {
     assert.equal((await waitDone(again.operation)).error, undefined, await logOf(again.buildId));
     const cachedLog = await logOf(again.buildId);
     assert.match(cachedLog, /node_modules reused from the cache, install skipped/);
-    assert.doesNotMatch(cachedLog, /\$ npm install/);
+    assert.doesNotMatch(cachedLog, /\$ npm ci/);
     assert.match(cachedLog, /stdout: built \{"isNumber":true/);
     const warm = await harness.build(again.buildId);
     assert.ok(
@@ -105,7 +106,7 @@ describe('the build pipeline, for real', { skip: sandboxProblem() }, () => {
     assert.equal((await waitDone(clean.body.name)).error, undefined, await logOf(cleanId));
     const cleanLog = await logOf(cleanId);
     assert.match(cleanLog, /clean rebuild: the build caches of this environment were deleted/);
-    assert.match(cleanLog, /\$ npm install/);
+    assert.match(cleanLog, /\$ npm ci --include=dev/);
     assert.equal(
       (await api.request('GET', `${envPath}/builds/${cleanId}`, { auth: owner })).body.trigger,
       'CLEAN_REBUILD',
@@ -191,6 +192,13 @@ describe('the build pipeline, for real', { skip: sandboxProblem() }, () => {
         ),
         'the installed dependency is in the artifact',
       );
+      // Each manager's store stays in the environment's build cache, set by that manager's own setting.
+      const store = join(api.dataDir, 'cache', 'environments', harness.envId, manager);
+      assert.ok(
+        readdirSync(manager === 'pnpm' ? join(store, 'store') : store).length > 0,
+        `${manager} keeps its store in the build cache`,
+      );
+      assert.doesNotMatch(log, /Unknown env config/);
     });
   }
 

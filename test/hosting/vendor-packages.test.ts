@@ -50,7 +50,7 @@ describe('@wpengine/edge-cache 1.3.5 in a server app', () => {
     const done = await h.waitDone(operation, BUILD_TIMEOUT_MS);
     const log = await h.logOf(buildId);
     assert.equal(done.error, undefined, `${JSON.stringify(done.error)}\n${log}`);
-    assert.match(log, /\$ npm install/);
+    assert.match(log, /\$ npm ci --include=dev/);
     assert.match(log, /added 1 package/);
     assert.match(log, /deployment live \(server app\)/);
     for (const line of await timings(h, buildId)) t.diagnostic(line);
