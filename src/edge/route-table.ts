@@ -110,7 +110,11 @@ function compileTarget(
   if (target.kind === 'static')
     return {
       kind: 'static',
-      site: new StaticSite({ root: target.root, memoryBytes: options.staticMemoryBytes }),
+      site: new StaticSite({
+        root: target.root,
+        memoryBytes: options.staticMemoryBytes,
+        spaFallback: target.spaFallback ?? false,
+      }),
     };
   if (target.port === undefined) return { kind: 'server', pool: undefined, port: undefined };
   return {

@@ -826,6 +826,71 @@ describe('StaticSite options', () => {
   });
 });
 
+describe('StaticSite with the single-page app fallback', () => {
+  const INDEX = '<!doctype html><title>spa</title><div id="root"></div>';
+  let base: string;
+  let spa: TestServer;
+  let off: TestServer;
+
+  before(async () => {
+    base = await mkdtemp(join(tmpdir(), 'atoll-static-site-'));
+    await writeFiles(join(base, 'site'), {
+      'index.html': INDEX,
+      'assets/index-CQ-NvqXt.js': 'console.log(1)',
+      'docs/index.html': 'docs',
+      'about.html': 'about',
+      '404.html': 'not here',
+    });
+    await writeFile(join(base, 'secret.txt'), SECRET);
+    spa = await startServer({ root: join(base, 'site'), spaFallback: true });
+    off = await startServer({ root: join(base, 'site') });
+  });
+
+  after(async () => {
+    await spa.close();
+    await off.close();
+    await Promise.all([...spa.served, ...off.served]);
+    assert.deepEqual(spa.errors, []);
+    await rm(base, { recursive: true, force: true });
+  });
+
+  it("answers a deep link that is no file with the app's index.html, for GET and HEAD", async () => {
+    for (const path of ['/users/42', '/users/42/', '/settings?tab=2', '/a/b/c']) {
+      const reply = await request(spa.port, path);
+      assert.equal(reply.status, 200, path);
+      assert.equal(reply.body.toString(), INDEX, path);
+      assert.match(String(reply.headers['content-type']), /^text\/html/);
+      assert.equal(reply.headers['cache-control'], REVALIDATE);
+    }
+    const head = await request(spa.port, '/users/42', { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers['content-length'], String(Buffer.byteLength(INDEX)));
+    assert.equal((await request(spa.port, '/users/42', { method: 'POST' })).status, 405);
+  });
+
+  it('keeps files, pretty URLs and folders first, and a missing asset 404', async () => {
+    assert.equal((await request(spa.port, '/assets/index-CQ-NvqXt.js')).body.toString(), 'console.log(1)');
+    assert.equal((await request(spa.port, '/about')).body.toString(), 'about');
+    assert.equal((await request(spa.port, '/docs')).status, 301);
+    const missingAsset = await request(spa.port, '/assets/index-gone.js');
+    assert.equal(missingAsset.status, 404);
+    assert.equal(missingAsset.body.toString(), 'not here');
+    assert.equal((await request(spa.port, '/favicon.ico')).status, 404);
+  });
+
+  it('never serves a dotfile or a path outside the root in place of index.html', async () => {
+    assert.equal((await request(spa.port, '/.env')).status, 404);
+    const traversal = await request(spa.port, '/%2e%2e/secret');
+    assert.notEqual(traversal.body.toString(), SECRET);
+  });
+
+  it('answers deep links 404 when the fallback is off', async () => {
+    const reply = await request(off.port, '/users/42');
+    assert.equal(reply.status, 404);
+    assert.equal(reply.body.toString(), 'not here');
+  });
+});
+
 describe('chooseCacheControl', () => {
   const cases: [string, string][] = [
     ['index.html', REVALIDATE],

@@ -24,6 +24,11 @@ export interface StaticSiteOptions {
   readonly maxPaths?: number;
   /** Told about server-side failures (I/O errors); never about client mistakes or disconnects. */
   readonly onError?: (error: unknown) => void;
+  /**
+   * A single-page app: a path that is no file and has no file extension in its last segment gets the
+   * root's index.html with 200, so the app's router answers deep links. A missing asset stays 404.
+   */
+  readonly spaFallback?: boolean;
 }
 
 /** One stored representation of a file: the file itself or a precompressed copy of it. */
@@ -126,6 +131,7 @@ export class StaticSite {
   #rootReady: Promise<void> | undefined;
   readonly #maxMemoryFileBytes: number;
   readonly #onError: ((error: unknown) => void) | undefined;
+  readonly #spaFallback: boolean;
   readonly #routes: LRUCache<string, Route>;
   /** Apart from #routes so that visitors probing random paths cannot evict the site's real files. */
   readonly #missing: LRUCache<string, true>;
@@ -154,6 +160,7 @@ export class StaticSite {
     this.#configuredRoot = resolve(options.root);
     this.#maxMemoryFileBytes = maxMemoryFileBytes;
     this.#onError = options.onError;
+    this.#spaFallback = options.spaFallback ?? false;
     const measurePath = (_value: unknown, key: string): number => key.length * 2 + PATH_ENTRY_OVERHEAD_BYTES;
     this.#routes = new LRUCache<string, Route>({
       max: maxPaths,
@@ -205,8 +212,8 @@ export class StaticSite {
       await this.#sendNotFound(req, res, isHead);
       return;
     }
-    let route = this.#routes.get(key);
-    if (route === undefined && !this.#missing.has(key)) route = await this.#lookUpOnce(key);
+    let route = await this.#route(key);
+    if (route === undefined && this.#spaFallback && !looksLikeAFile(key)) route = await this.#route('/');
     if (route === undefined) {
       await this.#sendNotFound(req, res, isHead);
     } else if (route.kind === 'redirect') {
@@ -214,6 +221,12 @@ export class StaticSite {
     } else {
       await this.#sendResource(req, res, route.resource, isHead);
     }
+  }
+
+  async #route(key: string): Promise<Route | undefined> {
+    const route = this.#routes.get(key);
+    if (route !== undefined || this.#missing.has(key)) return route;
+    return this.#lookUpOnce(key);
   }
 
   #lookUpOnce(key: string): Promise<Route | undefined> {
@@ -529,6 +542,12 @@ export class StaticSite {
       // A failing logger must not turn into an unhandled rejection on the request path.
     }
   }
+}
+
+/** Whether a request path's last segment has a file extension (`/app.js`, `/a/b.json`): an asset, not a route. */
+function looksLikeAFile(key: string): boolean {
+  const last = key.slice(key.lastIndexOf('/') + 1);
+  return last.lastIndexOf('.') > 0;
 }
 
 /**

@@ -40,6 +40,36 @@ const PLATFORM_PLACEHOLDER = '{atoll-platform-services}';
 const SYSTEM_CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
 const LAUNCHER = fileURLToPath(new URL('../../assets/app-launcher.mjs', import.meta.url));
 
+/**
+ * Every interface, under each name the supported frameworks read, so that the port the sandbox forwards
+ * reaches the app: Next.js reads HOSTNAME; @astrojs/node, @sveltejs/adapter-node, react-router-serve and
+ * remix-serve read HOST; Nitro (Nuxt) reads NITRO_HOST before HOST. Reserved: a user's value would make
+ * the app unreachable. The port is PORT, which the runner sets; NITRO_PORT (read before PORT) is dropped.
+ */
+const BIND_ADDRESS = { HOSTNAME: '0.0.0.0', HOST: '0.0.0.0', NITRO_HOST: '0.0.0.0' } as const;
+/** Port variables frameworks read before PORT: a user's value would move the app off the forwarded port. */
+const SHADOWED_PORT_VARIABLES: ReadonlySet<string> = new Set(['NITRO_PORT']);
+
+/**
+ * How @sveltejs/adapter-node learns the request's origin (form actions compare it with the Origin
+ * header and refuse a mismatch) and the visitor's address: from the headers the edge always sets,
+ * replacing any the visitor sent. Defaults: a user's ORIGIN still wins inside adapter-node, and any
+ * of these can be set as a shell variable.
+ */
+const FRAMEWORK_REQUEST_DEFAULTS = {
+  PROTOCOL_HEADER: 'x-forwarded-proto',
+  HOST_HEADER: 'x-forwarded-host',
+  ADDRESS_HEADER: 'x-forwarded-for',
+  // The edge appends the address it saw last: the one hop it adds is the one to trust.
+  XFF_DEPTH: '1',
+} as const;
+
+function userVariables(variables: DeploymentSpec['shellVariables']): Record<string, string> {
+  return Object.fromEntries(
+    variables.filter((v) => !SHADOWED_PORT_VARIABLES.has(v.key)).map((v) => [v.key, v.value]),
+  );
+}
+
 export interface HostingRuntimeSettings {
   /** `<data>/deployments`: one folder per environment, one per deployment inside. */
   readonly deploymentsDir: string;
@@ -125,12 +155,15 @@ export class HostingRuntime implements Deployer {
     const variables = new Map(spec.shellVariables.map((v) => [v.key, v.value]));
     const plan = await this.#plan(folder, spec.framework, variables);
     if (plan.kind === 'static') {
-      progress.log(`static site: the edge serves ${plan.root === '' ? 'the uploaded folder' : plan.root}`);
+      progress.log(
+        `static site: the edge serves ${plan.root === '' ? 'the uploaded folder' : plan.root}` +
+          (plan.spaFallback ? ', with index.html for paths that are not files (ATLAS_SPA_FALLBACK)' : ''),
+      );
       return this.#prepared({
         environmentId: spec.environmentId,
         buildId: spec.buildId,
         folder,
-        target: { kind: 'static', root: join(folder, plan.root) },
+        target: { kind: 'static', root: join(folder, plan.root), spaFallback: plan.spaFallback },
         process: undefined,
       });
     }
@@ -322,7 +355,10 @@ export class HostingRuntime implements Deployer {
           exists: (path) => present.has(path),
           hasFiles: (path) => populated.has(path),
         },
-        variables.get('ATLAS_START_SCRIPT'),
+        {
+          atlasStartScript: variables.get('ATLAS_START_SCRIPT'),
+          atlasSpaFallback: variables.get('ATLAS_SPA_FALLBACK'),
+        },
       );
     } catch (error) {
       if (error instanceof ProjectError) throw new DeploymentFailure(error.message);
@@ -381,14 +417,14 @@ export class HostingRuntime implements Deployer {
     ];
     const wpUrl = wordpressUrlOf(spec.shellVariables, spec.wpEnvironment, settings.wpUrlTemplate);
     const env: Record<string, string> = {
-      // The user's variables first: the platform's own keys are reserved and win.
-      ...Object.fromEntries(spec.shellVariables.map((v) => [v.key, v.value])),
+      ...FRAMEWORK_REQUEST_DEFAULTS,
+      // The user's variables next: the platform's own keys are reserved and win.
+      ...userVariables(spec.shellVariables),
       ...(wpUrl === undefined ? {} : { WORDPRESS_URL: wpUrl, NEXT_PUBLIC_WORDPRESS_URL: wpUrl }),
       PATH: `${folder}/node_modules/.bin:${NODE_MOUNT}/bin:/usr/local/bin:/usr/bin:/bin`,
       HOME: folder,
       NODE_ENV: 'production',
-      // Next.js's standalone server binds to HOSTNAME: every interface, so that the forwarded port reaches it.
-      HOSTNAME: '0.0.0.0',
+      ...BIND_ADDRESS,
       HEADLESS_METADATA: 'true',
       HEADLESS_METADATA_ENV_ID: spec.environmentId,
       HEADLESS_METADATA_BUILD_ID: spec.buildId,

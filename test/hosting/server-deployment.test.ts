@@ -35,6 +35,9 @@ describe('server app deployments through the edge', () => {
       shellVariables: [
         { key: 'GREETING', value: 'hello' },
         { key: 'APP_SECRET', value: APP_SECRET, secret: true },
+        // Would move the app off the address and port the sandbox forwards: the platform's win.
+        { key: 'HOST', value: '127.0.0.1' },
+        { key: 'NITRO_PORT', value: '3000' },
       ],
       // Long enough for the fixture (about a second), short enough to see an app that never answers fail.
       buildEnv: { ATOLL_APP_START_TIMEOUT_MS: '15000' },
@@ -76,6 +79,16 @@ describe('server app deployments through the edge', () => {
     assert.ok(env.HEADLESS_KV_STORE_TOKEN.length >= 32);
     assert.notEqual(env.HEADLESS_APPS_API_TOKEN, env.HEADLESS_KV_STORE_TOKEN);
     assert.equal(env.DATABASE_URL, undefined);
+    // Every bind-address variable the supported frameworks read says every interface.
+    assert.equal(env.HOSTNAME, '0.0.0.0');
+    assert.equal(env.HOST, '0.0.0.0');
+    assert.equal(env.NITRO_HOST, '0.0.0.0');
+    assert.equal(env.NITRO_PORT, undefined, 'Nitro reads NITRO_PORT before PORT');
+    // SvelteKit adapter-node's origin and client address, from the headers the edge sets.
+    assert.equal(env.PROTOCOL_HEADER, 'x-forwarded-proto');
+    assert.equal(env.HOST_HEADER, 'x-forwarded-host');
+    assert.equal(env.ADDRESS_HEADER, 'x-forwarded-for');
+    assert.equal(env.XFF_DEPTH, '1');
     assert.deepEqual(
       Object.keys(env).filter((k) => k.startsWith('ATOLL_')),
       [],
@@ -301,4 +314,59 @@ describe('server app deployments through the edge', () => {
     await h.api.services.runtimeLogs.flush();
     return (await h.api.request('GET', `${h.envPath}/logs`, { auth: h.owner })).text;
   }
+});
+
+describe('framework servers started without a start script', () => {
+  let h: BuildHarness;
+
+  before(async () => {
+    h = await BuildHarness.start({ shellVariables: [{ key: 'GREETING', value: 'hello from a variable' }] });
+    await h.api.startHosting();
+  });
+  after(async () => {
+    await h.stop();
+  });
+
+  it('a SvelteKit adapter-node build is never served as static files: it runs build/index.js behind the edge', async () => {
+    // A real `vite build` of the packages `sv create` installs, with no start script.
+    const { operation, buildId } = await h.upload('20-sveltekit-node');
+    const done = await h.waitDone(operation, 480_000);
+    assert.equal(done.error, undefined, JSON.stringify(done.error));
+    const build = await h.build(buildId);
+    assert.equal(build.framework, 'sveltekit');
+    assert.match(await h.logOf(buildId), /server app: starting build\/index\.js on Node\.js/);
+    const page = await h.edge('/');
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /SvelteKit says hello from a variable/);
+    const api = await h.edge('/api/hello');
+    assert.equal(api.status, 200);
+    assert.deepEqual(JSON.parse(await api.text()), { hello: 'from the server' });
+    // The server's own files are not URLs of the site.
+    for (const path of ['/index.js', '/handler.js', '/env.js']) {
+      const answer = await h.edge(path);
+      assert.equal(answer.status, 404, path);
+      // Words of adapter-node's index.js, handler.js and env.js: none of their code is sent.
+      assert.doesNotMatch(await answer.text(), /SOCKET_PATH|XFF_DEPTH|PROTOCOL_HEADER/, path);
+    }
+  });
+
+  it("answers SvelteKit form actions posted from the site's own origin, and refuses cross-site ones", async () => {
+    const post = (origin: string) =>
+      h.edge('/', {
+        method: 'POST',
+        headers: {
+          origin,
+          'content-type': 'application/x-www-form-urlencoded',
+          accept: 'text/html',
+        },
+        body: 'name=Ada',
+      });
+    // adapter-node takes the origin from X-Forwarded-Proto and -Host (PROTOCOL_HEADER, HOST_HEADER):
+    // without them it assumes https and refuses every form the site itself posts over http.
+    const own = await post(`http://${h.hostOf()}`);
+    assert.equal(own.status, 200, await own.text());
+    assert.match(await own.text(), /echoed Ada/);
+    const foreign = await post('http://evil.example');
+    assert.equal(foreign.status, 403);
+  });
 });

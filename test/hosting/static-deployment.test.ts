@@ -92,4 +92,90 @@ describe('static deployments through the edge', () => {
     assert.equal(answer.status, 200);
     assert.deepEqual(answer.body, {});
   });
+
+  it('a server bundle (SvelteKit adapter-node layout) is never served as static files: the deployment fails naming the fix', async () => {
+    const before = await (await h.edge('/')).text();
+    const { operation, buildId } = await h.upload('21-server-bundle-no-start');
+    const done = await h.waitDone(operation);
+    assert.match(
+      done.error?.message ?? '',
+      /deployment failed: the build wrote a SvelteKit adapter-node server in build\/, which is never served as static files.*"start" script.*ATLAS_START_SCRIPT/,
+    );
+    const build = await h.build(buildId);
+    assert.equal(build.state, 'FAILED');
+    assert.equal(build.live, false);
+    // The previous deployment keeps serving, and no server file is reachable.
+    assert.equal(await (await h.edge('/')).text(), before);
+    for (const path of ['/index.js', '/handler.js', '/env.js', '/build/handler.js']) {
+      const answer = await h.edge(path);
+      assert.equal(answer.status, 404, path);
+      assert.doesNotMatch(await answer.text(), /SERVER CODE/, path);
+    }
+  });
+
+  describe('a detected single-page app (Vite)', () => {
+    let spaEnv = '';
+
+    before(async () => {
+      const created = await h.api.request('POST', '/v1/accounts/acme/apps/web/environments', {
+        auth: h.owner,
+        body: { displayName: 'SPA', branch: 'uploadable' },
+      });
+      assert.equal(created.status, 200, created.text);
+      spaEnv = /environments\/([^/]+)\//.exec(String(created.body.name))?.[1] ?? '';
+    });
+
+    const spa = (path: string) => h.edge(path, { host: h.hostOf(spaEnv) });
+
+    it('gets index.html for deep links that are not files, while a missing asset stays 404', async () => {
+      const { operation, buildId } = await h.upload('22-vite-spa', spaEnv);
+      const done = await h.waitDone(operation);
+      assert.equal(done.error, undefined, JSON.stringify(done.error));
+      const build = await h.api.request(
+        'GET',
+        `/v1/accounts/acme/apps/web/environments/${spaEnv}/builds/${buildId}`,
+        { auth: h.owner },
+      );
+      assert.equal(build.body.framework, 'vite');
+      assert.match(
+        await h.logOf(buildId),
+        /static site: the edge serves dist, with index\.html for paths that are not files/,
+      );
+      const home = await spa('/');
+      assert.equal(home.status, 200);
+      const shell = await home.text();
+      assert.match(shell, /Vite SPA shell/);
+      for (const path of ['/users/42', '/users/42/', '/settings?tab=2']) {
+        const deep = await spa(path);
+        assert.equal(deep.status, 200, path);
+        assert.equal(await deep.text(), shell, path);
+        assert.match(deep.headers.get('content-type') ?? '', /^text\/html/);
+      }
+      const head = await h.edge('/users/42', { method: 'HEAD', host: h.hostOf(spaEnv) });
+      assert.equal(head.status, 200);
+      // The built script is a file: served as itself, for a year.
+      const script = /src="(\/assets\/[^"]+\.js)"/.exec(shell)?.[1];
+      assert.ok(script, shell);
+      const asset = await spa(script);
+      assert.equal(asset.status, 200);
+      assert.match(asset.headers.get('cache-control') ?? '', /immutable/);
+      assert.equal((await spa('/assets/index-missing.js')).status, 404);
+      assert.equal((await spa('/favicon.ico')).status, 404);
+      assert.equal((await h.edge('/users/42', { method: 'POST', host: h.hostOf(spaEnv) })).status, 405);
+    });
+
+    it('answers deep links 404 when ATLAS_SPA_FALLBACK=false', async () => {
+      const patched = await h.api.request('PATCH', `/v1/accounts/acme/apps/web/environments/${spaEnv}`, {
+        auth: h.owner,
+        body: { shellVariables: [{ key: 'ATLAS_SPA_FALLBACK', value: 'false' }] },
+      });
+      assert.equal(patched.status, 200, patched.text);
+      const { operation, buildId } = await h.upload('22-vite-spa', spaEnv);
+      const done = await h.waitDone(operation);
+      assert.equal(done.error, undefined, JSON.stringify(done.error));
+      assert.doesNotMatch(await h.logOf(buildId), /index\.html for paths that are not files/);
+      assert.equal((await spa('/')).status, 200);
+      assert.equal((await spa('/users/42')).status, 404);
+    });
+  });
 });

@@ -135,6 +135,26 @@ describe('detectFramework', () => {
     assert.equal(detectFramework({ dependencies: { gatsby: '5' } }), 'gatsby');
   });
 
+  it('tells Faust.js, React Router framework mode and Vite apps apart from what they build with', () => {
+    assert.equal(detectFramework({ dependencies: { '@faustwp/core': '3', next: '15' } }), 'faustjs');
+    const reactRouter = { '@react-router/dev': '7', '@react-router/serve': '7', 'react-router': '7' };
+    assert.equal(
+      detectFramework({ dependencies: reactRouter, devDependencies: { vite: '7' } }),
+      'react-router',
+    );
+    // React Router as a library inside a Vite app is a single-page app.
+    assert.equal(
+      detectFramework({ dependencies: { 'react-router': '7' }, devDependencies: { vite: '7' } }),
+      'vite',
+    );
+    // Frameworks that build with Vite stay themselves.
+    assert.equal(detectFramework({ devDependencies: { '@sveltejs/kit': '2', vite: '7' } }), 'sveltekit');
+    assert.equal(
+      detectFramework({ devDependencies: { '@remix-run/dev': '2', '@remix-run/node': '2', vite: '6' } }),
+      'remix',
+    );
+  });
+
   it('calls a project with a start script a Node server, and everything else static', () => {
     assert.equal(detectFramework({ scripts: { start: 'node server.js' } }), 'node');
     assert.equal(detectFramework({ scripts: { build: 'eleventy' } }), 'static');

@@ -114,7 +114,23 @@ export function chooseBuildScript(
   return ['wpe-build', 'build'].find((name) => typeof scripts[name] === 'string');
 }
 
-export type Framework = 'nextjs' | 'nuxt' | 'astro' | 'remix' | 'sveltekit' | 'gatsby' | 'node' | 'static';
+/**
+ * What a build reports as `framework` (the API's field): names are only ever added, never renamed, so
+ * that stored builds and API clients keep their meaning. `faustjs` is a Next.js app made with Faust.js,
+ * `react-router` React Router's framework mode, `vite` a Vite app without a server framework.
+ */
+export type Framework =
+  | 'nextjs'
+  | 'faustjs'
+  | 'nuxt'
+  | 'astro'
+  | 'remix'
+  | 'react-router'
+  | 'sveltekit'
+  | 'gatsby'
+  | 'vite'
+  | 'node'
+  | 'static';
 
 const FRAMEWORK_PACKAGES: readonly [string, Framework][] = [
   ['next', 'nextjs'],
@@ -126,12 +142,20 @@ const FRAMEWORK_PACKAGES: readonly [string, Framework][] = [
   ['gatsby', 'gatsby'],
 ];
 
-/** The framework from the dependencies; a folder without package.json is a static site. */
+/**
+ * The framework from the dependencies; a folder without package.json is a static site. Faust.js before
+ * Next.js (it is one, with its own build needs); React Router's framework mode by `@react-router/dev`,
+ * whose Vite plugin reads react-router.config (an app with only `react-router` uses it as a library);
+ * Vite last, since most server frameworks build with it too.
+ */
 export function detectFramework(pkg: PackageJson | undefined): Framework {
   if (pkg === undefined) return 'static';
   const deps = { ...(pkg.devDependencies ?? {}), ...(pkg.dependencies ?? {}) };
+  if ('@faustwp/core' in deps) return 'faustjs';
   const found = FRAMEWORK_PACKAGES.find(([name]) => name in deps);
   if (found) return found[1];
+  if ('@react-router/dev' in deps) return 'react-router';
+  if ('vite' in deps) return 'vite';
   return typeof pkg.scripts?.start === 'string' ? 'node' : 'static';
 }
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ProjectError } from '../builds/project-detection.js';
-import { chooseServePlan, type BuiltFiles } from './serve-plan.js';
+import { chooseServePlan, PLAN_CANDIDATE_PATHS, type BuiltFiles, type ServeSettings } from './serve-plan.js';
 
 function files(
   pkg: BuiltFiles['pkg'],
@@ -9,6 +9,8 @@ function files(
   paths: readonly string[] = [],
   built = pkg?.scripts?.build !== undefined,
 ): BuiltFiles {
+  // Only paths the runtime asks about may decide: a path outside PLAN_CANDIDATE_PATHS is never checked.
+  for (const path of paths) assert.ok(PLAN_CANDIDATE_PATHS.includes(path), `${path} is not a candidate`);
   return {
     pkg,
     framework,
@@ -18,73 +20,139 @@ function files(
   };
 }
 
+const NONE: ServeSettings = { atlasStartScript: undefined, atlasSpaFallback: undefined };
+const BUILT = { scripts: { build: 'x' } };
+
+function startOf(plan: ReturnType<typeof chooseServePlan>): unknown {
+  assert.equal(plan.kind, 'server');
+  return plan.start;
+}
+
 describe('chooseServePlan', () => {
   it('runs ATLAS_START_SCRIPT first, then the start script', () => {
     const pkg = { scripts: { start: 'node a.js', serve: 'node b.js', build: 'x' } };
-    assert.deepEqual(chooseServePlan(files(pkg, 'node'), 'serve').kind, 'server');
-    assert.deepEqual((chooseServePlan(files(pkg, 'node'), 'serve') as { start: unknown }).start, {
+    assert.deepEqual(startOf(chooseServePlan(files(pkg, 'node'), { ...NONE, atlasStartScript: 'serve' })), {
       script: 'serve',
     });
-    assert.deepEqual((chooseServePlan(files(pkg, 'node'), undefined) as { start: unknown }).start, {
-      script: 'start',
-    });
+    assert.deepEqual(startOf(chooseServePlan(files(pkg, 'node'), NONE)), { script: 'start' });
+    // A start script wins over an inferred start, as on the public service.
+    assert.deepEqual(
+      startOf(chooseServePlan(files(pkg, 'sveltekit', ['build/index.js', 'build/handler.js']), NONE)),
+      { script: 'start' },
+    );
   });
 
   it('refuses an ATLAS_START_SCRIPT that package.json does not have, naming it', () => {
     assert.throws(
-      () => chooseServePlan(files({ scripts: { start: 'x' } }, 'node'), 'nope'),
+      () =>
+        chooseServePlan(files({ scripts: { start: 'x' } }, 'node'), { ...NONE, atlasStartScript: 'nope' }),
       (error: unknown) =>
         error instanceof ProjectError && /ATLAS_START_SCRIPT names the script "nope"/.test(error.message),
     );
   });
 
-  it('starts framework servers that need no start script: next start, Nuxt and Astro entries', () => {
-    const next = chooseServePlan(
-      files({ scripts: { build: 'next build' } }, 'nextjs', ['node_modules/next/dist/bin/next']),
-      undefined,
-    );
-    assert.deepEqual((next as { start: unknown }).start, {
+  it('starts framework servers that need no start script', () => {
+    const next = files({ scripts: { build: 'next build' } }, 'nextjs', ['node_modules/next/dist/bin/next']);
+    assert.deepEqual(startOf(chooseServePlan(next, NONE)), {
       node: ['node_modules/next/dist/bin/next', 'start'],
     });
-    const nuxt = chooseServePlan(
-      files({ scripts: { build: 'nuxt build' } }, 'nuxt', ['.output/server/index.mjs', '.output/public']),
-      undefined,
-    );
-    assert.deepEqual((nuxt as { start: unknown }).start, { node: ['.output/server/index.mjs'] });
-    const astro = chooseServePlan(
-      files({ scripts: { build: 'astro build' } }, 'astro', ['dist/server/entry.mjs', 'dist']),
-      undefined,
-    );
-    assert.deepEqual((astro as { start: unknown }).start, { node: ['dist/server/entry.mjs'] });
+    const faust = files(BUILT, 'faustjs', ['node_modules/next/dist/bin/next', '.next/BUILD_ID']);
+    assert.deepEqual(startOf(chooseServePlan(faust, NONE)), {
+      node: ['node_modules/next/dist/bin/next', 'start'],
+    });
+    const nuxt = files(BUILT, 'nuxt', ['.output/server/index.mjs', '.output/server', '.output/public']);
+    assert.deepEqual(startOf(chooseServePlan(nuxt, NONE)), { node: ['.output/server/index.mjs'] });
+    const astro = files(BUILT, 'astro', ['dist/server/entry.mjs', 'dist/server', 'dist']);
+    assert.deepEqual(startOf(chooseServePlan(astro, NONE)), { node: ['dist/server/entry.mjs'] });
+    const svelte = files(BUILT, 'sveltekit', ['build/index.js', 'build/handler.js', 'build']);
+    assert.deepEqual(startOf(chooseServePlan(svelte, NONE)), { node: ['build/index.js'] });
+    for (const bin of ['bin.js', 'bin.cjs']) {
+      const reactRouter = files(BUILT, 'react-router', [
+        'build/server/index.js',
+        'build/server',
+        'build/client',
+        `node_modules/@react-router/serve/${bin}`,
+      ]);
+      assert.deepEqual(startOf(chooseServePlan(reactRouter, NONE)), {
+        node: [`node_modules/@react-router/serve/${bin}`, 'build/server/index.js'],
+      });
+    }
   });
 
-  it('serves the first output folder that holds files after a build, else the upload itself', () => {
-    assert.deepEqual(
-      chooseServePlan(files({ scripts: { build: 'x' } }, 'static', ['dist', 'public']), undefined),
-      {
-        kind: 'static',
-        root: 'dist',
-      },
+  it('a SvelteKit adapter-node build is never served as static files: with no start it fails, naming the fix', () => {
+    // build/ holds index.js, handler.js and env.js: publishing it would serve the server's code.
+    const handlerOnly = files(BUILT, 'sveltekit', ['build/handler.js', 'build']);
+    assert.throws(
+      () => chooseServePlan(handlerOnly, NONE),
+      (error: unknown) =>
+        error instanceof ProjectError &&
+        /SvelteKit adapter-node server in build\//.test(error.message) &&
+        /"start" script/.test(error.message) &&
+        /ATLAS_START_SCRIPT/.test(error.message),
     );
-    assert.deepEqual(chooseServePlan(files({ scripts: { build: 'x' } }, 'astro', ['dist']), undefined), {
-      kind: 'static',
-      root: 'dist',
-    });
-    assert.deepEqual(
-      chooseServePlan(files({ scripts: { build: 'x' } }, 'nuxt', ['.output/public']), undefined),
-      {
-        kind: 'static',
-        root: '.output/public',
-      },
-    );
+  });
+
+  it('never publishes any server bundle as files, whatever the framework detected', () => {
+    const cases: [string, string[]][] = [
+      ['static', ['build/handler.js', 'build']],
+      ['nuxt', ['.output/server', '.output/public']],
+      ['astro', ['dist/server', 'dist']],
+      ['react-router', ['build/server', 'build/client']], // no @react-router/serve installed
+      ['vite', ['dist/server', 'dist']],
+      ['nextjs', ['.next/BUILD_ID']], // next itself missing from node_modules
+    ];
+    for (const [framework, paths] of cases)
+      assert.throws(
+        () => chooseServePlan(files(BUILT, framework, paths), NONE),
+        (error: unknown) =>
+          error instanceof ProjectError && /never served as static files/.test(error.message),
+        `${framework} ${paths.join(', ')}`,
+      );
+  });
+
+  it("serves each framework's own static output, and the generic folders for other builds", () => {
+    const cases: [string, string[], string][] = [
+      ['nextjs', ['out', '.next/BUILD_ID', 'node_modules/next/dist/bin/next', 'public'], 'out'],
+      ['astro', ['dist', 'public'], 'dist'],
+      ['sveltekit', ['build'], 'build'],
+      ['vite', ['dist', 'public'], 'dist'],
+      ['nuxt', ['.output/public'], '.output/public'],
+      ['react-router', ['build/client', 'build'], 'build/client'],
+      ['gatsby', ['public'], 'public'],
+      ['static', ['dist', 'public'], 'dist'],
+      ['static', [], ''],
+    ];
+    for (const [framework, paths, root] of cases) {
+      const plan = chooseServePlan(files(BUILT, framework, paths), NONE);
+      assert.deepEqual(plan.kind === 'static' && plan.root, root, `${framework} ${paths.join(', ')}`);
+    }
     // No build at all: the uploaded folder is the site, even if it has a folder called build.
-    assert.deepEqual(chooseServePlan(files(undefined, 'static', ['build']), undefined), {
+    assert.deepEqual(chooseServePlan(files(undefined, 'static', ['build', 'build/handler.js']), NONE), {
       kind: 'static',
       root: '',
+      spaFallback: false,
     });
-    assert.deepEqual(chooseServePlan(files({ scripts: { build: 'x' } }, 'static', []), undefined), {
-      kind: 'static',
-      root: '',
-    });
+  });
+
+  it('falls back to index.html for detected single-page apps only, unless ATLAS_SPA_FALLBACK says otherwise', () => {
+    const fallbackOf = (framework: string, paths: string[], atlasSpaFallback?: string) => {
+      const plan = chooseServePlan(files(BUILT, framework, paths), { ...NONE, atlasSpaFallback });
+      assert.equal(plan.kind, 'static');
+      return plan.spaFallback;
+    };
+    assert.equal(fallbackOf('vite', ['dist']), true);
+    assert.equal(fallbackOf('react-router', ['build/client']), true);
+    assert.equal(fallbackOf('astro', ['dist']), false);
+    assert.equal(fallbackOf('static', ['dist']), false);
+    // A Vite app whose output is not where Vite writes it may not be one page.
+    assert.equal(fallbackOf('vite', ['build']), false);
+    assert.equal(fallbackOf('vite', ['dist'], 'false'), false);
+    assert.equal(fallbackOf('astro', ['dist'], 'true'), true);
+    assert.equal(fallbackOf('vite', ['dist'], ''), true);
+    assert.throws(
+      () => fallbackOf('vite', ['dist'], 'yes'),
+      (error: unknown) =>
+        error instanceof ProjectError && /ATLAS_SPA_FALLBACK is "yes": use true or false/.test(error.message),
+    );
   });
 });

@@ -62,7 +62,12 @@ export interface Deployer {
 
 /** Where an environment's traffic goes. */
 export type RouteTarget =
-  | { readonly kind: 'static'; readonly root: string }
+  | {
+      readonly kind: 'static';
+      readonly root: string;
+      /** Extensionless paths that are not files get the root's index.html (a single-page app's deep links). */
+      readonly spaFallback?: boolean;
+    }
   /** port undefined: the app is restarting (the edge answers 502 until it is back). */
   | { readonly kind: 'server'; readonly port: number | undefined };
 
