@@ -45,8 +45,10 @@ describe('workspace monorepos (npm workspaces)', () => {
       })
     ).body;
     assert.equal(build.state, 'SUCCEEDED');
+    // The site report's dependencies: the member's own, with the workspace package as installed.
+    const record = await h.api.testStore.store.builds.find(envId, buildId);
     assert.deepEqual(
-      build.dependencies?.find((d: { name: string }) => d.name === '@fixture-monorepo/ui'),
+      record?.dependencies.find((d) => d.name === '@fixture-monorepo/ui'),
       { name: '@fixture-monorepo/ui', version: '1.0.0' },
     );
 
