@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { DeploymentFailure } from '../services/hosting/hosting-ports.js';
-import { appFolderOf } from './app-folder.js';
+import { appFolderOf, hoistedPath } from './app-folder.js';
 
 describe('appFolderOf', () => {
   let work: string;
@@ -49,5 +49,20 @@ describe('appFolderOf', () => {
         return true;
       });
     }
+  });
+
+  it("finds a framework's server hoisted to the workspace root's node_modules, relative to the app", async () => {
+    const root = deployment('apps/web\n');
+    const app = join(root, 'apps', 'web');
+    const next = 'node_modules/next/dist/bin/next';
+    assert.equal(await hoistedPath(app, root, next), next, 'not found: unchanged');
+    mkdirSync(join(root, 'node_modules', 'next', 'dist', 'bin'), { recursive: true });
+    writeFileSync(join(root, next), '');
+    assert.equal(await hoistedPath(app, root, next), `../../${next}`);
+    mkdirSync(join(app, 'node_modules', 'next', 'dist', 'bin'), { recursive: true });
+    writeFileSync(join(app, next), '');
+    assert.equal(await hoistedPath(app, root, next), next, "the app's own first");
+    assert.equal(await hoistedPath(root, root, next), next, 'not a workspace: unchanged');
+    assert.equal(await hoistedPath(app, root, '.output/server/index.mjs'), '.output/server/index.mjs');
   });
 });

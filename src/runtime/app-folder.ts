@@ -3,7 +3,7 @@
  * artifact's marker names (the root's node_modules then sit above it, where Node.js looks for them).
  */
 import { lstat, readFile, realpath, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { APP_DIRECTORY_MARKER, parseAppDirectoryMarker } from '../domain/builds/workspace-rules.js';
 import { DeploymentFailure } from '../services/hosting/hosting-ports.js';
 
@@ -26,4 +26,20 @@ export async function appFolderOf(deploymentFolder: string): Promise<string> {
   if (app === undefined || !app.startsWith(`${root}/`) || !(await stat(app)).isDirectory())
     throw refuse(`names "${named}", which is not a folder inside the deployment`);
   return join(deploymentFolder, named);
+}
+
+/**
+ * Where Node.js finds a file under `node_modules/` from the app's folder: its own node_modules,
+ * else (hoisted by a workspace install) the node_modules of a folder above it, up to the
+ * deployment's root. Answers the path relative to the app (`../../node_modules/next/dist/bin/next`),
+ * or the path unchanged when it is not found (the caller's check then finds it missing).
+ */
+export async function hoistedPath(app: string, deploymentFolder: string, path: string): Promise<string> {
+  if (!path.startsWith('node_modules/') || app === deploymentFolder) return path;
+  const up = relative(app, deploymentFolder).split(sep).length;
+  for (let level = 0; level <= up; level++) {
+    const candidate = [...Array.from({ length: level }, () => '..'), path].join('/');
+    if (await stat(join(app, candidate)).catch(() => undefined)) return candidate;
+  }
+  return path;
 }

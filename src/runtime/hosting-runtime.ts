@@ -32,7 +32,7 @@ import {
 import type { BlobStore, Logger } from '../services/kit/platform-ports.js';
 import { AppProcess, type AppProcessSettings } from './app-process.js';
 import { unpackArtifact } from './artifact-unpacker.js';
-import { appFolderOf } from './app-folder.js';
+import { appFolderOf, hoistedPath } from './app-folder.js';
 
 const NODE_MOUNT = '/opt/atoll/node';
 const PM_MOUNT = '/opt/atoll/package-manager';
@@ -131,7 +131,7 @@ export class HostingRuntime implements Deployer {
     // A workspace member's deployment is served and started from its folder (the marker names it).
     const appFolder = await appFolderOf(folder);
     if (appFolder !== folder) progress.log(`workspace app: serving from ${relative(folder, appFolder)}`);
-    const plan = await this.#plan(appFolder, spec.framework, variables);
+    const plan = await this.#plan(appFolder, spec.framework, variables, folder);
     if (plan.kind === 'static') {
       progress.log(`static site: the edge serves ${plan.root === '' ? 'the uploaded folder' : plan.root}`);
       return this.#prepared({
@@ -301,7 +301,12 @@ export class HostingRuntime implements Deployer {
     this.settings.router.publish(routes);
   }
 
-  async #plan(folder: string, framework: string, variables: ReadonlyMap<string, string>): Promise<ServePlan> {
+  async #plan(
+    folder: string,
+    framework: string,
+    variables: ReadonlyMap<string, string>,
+    deploymentFolder: string,
+  ): Promise<ServePlan> {
     let pkg: PackageJson | undefined;
     try {
       pkg = JSON.parse(await readFile(join(folder, 'package.json'), 'utf8')) as PackageJson;
@@ -310,8 +315,11 @@ export class HostingRuntime implements Deployer {
     }
     const present = new Set<string>();
     const populated = new Set<string>();
+    // A workspace member's framework server may be hoisted to the root's node_modules.
+    const found = new Map<string, string>();
     for (const path of PLAN_CANDIDATE_PATHS) {
-      const info = await stat(join(folder, path)).catch(() => undefined);
+      found.set(path, await hoistedPath(folder, deploymentFolder, path));
+      const info = await stat(join(folder, found.get(path) ?? path)).catch(() => undefined);
       if (!info) continue;
       present.add(path);
       if (info.isDirectory() && (await readdir(join(folder, path))).length > 0) populated.add(path);
@@ -322,7 +330,7 @@ export class HostingRuntime implements Deployer {
       (name) => name && typeof scripts[name] === 'string',
     );
     try {
-      return chooseServePlan(
+      const plan = chooseServePlan(
         {
           pkg,
           framework,
@@ -332,6 +340,9 @@ export class HostingRuntime implements Deployer {
         },
         variables.get('ATLAS_START_SCRIPT'),
       );
+      if (plan.kind !== 'server' || !('node' in plan.start)) return plan;
+      const [entry = '', ...args] = plan.start.node;
+      return { ...plan, start: { node: [found.get(entry) ?? entry, ...args] } };
     } catch (error) {
       if (error instanceof ProjectError) throw new DeploymentFailure(error.message);
       throw error;
