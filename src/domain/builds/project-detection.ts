@@ -4,6 +4,7 @@
  * reads the files, this decides.
  */
 import semver from 'semver';
+import { readYamlSettings } from './yaml-settings.js';
 
 /** The Node.js majors the public service offers; the default is the newest LTS of them. */
 export const OFFERED_NODE_MAJORS = [18, 20, 22, 24] as const;
@@ -30,6 +31,15 @@ export interface PackageManagerChoice {
   /** A semver range or exact version; undefined = the version that comes with the chosen Node. */
   readonly version: string | undefined;
   readonly lockfile: string | undefined;
+  /** Yarn 2 and later (Berry): set only then. The registry publishes it as `@yarnpkg/cli-dist`. */
+  readonly berry?: true;
+}
+
+/** The texts of the package manager's own files that a choice needs, when the project has them. */
+export interface PackageManagerFiles {
+  /** yarn.lock: classic (`# yarn lockfile v1`) or Berry (`__metadata:`). */
+  readonly yarnLock?: string;
+  readonly yarnrc?: string;
 }
 
 const LOCKFILES: readonly [string, PackageManagerName][] = [
@@ -39,10 +49,56 @@ const LOCKFILES: readonly [string, PackageManagerName][] = [
   ['npm-shrinkwrap.json', 'npm'],
 ];
 
-/** `packageManager` (Corepack's field) wins, then the lockfile, then npm. */
+/**
+ * The Yarn release line a Berry lockfile was written by (its `__metadata` version): Yarn 4
+ * writes 8, Yarn 3 writes 6, Yarn 2 writes 4; another line would rewrite it and `--immutable` fail.
+ */
+function berryRangeOfLockfile(yarnLock: string | undefined): string {
+  const version = Number(/^__metadata:\s*\n\s+version:\s*(\d+)/m.exec(yarnLock ?? '')?.[1]);
+  if (!Number.isFinite(version) || version >= 8) return '4.x';
+  return version >= 6 ? '3.x' : '2.x';
+}
+
+/**
+ * Yarn Berry: the version (packageManager's, else the one `yarnPath` names, else the release
+ * line of the lockfile) and its linker, which must be node-modules: Plug'n'Play leaves no
+ * node_modules for frameworks and the app's server to load from.
+ */
+function chooseBerry(
+  declared: string | undefined,
+  lockfile: string | undefined,
+  files: PackageManagerFiles,
+): PackageManagerChoice {
+  const settings = readYamlSettings(files.yarnrc ?? '');
+  const linker = settings.get('nodeLinker');
+  if (linker !== 'node-modules') {
+    throw new ProjectError(
+      `Yarn ${declared ?? '2+'} with Plug'n'Play is not supported: add "nodeLinker: node-modules" to .yarnrc.yml (and run yarn install once to update yarn.lock)`,
+    );
+  }
+  const yarnPath = settings.get('yarnPath');
+  const pathVersion =
+    typeof yarnPath === 'string' ? /yarn-(\d+\.\d+\.\d+[^/]*?)\.c?js$/.exec(yarnPath)?.[1] : undefined;
+  const version =
+    declared ?? (semver.valid(pathVersion) ? pathVersion : berryRangeOfLockfile(files.yarnLock));
+  return { name: 'yarn', version, lockfile, berry: true };
+}
+
+/** Whether a project's Yarn is Berry: its packageManager, its lockfile's format, or a .yarnrc.yml. */
+function isBerry(declaredVersion: string | undefined, files: PackageManagerFiles): boolean {
+  if (declaredVersion !== undefined) return semver.major(declaredVersion) >= 2;
+  if (files.yarnLock !== undefined) return !files.yarnLock.slice(0, 500).includes('yarn lockfile v1');
+  return files.yarnrc !== undefined;
+}
+
+/**
+ * `packageManager` (Corepack's field) wins, then the lockfile, then npm. A Yarn project is
+ * Berry (Yarn 2+) by its packageManager, its lockfile's format or its .yarnrc.yml.
+ */
 export function choosePackageManager(
   files: ReadonlySet<string>,
   pkg: PackageJson | undefined,
+  texts: PackageManagerFiles = {},
 ): PackageManagerChoice {
   const lock = LOCKFILES.find(([file]) => files.has(file));
   const declared = typeof pkg?.packageManager === 'string' ? pkg.packageManager : undefined;
@@ -50,18 +106,16 @@ export function choosePackageManager(
     const match = /^(npm|yarn|pnpm)@(\d+\.\d+\.\d+[^+\s]*)(\+.*)?$/.exec(declared);
     if (!match?.[1] || !match[2]) {
       throw new ProjectError(
-        `package.json "packageManager" is "${declared}": use npm@x.y.z, yarn@1.x.y or pnpm@x.y.z`,
+        `package.json "packageManager" is "${declared}": use npm@x.y.z, yarn@x.y.z or pnpm@x.y.z`,
       );
     }
     const name = match[1] as PackageManagerName;
-    if (name === 'yarn' && semver.major(match[2]) >= 2) {
-      throw new ProjectError(
-        `Yarn ${match[2]} (Berry) is not supported: use Yarn classic (1.x), npm or pnpm`,
-      );
-    }
-    return { name, version: match[2], lockfile: lock?.[1] === name ? lock[0] : undefined };
+    const lockfile = lock?.[1] === name ? lock[0] : undefined;
+    if (name === 'yarn' && isBerry(match[2], texts)) return chooseBerry(match[2], lockfile, texts);
+    return { name, version: match[2], lockfile };
   }
-  const name = lock?.[1] ?? 'npm';
+  const name = lock?.[1] ?? (files.has('.yarnrc.yml') ? 'yarn' : 'npm');
+  if (name === 'yarn' && isBerry(undefined, texts)) return chooseBerry(undefined, lock?.[0], texts);
   const enginesNpm = name === 'npm' && typeof pkg?.engines?.npm === 'string' ? pkg.engines.npm : undefined;
   if (enginesNpm !== undefined && semver.validRange(enginesNpm) === null) {
     throw new ProjectError(`package.json "engines.npm" is "${enginesNpm}", which is not a semver range`);
