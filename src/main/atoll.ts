@@ -8,6 +8,7 @@ import { ConfigError, loadConfig, type Config } from '../config/load-config.js';
 import { AtollError } from '../domain/error-catalogue.js';
 import { createProgram } from '../cli/program.js';
 import { EXIT, type ExitCode } from '../cli/exit-codes.js';
+import { hostProbe, prepareHost } from './host-packages.js';
 import { createPlatformLogger } from './platform-logger.js';
 
 const io = {
@@ -38,6 +39,19 @@ async function serve(): Promise<ExitCode> {
     throw error;
   }
   const logger = createPlatformLogger(config.logLevel);
+  // Before anything listens: a machine that cannot build gets its packages now, or the command that would.
+  const host = await prepareHost(
+    hostProbe(),
+    { autoInstall: config.builds.installPackages, unsafeBuilds: config.builds.unsafe },
+    io.err,
+  );
+  if (host.kind === 'refuse') {
+    logger.fatal({ problem: host.problem, fix: host.fix }, 'cannot start: builds would never run');
+    io.err(
+      `atoll: cannot start: builds need the sandbox, and ${host.problem}.\nRun instead:\n\n  ${host.fix}\n`,
+    );
+    return EXIT.FAILURE;
+  }
   // Loaded here, not at the top: the platform's modules take a second to load, which the other commands
   // (atoll deploy, atoll apps …) should not pay.
   const { startPlatform } = await import('./serve.js');

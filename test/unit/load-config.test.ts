@@ -254,6 +254,16 @@ describe('loadConfig values', () => {
     );
   });
 
+  it('installs missing OS packages unless ATOLL_INSTALL_PACKAGES is 0', () => {
+    assert.equal(loadConfig({}, CWD).builds.installPackages, true);
+    assert.equal(loadConfig({ ATOLL_INSTALL_PACKAGES: '0' }, CWD).builds.installPackages, false);
+    assert.equal(loadConfig({ ATOLL_INSTALL_PACKAGES: 'true' }, CWD).builds.installPackages, true);
+    assert.throws(
+      () => loadConfig({ ATOLL_INSTALL_PACKAGES: 'no' }, CWD),
+      /ATOLL_INSTALL_PACKAGES must be 1 or 0/,
+    );
+  });
+
   it('reads the networks sandboxes may reach (ATOLL_SANDBOX_ALLOW_NETWORKS) and refuses malformed ones by name', () => {
     const { allowNetworks } = loadConfig(
       {
