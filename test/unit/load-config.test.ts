@@ -83,6 +83,7 @@ describe('loadConfig defaults', () => {
           heapMb: 4_096,
           maxOutputBytes: 4 * 1024 ** 3,
           unsafe: false,
+          installPackages: true,
           allowNetworks: [],
           allowHosts: [
             { name: 'registry.npmjs.org', port: 443 },
