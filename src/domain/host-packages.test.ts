@@ -20,10 +20,10 @@ describe('host packages', () => {
     });
   });
 
-  it('installs what is missing, with the optional zstd, as root with apt-get', () => {
+  it('installs what is missing, with the optional zstd and ca-certificates, as root with apt-get', () => {
     assert.deepEqual(
       planHostSetup({ missingCommands: ['bwrap', 'slirp4netns'], isRoot: true, hasAptGet: true }, policy),
-      { kind: 'install', packages: ['bubblewrap', 'slirp4netns', 'zstd'] },
+      { kind: 'install', packages: ['bubblewrap', 'slirp4netns', 'zstd', 'ca-certificates'] },
     );
   });
 

@@ -32,9 +32,10 @@ export const HOST_COMMANDS: readonly HostCommand[] = [
 
 /**
  * Installed along with the required ones when an install runs anyway, never a reason to install
- * or to refuse: builds compress artifacts with zstd when it is there and with gzip otherwise.
+ * or to refuse: builds compress artifacts with zstd when it is there and with gzip otherwise, and
+ * builds and apps trust the system's CA bundle (ca-certificates) besides Node's own when it is there.
  */
-export const OPTIONAL_PACKAGES: readonly string[] = ['zstd'];
+export const OPTIONAL_PACKAGES: readonly string[] = ['zstd', 'ca-certificates'];
 
 /** What the machine looks like, as main/host-packages.ts found it. */
 export interface HostFacts {

@@ -92,6 +92,23 @@ async function serve(): Promise<ExitCode> {
   });
 }
 
+/** `atoll doctor`: every check, one line each; exit 1 on any failure. */
+async function doctor(): Promise<ExitCode> {
+  let config: Config;
+  try {
+    config = readConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      io.err(`atoll: ${error.message}`);
+      return EXIT.USAGE;
+    }
+    throw error;
+  }
+  const { runDoctor } = await import('./doctor.js');
+  const results = await runDoctor(config, io.out);
+  return results.every((result) => result.ok) ? EXIT.OK : EXIT.FAILURE;
+}
+
 let interruptHandler: (() => void) | undefined;
 let exitCode: ExitCode = EXIT.OK;
 const program = createProgram({
@@ -110,6 +127,7 @@ const program = createProgram({
   version: packageVersion(),
   io,
   serve,
+  doctor,
   adminSocketPath: () => readConfig().adminSocketPath,
   setExit: (code) => {
     exitCode = code;

@@ -39,7 +39,7 @@ import {
 const runFile = promisify(execFile);
 
 /** Where a sandbox finds the platform's own Node.js and the script that hands a command its environment. */
-const HELPER_NODE = '/opt/atoll/sandbox/node';
+export const HELPER_NODE = '/opt/atoll/sandbox/node';
 const HELPER_SCRIPT = '/opt/atoll/sandbox/exec.cjs';
 const EXEC_SCRIPT = fileURLToPath(new URL('../../assets/sandbox-exec.cjs', import.meta.url));
 
