@@ -27,17 +27,22 @@ function packageVersion(): string {
   return pkg.version;
 }
 
-async function serve(): Promise<ExitCode> {
-  let config: Config;
+/** The config, or undefined once its problems are printed (the command then exits with USAGE). */
+function readConfigOrSay(): Config | undefined {
   try {
-    config = readConfig();
+    return readConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
       io.err(`atoll: ${error.message}`);
-      return EXIT.USAGE;
+      return undefined;
     }
     throw error;
   }
+}
+
+async function serve(): Promise<ExitCode> {
+  const config = readConfigOrSay();
+  if (config === undefined) return EXIT.USAGE;
   const logger = createPlatformLogger(config.logLevel);
   // Before anything listens: a machine that cannot build gets its packages now, or the command that would.
   const host = await prepareHost(
@@ -94,16 +99,8 @@ async function serve(): Promise<ExitCode> {
 
 /** `atoll doctor`: every check, one line each; exit 1 on any failure. */
 async function doctor(): Promise<ExitCode> {
-  let config: Config;
-  try {
-    config = readConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      io.err(`atoll: ${error.message}`);
-      return EXIT.USAGE;
-    }
-    throw error;
-  }
+  const config = readConfigOrSay();
+  if (config === undefined) return EXIT.USAGE;
   const { runDoctor } = await import('./doctor.js');
   const results = await runDoctor(config, io.out);
   return results.every((result) => result.ok) ? EXIT.OK : EXIT.FAILURE;

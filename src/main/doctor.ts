@@ -4,7 +4,7 @@
  * the toolchain cache) and prints one pass/fail line each, with the fix on a failure.
  */
 import { mkdirSync, mkdtempSync, rmSync, statfsSync, writeFileSync, chmodSync, existsSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { sql } from 'kysely';
@@ -15,6 +15,7 @@ import { ToolchainProvisioner } from '../sandbox/toolchain-provisioner.js';
 import { openEmbeddedDatabase, openServerDatabase } from '../store/open-database.js';
 import { sandboxSettingsOf } from './compose/runtime.js';
 import { missingHostCommands } from './host-packages.js';
+import { socketAnswers } from './socket-answers.js';
 
 /** Below this much free space a build (node_modules, the artifact, the cache) is likely to fail. */
 export const MIN_FREE_BYTES = 2 * 1024 ** 3;
@@ -135,20 +136,6 @@ const checkDisk: Check = (config) => {
       : { ok: true, detail: `free: ${seen.join(', ')}` },
   );
 };
-
-/** Whether something accepts connections on this Unix socket. */
-function socketAnswers(path: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(path);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => {
-      resolve(false);
-    });
-  });
-}
 
 /** Whether this host and port can be listened on now (the error code when not). */
 function portFree(host: string, port: number): Promise<string | undefined> {

@@ -5,7 +5,6 @@
 import { chmodSync, existsSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { DOCS_DIR, PORTAL_DIR } from './installation-dirs.js';
-import { connect } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Logger as PinoLogger } from 'pino';
 import type { Config } from '../config/load-config.js';
@@ -19,6 +18,7 @@ import { buildApiServer } from '../http/build-api-server.js';
 import { composeServices, type Services } from './compose/all-roles.js';
 import { sandboxSettingsOf } from './compose/runtime.js';
 import { openStore } from './open-store.js';
+import { socketAnswers } from './socket-answers.js';
 import { openRunFolder } from './run-folder.js';
 import { loadPlatformKey } from './platform-key.js';
 import { listenPlatformServices } from './platform-services-listener.js';
@@ -40,19 +40,6 @@ No accounts yet. Create the first one (the server must be running; ${socketHint}
 or start with ATOLL_BOOTSTRAP_ACCOUNT (and ATOLL_BOOTSTRAP_EMAIL / ATOLL_BOOTSTRAP_PASSWORD) set.
 Then use the printed userId and password as Basic auth on <ATOLL_PUBLIC_URL>/v1.
 `;
-
-function isSocketAlive(path: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(path);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => {
-      resolve(false);
-    });
-  });
-}
 
 /** `atoll serve`: every role of the control plane in this one process. */
 export async function startPlatform(config: Config, logger: PinoLogger): Promise<RunningPlatform> {
@@ -184,7 +171,7 @@ async function listenServers(
       purgesPerMinute: config.hosting.purgesPerMinute,
       kvMaxValueBytes: config.hosting.kvMaxValueBytes,
     });
-    if (existsSync(config.adminSocketPath) && (await isSocketAlive(config.adminSocketPath))) {
+    if (existsSync(config.adminSocketPath) && (await socketAnswers(config.adminSocketPath))) {
       logger.warn(
         { socket: config.adminSocketPath },
         'another atoll process serves the admin socket of this data folder; this one will not',
