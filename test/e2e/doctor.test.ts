@@ -38,7 +38,7 @@ describe('atoll doctor', { skip: sandboxProblem() }, () => {
     let server: RunningServer | undefined;
     const holder = createServer();
     try {
-      server = await startServer({ ATOLL_DATA_DIR: dataDir });
+      server = await startServer({ ATOLL_DATA_DIR: dataDir }, 180_000);
       const beside = runCli(
         ['doctor'],
         {

@@ -26,7 +26,7 @@ describe('the temp folder', { skip: sandboxProblem() }, () => {
     const env = { ATOLL_DATA_DIR: dataDir, TMPDIR: temp };
     let server: RunningServer | undefined;
     try {
-      server = await startServer(env);
+      server = await startServer(env, 180_000);
       const authorization = createAccount('temp', 't@example.com', env);
       const api = apiCaller(authorization);
       await api(server.url, '/v1/accounts/temp/apps?appId=web', {
@@ -71,7 +71,7 @@ describe('the temp folder', { skip: sandboxProblem() }, () => {
       server.child.kill('SIGKILL');
       await server.exited;
       assert.ok(readdirSync(temp).includes(firstFolder), 'SIGKILL left the run folder (nothing could run)');
-      server = await startServer(env);
+      server = await startServer(env, 180_000);
       const restarted = server;
       assert.ok(await eventually(() => serves(restarted), 120_000), 'the app is back after the restart');
       assert.deepEqual(readdirSync(temp), [`atoll-run-${String(server.child.pid ?? 0)}`]);
