@@ -18,6 +18,8 @@ export interface ProgramDeps {
   readonly io: CliIo;
   /** Starts the platform and resolves when it has stopped. */
   readonly serve: () => Promise<ExitCode>;
+  /** Checks this machine and the settings for `atoll serve`; resolves with the exit code. */
+  readonly doctor: () => Promise<ExitCode>;
   readonly adminSocketPath: () => string;
   readonly setExit: (code: ExitCode) => void;
   /** What the developer commands (login, deploy, apps, …) need from the process. */
@@ -44,6 +46,19 @@ export function createProgram(deps: ProgramDeps): Command {
     .description('start the platform (API, admin socket) with the configuration of docs/config.md')
     .action(async () => {
       deps.setExit(await deps.serve());
+    });
+
+  program
+    .command('doctor')
+    .description(
+      'check this machine for atoll serve: sandbox, network, disk, ports, store, toolchain cache (one PASS/FAIL line each)',
+    )
+    .addHelpText(
+      'after',
+      '\nRuns with the settings of atoll serve (docs/config.md), as root like it; exits 1 when a check fails.\n\nExamples:\n  sudo atoll doctor\n  ATOLL_DATA_DIR=/srv/atoll atoll doctor',
+    )
+    .action(async () => {
+      deps.setExit(await deps.doctor());
     });
 
   program.addCommand(createAdminCommand(deps.adminSocketPath, deps.io, deps.setExit));

@@ -155,6 +155,8 @@ export interface BuildSettings {
   readonly limits: SandboxLimits;
   /** ATOLL_UNSAFE_BUILDS: without bubblewrap, run builds unisolated (development only). */
   readonly unsafe: boolean;
+  /** ATOLL_INSTALL_PACKAGES: `atoll serve`, as root with apt-get, installs the OS packages the sandbox needs. */
+  readonly installPackages: boolean;
   /** ATOLL_SANDBOX_ALLOW_NETWORKS: non-public networks that builds and apps may reach (a registry mirror, say). */
   readonly allowNetworks: readonly AllowedNetwork[];
   /** ATOLL_SANDBOX_ALLOW_HOSTS: hosts (the package registries by default) reachable wherever they resolve. */
@@ -189,9 +191,10 @@ function readInteger(
 }
 
 /** `1`/`true` or `0`/`false`; unset is the fallback. */
-function readFlag(env: Env, key: string, problems: string[]): boolean {
+function readFlag(env: Env, key: string, problems: string[], fallback = false): boolean {
   const raw = readString(env, key)?.toLowerCase();
-  if (raw === undefined || raw === '0' || raw === 'false') return false;
+  if (raw === undefined) return fallback;
+  if (raw === '0' || raw === 'false') return false;
   if (raw === '1' || raw === 'true') return true;
   problems.push(`${key} must be 1 or 0 (got "${raw}")`);
   return false;
@@ -444,6 +447,7 @@ function readBuilds(env: Env, problems: string[]): Config['builds'] {
     heapMb: readInteger(env, 'ATOLL_BUILD_HEAP_MB', 4_096, 128, 65_536, problems),
     maxOutputBytes: readInteger(env, 'ATOLL_BUILD_MAX_OUTPUT_BYTES', 4 * 1024 ** 3, 1_024, 2 ** 44, problems),
     unsafe: readFlag(env, 'ATOLL_UNSAFE_BUILDS', problems),
+    installPackages: readFlag(env, 'ATOLL_INSTALL_PACKAGES', problems, true),
     allowNetworks: readAllowNetworks(env, problems),
     allowHosts: readAllowHosts(env, problems),
     limits: Object.freeze({

@@ -8,6 +8,7 @@ import { ConfigError, loadConfig, type Config } from '../config/load-config.js';
 import { AtollError } from '../domain/error-catalogue.js';
 import { createProgram } from '../cli/program.js';
 import { EXIT, type ExitCode } from '../cli/exit-codes.js';
+import { hostProbe, prepareHost } from './host-packages.js';
 import { createPlatformLogger } from './platform-logger.js';
 
 const io = {
@@ -26,18 +27,36 @@ function packageVersion(): string {
   return pkg.version;
 }
 
-async function serve(): Promise<ExitCode> {
-  let config: Config;
+/** The config, or undefined once its problems are printed (the command then exits with USAGE). */
+function readConfigOrSay(): Config | undefined {
   try {
-    config = readConfig();
+    return readConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
       io.err(`atoll: ${error.message}`);
-      return EXIT.USAGE;
+      return undefined;
     }
     throw error;
   }
+}
+
+async function serve(): Promise<ExitCode> {
+  const config = readConfigOrSay();
+  if (config === undefined) return EXIT.USAGE;
   const logger = createPlatformLogger(config.logLevel);
+  // Before anything listens: a machine that cannot build gets its packages now, or the command that would.
+  const host = await prepareHost(
+    hostProbe(),
+    { autoInstall: config.builds.installPackages, unsafeBuilds: config.builds.unsafe },
+    io.err,
+  );
+  if (host.kind === 'refuse') {
+    logger.fatal({ problem: host.problem, fix: host.fix }, 'cannot start: builds would never run');
+    io.err(
+      `atoll: cannot start: builds need the sandbox, and ${host.problem}.\nRun instead:\n\n  ${host.fix}\n`,
+    );
+    return EXIT.FAILURE;
+  }
   // Loaded here, not at the top: the platform's modules take a second to load, which the other commands
   // (atoll deploy, atoll apps …) should not pay.
   const { startPlatform } = await import('./serve.js');
@@ -78,6 +97,15 @@ async function serve(): Promise<ExitCode> {
   });
 }
 
+/** `atoll doctor`: every check, one line each; exit 1 on any failure. */
+async function doctor(): Promise<ExitCode> {
+  const config = readConfigOrSay();
+  if (config === undefined) return EXIT.USAGE;
+  const { runDoctor } = await import('./doctor.js');
+  const results = await runDoctor(config, io.out);
+  return results.every((result) => result.ok) ? EXIT.OK : EXIT.FAILURE;
+}
+
 let interruptHandler: (() => void) | undefined;
 let exitCode: ExitCode = EXIT.OK;
 const program = createProgram({
@@ -96,6 +124,7 @@ const program = createProgram({
   version: packageVersion(),
   io,
   serve,
+  doctor,
   adminSocketPath: () => readConfig().adminSocketPath,
   setExit: (code) => {
     exitCode = code;

@@ -3,8 +3,8 @@
  * them in order so that nothing acknowledged is lost.
  */
 import { chmodSync, existsSync, unlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { DOCS_DIR, PORTAL_DIR } from './installation-dirs.js';
-import { connect } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Logger as PinoLogger } from 'pino';
 import type { Config } from '../config/load-config.js';
@@ -18,6 +18,8 @@ import { buildApiServer } from '../http/build-api-server.js';
 import { composeServices, type Services } from './compose/all-roles.js';
 import { sandboxSettingsOf } from './compose/runtime.js';
 import { openStore } from './open-store.js';
+import { socketAnswers } from './socket-answers.js';
+import { openRunFolder } from './run-folder.js';
 import { loadPlatformKey } from './platform-key.js';
 import { listenPlatformServices } from './platform-services-listener.js';
 import { startRoleLoops, type RoleLoops } from './role-loops.js';
@@ -39,19 +41,6 @@ or start with ATOLL_BOOTSTRAP_ACCOUNT (and ATOLL_BOOTSTRAP_EMAIL / ATOLL_BOOTSTR
 Then use the printed userId and password as Basic auth on <ATOLL_PUBLIC_URL>/v1.
 `;
 
-function isSocketAlive(path: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(path);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => {
-      resolve(false);
-    });
-  });
-}
-
 /** `atoll serve`: every role of the control plane in this one process. */
 export async function startPlatform(config: Config, logger: PinoLogger): Promise<RunningPlatform> {
   const { key, generated } = loadPlatformKey(config.secretKey, config.dataDir);
@@ -71,11 +60,15 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
   logger.info({ store: kind, migrationsApplied: applied }, 'store ready');
 
   const lifecycle = { shuttingDown: false };
+  // This process's folder in the OS temp folder (slirp4netns's sockets); those of crashed processes go now.
+  const runFolder = openRunFolder(tmpdir(), process.pid);
+  if (runFolder.swept.length > 0)
+    logger.info({ folders: runFolder.swept }, 'removed the run folders of atoll processes that did not stop');
   // The worker role: builds run only in the sandbox, or unisolated where the operator allowed it for development.
   const sandboxMissing = sandboxProblem();
   const commandRunner =
     sandboxMissing === undefined
-      ? createBubblewrapRunner(sandboxSettingsOf(config.builds))
+      ? createBubblewrapRunner(sandboxSettingsOf(config.builds, runFolder.path))
       : config.builds.unsafe
         ? unsafeRunner
         : undefined;
@@ -87,7 +80,10 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
     settings: config,
     commandRunner,
   });
-  const servers = await listenServers(config, logger, services, store, lifecycle);
+  const servers = await listenServers(config, logger, services, store, lifecycle).catch((error: unknown) => {
+    runFolder.remove();
+    throw error;
+  });
   const { port, edgePort } = announce(config, logger, servers);
   const loops = startRoleLoops(services, config, logger, commandRunner !== undefined, systemClock);
   if (sandboxMissing !== undefined && commandRunner !== undefined) {
@@ -106,7 +102,11 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
   const stop = () => {
     stopping ??= (async () => {
       lifecycle.shuttingDown = true;
-      await stopPlatform(config, logger, { services, store, servers, loops });
+      try {
+        await stopPlatform(config, logger, { services, store, servers, loops });
+      } finally {
+        runFolder.remove();
+      }
     })();
     return stopping;
   };
@@ -171,7 +171,7 @@ async function listenServers(
       purgesPerMinute: config.hosting.purgesPerMinute,
       kvMaxValueBytes: config.hosting.kvMaxValueBytes,
     });
-    if (existsSync(config.adminSocketPath) && (await isSocketAlive(config.adminSocketPath))) {
+    if (existsSync(config.adminSocketPath) && (await socketAnswers(config.adminSocketPath))) {
       logger.warn(
         { socket: config.adminSocketPath },
         'another atoll process serves the admin socket of this data folder; this one will not',

@@ -4,14 +4,15 @@
  */
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { realpathSync } from 'node:fs';
-import { readlink, rm, stat } from 'node:fs/promises';
+import { realpathSync, rmSync } from 'node:fs';
+import { readlink, stat } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { HOST_COMMANDS } from '../domain/host-packages.js';
 import {
   allowanceOfAddress,
   type AllowedHost,
@@ -38,7 +39,7 @@ import {
 const runFile = promisify(execFile);
 
 /** Where a sandbox finds the platform's own Node.js and the script that hands a command its environment. */
-const HELPER_NODE = '/opt/atoll/sandbox/node';
+export const HELPER_NODE = '/opt/atoll/sandbox/node';
 const HELPER_SCRIPT = '/opt/atoll/sandbox/exec.cjs';
 const EXEC_SCRIPT = fileURLToPath(new URL('../../assets/sandbox-exec.cjs', import.meta.url));
 
@@ -76,6 +77,11 @@ export interface SandboxSettings {
   readonly ownAddresses: () => readonly string[];
   /** Every address a name has; rejects when it has none. */
   readonly resolveHost: (name: string) => Promise<readonly string[]>;
+  /**
+   * Where slirp4netns's API sockets go: serve's run folder (main/run-folder.ts), removed at stop
+   * and swept after a crash. Unset (tests that compose a runner themselves): the OS temp folder.
+   */
+  readonly socketDir?: string;
 }
 
 /**
@@ -285,7 +291,15 @@ export async function runSandboxed(spec: SandboxSpec, settings: SandboxSettings)
     if (child.exitCode === null) child.kill('SIGKILL');
   };
   const inbound = spec.inbound;
-  const apiSocket = inbound ? join(tmpdir(), `atoll-slirp-${randomUUID()}.sock`) : undefined;
+  const apiSocket = inbound
+    ? settings.socketDir === undefined
+      ? join(tmpdir(), `atoll-slirp-${randomUUID()}.sock`)
+      : join(settings.socketDir, `slirp-${randomUUID()}.sock`)
+    : undefined;
+  // slirp4netns does not remove its socket when killed: this process does, on every path out.
+  const removeSocket = () => {
+    if (apiSocket !== undefined) rmSync(apiSocket, { force: true });
+  };
   const attachNetwork = async () => {
     const childPid = await readInfo(child.stdio[INFO_FD] as Readable);
     await applyFirewall(
@@ -298,7 +312,7 @@ export async function runSandboxed(spec: SandboxSpec, settings: SandboxSettings)
     const slirp = await startSlirp(childPid, apiSocket);
     const stop = () => {
       slirp.kill('SIGKILL');
-      if (apiSocket !== undefined) void rm(apiSocket, { force: true });
+      removeSocket();
     };
     try {
       if (inbound && apiSocket !== undefined) await forwardInbound(apiSocket, inbound);
@@ -309,7 +323,12 @@ export async function runSandboxed(spec: SandboxSpec, settings: SandboxSettings)
     (child.stdio[BLOCK_FD] as Writable).end('go');
     return stop;
   };
-  return superviseCommand(child, spec, kill, withNetwork ? attachNetwork : undefined);
+  try {
+    return await superviseCommand(child, spec, kill, withNetwork ? attachNetwork : undefined);
+  } finally {
+    // Also when the command ended before the network was attached, after slirp4netns made the socket.
+    removeSocket();
+  }
 }
 
 /** The bubblewrap sandbox as the platform's command runner, with the operator's settings. */
@@ -334,21 +353,17 @@ export async function chownTree(path: string, uid: number): Promise<void> {
 }
 
 /**
- * Why builds cannot run here, or undefined: the worker runs as root to hand each
- * environment its own uid, and needs bubblewrap, slirp4netns, setpriv, prlimit, nsenter and nft.
+ * Why builds cannot run here, or undefined: the worker runs as root to hand each environment its
+ * own uid, and needs the commands of HOST_COMMANDS (bubblewrap, slirp4netns, util-linux's setpriv,
+ * prlimit and nsenter, nft, tar, gzip, chown, cp). `atoll serve` installs them first where it can.
  */
 export function sandboxProblem(): string | undefined {
   if (process.getuid?.() !== 0)
     return 'the worker must run as root to start sandboxes under per-environment uids';
-  const missing = [
-    ['bwrap', 'bubblewrap'],
-    ['slirp4netns', 'slirp4netns'],
-    ['setpriv', 'util-linux'],
-    ['prlimit', 'util-linux'],
-    ['nsenter', 'util-linux'],
-    ['nft', 'nftables'],
-  ].filter(([command]) => spawnSync(command ?? '', ['--version'], { stdio: 'ignore' }).status !== 0);
+  const missing = HOST_COMMANDS.filter(
+    ({ command }) => spawnSync(command, ['--version'], { stdio: 'ignore' }).status !== 0,
+  );
   if (missing.length === 0) return undefined;
-  const packages = [...new Set(missing.map(([, pkg]) => pkg))].join(' ');
-  return `missing ${missing.map(([command]) => command).join(', ')}: install with "apt-get install -y ${packages}"`;
+  const packages = [...new Set(missing.map(({ pkg }) => pkg))].join(' ');
+  return `missing ${missing.map(({ command }) => command).join(', ')}: install with "apt-get install -y ${packages}"`;
 }

@@ -83,6 +83,7 @@ describe('loadConfig defaults', () => {
           heapMb: 4_096,
           maxOutputBytes: 4 * 1024 ** 3,
           unsafe: false,
+          installPackages: true,
           allowNetworks: [],
           allowHosts: [
             { name: 'registry.npmjs.org', port: 443 },
@@ -251,6 +252,16 @@ describe('loadConfig values', () => {
     assert.throws(
       () => loadConfig({ ATOLL_UNSAFE_BUILDS: 'yes' }, CWD),
       /ATOLL_UNSAFE_BUILDS must be 1 or 0/,
+    );
+  });
+
+  it('installs missing OS packages unless ATOLL_INSTALL_PACKAGES is 0', () => {
+    assert.equal(loadConfig({}, CWD).builds.installPackages, true);
+    assert.equal(loadConfig({ ATOLL_INSTALL_PACKAGES: '0' }, CWD).builds.installPackages, false);
+    assert.equal(loadConfig({ ATOLL_INSTALL_PACKAGES: 'true' }, CWD).builds.installPackages, true);
+    assert.throws(
+      () => loadConfig({ ATOLL_INSTALL_PACKAGES: 'no' }, CWD),
+      /ATOLL_INSTALL_PACKAGES must be 1 or 0/,
     );
   });
 

@@ -127,11 +127,12 @@ function composeHealthProber(base: Base, runtime: HostingRuntime): HealthProber 
 }
 
 /** The sandbox's settings: the operator's allowances, and the host's own addresses and resolver. */
-export function sandboxSettingsOf(builds: Config['builds']): SandboxSettings {
+export function sandboxSettingsOf(builds: Config['builds'], socketDir?: string): SandboxSettings {
   return {
     allowNetworks: builds.allowNetworks,
     allowHosts: builds.allowHosts,
     ownAddresses: hostAddresses,
     resolveHost: systemResolver,
+    socketDir,
   };
 }
