@@ -21,6 +21,7 @@ import type { Clock, Logger, Timer } from '../services/kit/platform-ports.js';
 import { compileSnapshot, EMPTY_SNAPSHOT, type CompiledRoute, type RouteSnapshot } from './route-table.js';
 import { isStorable } from '../domain/hosting/cache-policy.js';
 import { hopByHopFields } from '../domain/hosting/hop-by-hop.js';
+import { edgeTagsForPath, type NextRouteMap } from '../domain/hosting/next-routes.js';
 import { buildHitHeaders, WebCache, type CacheRequest } from './web-cache.js';
 
 export interface EdgeSettings {
@@ -78,6 +79,11 @@ const ACME_CHALLENGE_PREFIX = '/.well-known/acme-challenge/';
 
 /** Where a request goes: a deployment, a redirect, or nowhere. */
 type Resolved = { readonly route: CompiledRoute } | { readonly redirect: string } | undefined;
+
+/** A Next.js page's route tags, so that a revalidation naming only its route still purges it. */
+function nextTagsOf(route: CompiledRoute, path: string): readonly string[] {
+  return route.nextRoutes ? edgeTagsForPath(route.nextRoutes, path) : [];
+}
 
 function newErrorId(): string {
   return randomBytes(6).toString('hex');
@@ -190,6 +196,10 @@ export class Edge implements TrafficRouter, DomainRouter {
 
   purgeTags(environmentId: string, tags: readonly string[]): number {
     return this.#caches.get(environmentId)?.purgeTags(tags) ?? 0;
+  }
+
+  nextRoutes(environmentId: string): NextRouteMap | undefined {
+    return this.#snapshot.byEnvironment.get(environmentId)?.nextRoutes;
   }
 
   /** The route serving a hostname now (tests and the usage of domains). */
@@ -332,6 +342,7 @@ export class Edge implements TrafficRouter, DomainRouter {
       this.#fail(res, route, 502, 'the app is restarting', undefined);
       return;
     }
+    const sentAtEpoch = cache?.purgeEpoch();
     let upstream: Dispatcher.ResponseData;
     try {
       upstream = await target.pool.request({
@@ -389,11 +400,11 @@ export class Edge implements TrafficRouter, DomainRouter {
     });
     body.once('end', () => {
       if (keeping && cache)
-        cache.store(cacheRequest, {
-          status: upstream.statusCode,
-          headers: upstream.headers,
-          body: Buffer.concat(chunks),
-        });
+        cache.store(
+          cacheRequest,
+          { status: upstream.statusCode, headers: upstream.headers, body: Buffer.concat(chunks) },
+          { tags: nextTagsOf(route, path), sentAtEpoch },
+        );
     });
     body.pipe(res);
   }
@@ -408,6 +419,7 @@ export class Edge implements TrafficRouter, DomainRouter {
     const target = route.target;
     try {
       if (target.kind !== 'server' || !target.pool) throw new Error('no upstream');
+      const sentAtEpoch = cache.purgeEpoch();
       const upstream = await target.pool.request({
         method: 'GET',
         path: request.path,
@@ -418,6 +430,7 @@ export class Edge implements TrafficRouter, DomainRouter {
       const stored = cache.store(
         { ...request, method: 'GET' },
         { status: upstream.statusCode, headers: upstream.headers, body },
+        { tags: nextTagsOf(route, request.path), sentAtEpoch },
       );
       if (!stored.stored) cache.endRevalidation(stale);
     } catch {
