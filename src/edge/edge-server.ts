@@ -21,7 +21,10 @@ import type { Clock, Logger, Timer } from '../services/kit/platform-ports.js';
 import { compileSnapshot, EMPTY_SNAPSHOT, type CompiledRoute, type RouteSnapshot } from './route-table.js';
 import { isStorable } from '../domain/hosting/cache-policy.js';
 import { hopByHopFields } from '../domain/hosting/hop-by-hop.js';
-import { edgeTagsForPath, type NextRouteMap } from '../domain/hosting/next-routes.js';
+import { edgeTagsForPath, NEXT_PAGES_TAG, type NextRouteMap } from '../domain/hosting/next-routes.js';
+
+/** See Edge.#purgeAfterMutation. */
+const MUTATION_PURGE_INTERVAL_MS = 250;
 import { buildHitHeaders, WebCache, type CacheRequest } from './web-cache.js';
 
 export interface EdgeSettings {
@@ -106,6 +109,8 @@ export class Edge implements TrafficRouter, DomainRouter {
   readonly #challenges = new Map<string, string>();
   readonly #certificates = new Map<string, SecureContext>();
   readonly #caches = new Map<string, WebCache>();
+  /** Environments purged after a mutation within the interval; `again`: another came meanwhile. */
+  readonly #mutationPurges = new Map<string, { again: boolean }>();
   /** Routes replaced while requests to them were in flight, by environment/build, until drained. */
   readonly #retiredRoutes = new Map<string, CompiledRoute>();
   readonly server: Server;
@@ -246,6 +251,32 @@ export class Edge implements TrafficRouter, DomainRouter {
     return `https://${hostname}${port === undefined || port === 443 ? '' : `:${String(port)}`}`;
   }
 
+  /**
+   * A Next.js app's route handlers and server actions call revalidatePath and revalidateTag inside
+   * the app, where Next only marks its own cache (no file is written until the page is requested
+   * again) and tells no one which pages that concerns. So after a successful POST, PUT, PATCH or
+   * DELETE to a Next.js deployment, the edge drops its copies of the app's prerendered pages: the
+   * next visit of each asks the app, which answers from its own cache (no render) unless the page
+   * was revalidated. (Next's `x-action-revalidated` cannot narrow it: a server action calling
+   * revalidateTag with a profile, as Next 16 asks, does not set it.) At most one purge per
+   * environment per MUTATION_PURGE_INTERVAL_MS, the last one trailing, so a flood of posts cannot
+   * keep the edge empty, and no revalidation goes unpurged.
+   */
+  #purgeAfterMutation(environmentId: string): void {
+    const state = this.#mutationPurges.get(environmentId);
+    if (state) {
+      state.again = true;
+      return;
+    }
+    this.purgeTags(environmentId, [NEXT_PAGES_TAG]);
+    const next = { again: false };
+    this.#mutationPurges.set(environmentId, next);
+    void this.settings.clock.sleep(MUTATION_PURGE_INTERVAL_MS).then(() => {
+      this.#mutationPurges.delete(environmentId);
+      if (next.again) this.purgeTags(environmentId, [NEXT_PAGES_TAG]);
+    });
+  }
+
   #cacheOf(environmentId: string): WebCache {
     let cache = this.#caches.get(environmentId);
     if (!cache) {
@@ -364,6 +395,8 @@ export class Edge implements TrafficRouter, DomainRouter {
       );
       return;
     }
+    if (!cacheable && route.nextRoutes && upstream.statusCode < 400)
+      this.#purgeAfterMutation(route.environmentId);
     const headers = this.#responseHeaders(upstream.headers);
     if (cache) headers['x-cache'] = 'MISS';
     res.writeHead(upstream.statusCode, headers);

@@ -800,4 +800,14 @@ describe('WebCache tags for Next.js pages', () => {
     cache.clear();
     assert.notEqual(cache.purgeEpoch(), epoch, 'a clear counts as a purge');
   });
+
+  it('does not keep a page Next.js answered stale while regenerating it (x-nextjs-cache: STALE)', () => {
+    const { cache } = newCache();
+    const stale = cache.store(get('/'), ok('s-maxage=3600', { 'x-nextjs-cache': 'STALE' }, 'old'));
+    assert.deepEqual(stale, {
+      stored: false,
+      reason: 'the app marked the answer stale (x-nextjs-cache: STALE)',
+    });
+    storeOk(cache, get('/'), ok('s-maxage=3600', { 'x-nextjs-cache': 'HIT' }, 'new'));
+  });
 });

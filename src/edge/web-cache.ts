@@ -240,6 +240,11 @@ export class WebCache {
       return { stored: false, reason: 'a purge ran while the answer was being fetched' };
     }
     const headers = copyStorableHeaders(response.headers);
+    // Next.js answers a page past its revalidate with the old render and regenerates it in the
+    // background, saying so: kept, that old render would be served for another s-maxage.
+    if (joinHeaderValue(headers['x-nextjs-cache'])?.trim().toUpperCase() === 'STALE') {
+      return { stored: false, reason: 'the app marked the answer stale (x-nextjs-cache: STALE)' };
+    }
     const nowMs = this.#clock.now().getTime();
     const verdict = isStorable(request.headers, response.status, headers, nowMs);
     if (!verdict.storable) return { stored: false, reason: verdict.reason };

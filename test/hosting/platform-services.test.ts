@@ -146,8 +146,12 @@ describe('the platform services for hosted apps', () => {
     const sha = (text: string): string => createHash('sha256').update(text).digest('hex');
 
     /** Through the real edge, as a visitor: the answer's render count and cache state. */
-    async function visit(path: string): Promise<{ render: string; cache: string }> {
+    async function visit(
+      path: string,
+      method: 'GET' | 'POST' = 'GET',
+    ): Promise<{ render: string; cache: string }> {
       const answer = await request(`http://127.0.0.1:${String(api.edgePort)}${path}`, {
+        method,
         headers: { host: `h${env.a.id}.localhost` },
       });
       return { render: await answer.body.text(), cache: String(answer.headers['x-cache']) };
@@ -155,7 +159,11 @@ describe('the platform services for hosted apps', () => {
 
     before(async () => {
       // A stand-in for the app's server: every answer a new render, cacheable as Next sends ISR pages.
-      app = createServer((_req, res) => {
+      app = createServer((req, res) => {
+        if (req.url === '/api/broken') {
+          res.writeHead(500).end('failed');
+          return;
+        }
         renders++;
         res.writeHead(200, { 'cache-control': 's-maxage=3600, stale-while-revalidate=31532400' });
         res.end(`render ${String(renders)}`);
@@ -228,6 +236,17 @@ describe('the platform services for hosted apps', () => {
       });
       assert.equal(answer.status, 200, answer.text);
       assert.equal((await visit('/')).cache, 'HIT', "b's write purges only b's cache");
+    });
+
+    it('drops the prerendered pages after a successful POST to the app (revalidatePath in a route handler), not after a failed one', async () => {
+      const home = await visit('/');
+      assert.equal((await visit('/')).cache, 'HIT');
+      assert.equal((await visit('/api/broken', 'POST')).render, 'failed');
+      assert.equal((await visit('/')).cache, 'HIT', 'a failed request revalidated nothing');
+      await visit('/api/revalidate', 'POST');
+      const after = await visit('/');
+      assert.equal(after.cache, 'MISS');
+      assert.notEqual(after.render, home.render);
     });
   });
 });
