@@ -47,12 +47,17 @@ describe('Next.js 16.4 App Router without atlas-next (revalidatePath, revalidate
   /** Polls the edge until it serves another stamp than `old`, within the bound. */
   async function freshWithin(path: string, old: string): Promise<string> {
     let fresh = '';
+    const seen: string[] = [];
     assert.ok(
       await eventually(async () => {
-        fresh = stampOf(await (await h.edge(path)).text());
+        const answer = await h.edge(path);
+        fresh = stampOf(await answer.text());
+        seen.push(
+          `${fresh} ${String(answer.headers.get('x-cache'))}/${String(answer.headers.get('x-nextjs-cache'))}`,
+        );
         return fresh !== '' && fresh !== old;
       }, FRESH_WITHIN_MS),
-      `the edge still serves ${path} of ${old} after ${String(FRESH_WITHIN_MS)} ms:\n${await runtimeLog()}`,
+      `the edge still serves ${path} of ${old} after ${String(FRESH_WITHIN_MS)} ms (${seen.join(', ')}):\n${await runtimeLog()}`,
     );
     assert.ok(Number(fresh) > Number(old));
     return fresh;
@@ -90,13 +95,10 @@ describe('Next.js 16.4 App Router without atlas-next (revalidatePath, revalidate
     );
   });
 
-  it("serves /tagged fresh within 2 s of revalidateTag(tag, 'max') in a route handler", async () => {
+  it('serves /tagged fresh within 2 s of revalidateTag(tag, { expire: 0 }) in a route handler', async () => {
     const old = await cachedStamp('/tagged');
     const answer = await h.edge('/api/revalidate-tag', { method: 'POST' });
     assert.equal(answer.status, 200, await answer.text());
     await freshWithin('/tagged', old);
-    // Next answered the first visit with the old page (stale while it regenerated): the watcher
-    // on its file-system cache purged the edge once the new one was written.
-    assert.match(await runtimeLog(), /ISR: Next\.js regenerated \/tagged; purged \/tagged \/tagged\.rsc/);
   });
 });
