@@ -21,6 +21,10 @@ import type { Clock, Logger, Timer } from '../services/kit/platform-ports.js';
 import { compileSnapshot, EMPTY_SNAPSHOT, type CompiledRoute, type RouteSnapshot } from './route-table.js';
 import { isStorable } from '../domain/hosting/cache-policy.js';
 import { hopByHopFields } from '../domain/hosting/hop-by-hop.js';
+import { edgeTagsForPath, NEXT_PAGES_TAG, type NextRouteMap } from '../domain/hosting/next-routes.js';
+
+/** See Edge.#purgeAfterMutation. */
+const MUTATION_PURGE_INTERVAL_MS = 250;
 import { buildHitHeaders, WebCache, type CacheRequest } from './web-cache.js';
 
 export interface EdgeSettings {
@@ -79,6 +83,11 @@ const ACME_CHALLENGE_PREFIX = '/.well-known/acme-challenge/';
 /** Where a request goes: a deployment, a redirect, or nowhere. */
 type Resolved = { readonly route: CompiledRoute } | { readonly redirect: string } | undefined;
 
+/** A Next.js page's route tags, so that a revalidation naming only its route still purges it. */
+function nextTagsOf(route: CompiledRoute, path: string): readonly string[] {
+  return route.nextRoutes ? edgeTagsForPath(route.nextRoutes, path) : [];
+}
+
 function newErrorId(): string {
   return randomBytes(6).toString('hex');
 }
@@ -100,6 +109,8 @@ export class Edge implements TrafficRouter, DomainRouter {
   readonly #challenges = new Map<string, string>();
   readonly #certificates = new Map<string, SecureContext>();
   readonly #caches = new Map<string, WebCache>();
+  /** Environments purged after a mutation within the interval; `again`: another came meanwhile. */
+  readonly #mutationPurges = new Map<string, { again: boolean }>();
   /** Routes replaced while requests to them were in flight, by environment/build, until drained. */
   readonly #retiredRoutes = new Map<string, CompiledRoute>();
   readonly server: Server;
@@ -192,6 +203,10 @@ export class Edge implements TrafficRouter, DomainRouter {
     return this.#caches.get(environmentId)?.purgeTags(tags) ?? 0;
   }
 
+  nextRoutes(environmentId: string): NextRouteMap | undefined {
+    return this.#snapshot.byEnvironment.get(environmentId)?.nextRoutes;
+  }
+
   /** The route serving a hostname now (tests and the usage of domains). */
   routeFor(hostname: string): CompiledRoute | undefined {
     const name = hostname.toLowerCase();
@@ -234,6 +249,32 @@ export class Edge implements TrafficRouter, DomainRouter {
     if (!https || requestPort !== '') return `${https ? 'https' : 'http'}://${hostname}${requestPort}`;
     const port = this.settings.httpsPublicPort;
     return `https://${hostname}${port === undefined || port === 443 ? '' : `:${String(port)}`}`;
+  }
+
+  /**
+   * A Next.js app's route handlers and server actions call revalidatePath and revalidateTag inside
+   * the app, where Next only marks its own cache (no file is written until the page is requested
+   * again) and tells no one which pages that concerns. So after a successful POST, PUT, PATCH or
+   * DELETE to a Next.js deployment, the edge drops its copies of the app's prerendered pages: the
+   * next visit of each asks the app, which answers from its own cache (no render) unless the page
+   * was revalidated. (Next's `x-action-revalidated` cannot narrow it: a server action calling
+   * revalidateTag with a profile, as Next 16 asks, does not set it.) At most one purge per
+   * environment per MUTATION_PURGE_INTERVAL_MS, the last one trailing, so a flood of posts cannot
+   * keep the edge empty, and no revalidation goes unpurged.
+   */
+  #purgeAfterMutation(environmentId: string): void {
+    const state = this.#mutationPurges.get(environmentId);
+    if (state) {
+      state.again = true;
+      return;
+    }
+    this.purgeTags(environmentId, [NEXT_PAGES_TAG]);
+    const next = { again: false };
+    this.#mutationPurges.set(environmentId, next);
+    void this.settings.clock.sleep(MUTATION_PURGE_INTERVAL_MS).then(() => {
+      this.#mutationPurges.delete(environmentId);
+      if (next.again) this.purgeTags(environmentId, [NEXT_PAGES_TAG]);
+    });
   }
 
   #cacheOf(environmentId: string): WebCache {
@@ -332,6 +373,7 @@ export class Edge implements TrafficRouter, DomainRouter {
       this.#fail(res, route, 502, 'the app is restarting', undefined);
       return;
     }
+    const sentAtEpoch = cache?.purgeEpoch();
     let upstream: Dispatcher.ResponseData;
     try {
       upstream = await target.pool.request({
@@ -353,6 +395,8 @@ export class Edge implements TrafficRouter, DomainRouter {
       );
       return;
     }
+    if (!cacheable && route.nextRoutes && upstream.statusCode < 400)
+      this.#purgeAfterMutation(route.environmentId);
     const headers = this.#responseHeaders(upstream.headers);
     if (cache) headers['x-cache'] = 'MISS';
     res.writeHead(upstream.statusCode, headers);
@@ -389,11 +433,11 @@ export class Edge implements TrafficRouter, DomainRouter {
     });
     body.once('end', () => {
       if (keeping && cache)
-        cache.store(cacheRequest, {
-          status: upstream.statusCode,
-          headers: upstream.headers,
-          body: Buffer.concat(chunks),
-        });
+        cache.store(
+          cacheRequest,
+          { status: upstream.statusCode, headers: upstream.headers, body: Buffer.concat(chunks) },
+          { tags: nextTagsOf(route, path), sentAtEpoch },
+        );
     });
     body.pipe(res);
   }
@@ -408,6 +452,7 @@ export class Edge implements TrafficRouter, DomainRouter {
     const target = route.target;
     try {
       if (target.kind !== 'server' || !target.pool) throw new Error('no upstream');
+      const sentAtEpoch = cache.purgeEpoch();
       const upstream = await target.pool.request({
         method: 'GET',
         path: request.path,
@@ -418,6 +463,7 @@ export class Edge implements TrafficRouter, DomainRouter {
       const stored = cache.store(
         { ...request, method: 'GET' },
         { status: upstream.statusCode, headers: upstream.headers, body },
+        { tags: nextTagsOf(route, request.path), sentAtEpoch },
       );
       if (!stored.stored) cache.endRevalidation(stale);
     } catch {

@@ -4,6 +4,7 @@
  */
 import { Pool } from 'undici';
 import { defaultHostname } from '../domain/domains/hostnames.js';
+import type { NextRouteMap } from '../domain/hosting/next-routes.js';
 import type { EnvironmentRoute } from '../services/hosting/hosting-ports.js';
 import type { Timer } from '../services/kit/platform-ports.js';
 import { StaticSite } from './static-site.js';
@@ -47,6 +48,8 @@ export interface CompiledRoute {
   readonly buildId: string;
   readonly target: CompiledTarget;
   readonly inFlight: InFlight;
+  /** A Next.js deployment's prerendered routes: the edge tags their pages by route for purges. */
+  readonly nextRoutes: NextRouteMap | undefined;
 }
 
 /** An immutable host → route map: publishing builds a new one and swaps it in at once. */
@@ -88,6 +91,7 @@ export function compileSnapshot(
         buildId: route.buildId,
         target: compileTarget(route.target, options),
         inFlight: new InFlight(),
+        nextRoutes: route.nextRoutes,
       };
     }
     kept.add(compiled.target);

@@ -771,3 +771,43 @@ describe('WebCache', () => {
     });
   });
 });
+
+describe('WebCache tags for Next.js pages', () => {
+  it("indexes Next's x-next-cache-tags and the caller's own tags, so that purging either drops the page", () => {
+    const { cache } = newCache();
+    storeOk(cache, get('/a'), ok('s-maxage=3600', { 'x-next-cache-tags': '_N_T_/layout,_N_T_/a,posts' }));
+    const stored = cache.store(get('/b'), ok('s-maxage=3600'), { tags: ['next:route:/[slug]'] });
+    assert.deepEqual(stored, { stored: true });
+    assert.equal(cache.purgeTags(['posts']), 1);
+    assert.equal(cache.lookup(get('/a')).kind, 'miss');
+    assert.equal(cache.lookup(get('/b')).kind, 'hit');
+    assert.equal(cache.purgeTags(['next:route:/[slug]']), 1);
+    assert.equal(cache.lookup(get('/b')).kind, 'miss');
+  });
+
+  it('refuses an answer fetched across a purge (regression: the old page stored again after its revalidation)', () => {
+    const { cache } = newCache();
+    const sentAtEpoch = cache.purgeEpoch();
+    cache.purgeTags(['/']);
+    const late = cache.store(get('/'), ok('s-maxage=3600', {}, 'old page'), { sentAtEpoch });
+    assert.deepEqual(late, { stored: false, reason: 'a purge ran while the answer was being fetched' });
+    assert.equal(cache.lookup(get('/')).kind, 'miss');
+    const fresh = cache.store(get('/'), ok('s-maxage=3600', {}, 'new page'), {
+      sentAtEpoch: cache.purgeEpoch(),
+    });
+    assert.deepEqual(fresh, { stored: true });
+    const epoch = cache.purgeEpoch();
+    cache.clear();
+    assert.notEqual(cache.purgeEpoch(), epoch, 'a clear counts as a purge');
+  });
+
+  it('does not keep a page Next.js answered stale while regenerating it (x-nextjs-cache: STALE)', () => {
+    const { cache } = newCache();
+    const stale = cache.store(get('/'), ok('s-maxage=3600', { 'x-nextjs-cache': 'STALE' }, 'old'));
+    assert.deepEqual(stale, {
+      stored: false,
+      reason: 'the app marked the answer stale (x-nextjs-cache: STALE)',
+    });
+    storeOk(cache, get('/'), ok('s-maxage=3600', { 'x-nextjs-cache': 'HIT' }, 'new'));
+  });
+});

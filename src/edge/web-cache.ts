@@ -64,6 +64,18 @@ export type CacheLookup = CacheHit | CacheStaleHit | { readonly kind: 'miss' };
 
 export type StoreResult = { readonly stored: true } | { readonly stored: false; readonly reason: string };
 
+/** What the caller knows about an answer beyond its headers. */
+export interface StoreOptions {
+  /** Tags of the caller's own (a Next.js page's route tags), added to the answer's Cache-Tag ones. */
+  readonly tags?: readonly string[];
+  /**
+   * purgeEpoch() when the request for this answer was sent: if a purge or clear ran since, the
+   * answer may be what the purge meant to drop (the app rendered it before it revalidated), so it
+   * is not stored; the next request fetches it again.
+   */
+  readonly sentAtEpoch?: number;
+}
+
 export interface WebCacheOptions {
   /** Bound on everything held: bodies, headers, keys and a fixed overhead per entry. */
   readonly maxBytes: number;
@@ -145,6 +157,7 @@ export class WebCache {
   #sweepQueue: Iterator<string>[] = [];
   #sweepTimer: NodeJS.Immediate | undefined;
   #settledWaiters: (() => void)[] = [];
+  #purgeEpoch = 0;
 
   constructor(options: WebCacheOptions) {
     if (!Number.isSafeInteger(options.maxBytes) || options.maxBytes <= 0) {
@@ -219,11 +232,19 @@ export class WebCache {
    * are kept as received (Cache-Tag included; whether visitors see it is the caller's choice),
    * minus hop-by-hop fields. The body is copied, so the caller's buffer stays its own.
    */
-  store(request: CacheRequest, response: UpstreamResponse): StoreResult {
+  store(request: CacheRequest, response: UpstreamResponse, options: StoreOptions = {}): StoreResult {
     if (request.method !== 'GET') {
       return { stored: false, reason: `${request.method} answers are not stored` };
     }
+    if (options.sentAtEpoch !== undefined && options.sentAtEpoch !== this.#purgeEpoch) {
+      return { stored: false, reason: 'a purge ran while the answer was being fetched' };
+    }
     const headers = copyStorableHeaders(response.headers);
+    // Next.js answers a page past its revalidate with the old render and regenerates it in the
+    // background, saying so: kept, that old render would be served for another s-maxage.
+    if (joinHeaderValue(headers['x-nextjs-cache'])?.trim().toUpperCase() === 'STALE') {
+      return { stored: false, reason: 'the app marked the answer stale (x-nextjs-cache: STALE)' };
+    }
     const nowMs = this.#clock.now().getTime();
     const verdict = isStorable(request.headers, response.status, headers, nowMs);
     if (!verdict.storable) return { stored: false, reason: verdict.reason };
@@ -237,7 +258,16 @@ export class WebCache {
     const varyNames = parseVary(headers.vary);
     const varySignature = varyNames.join(',');
     const key = composeEntryKey(request.path, varyNames, request.headers);
-    const tags = [...new Set([...parseCacheTags(headers['cache-tag']), computePathTag(request.path)])];
+    // Next.js names the tags a page was rendered with (revalidateTag's and revalidatePath's) in
+    // x-next-cache-tags: purging one of them reaches the pages that depend on it.
+    const tags = [
+      ...new Set([
+        ...parseCacheTags(headers['cache-tag']),
+        ...parseCacheTags(headers['x-next-cache-tags']),
+        ...(options.tags ?? []),
+        computePathTag(request.path),
+      ]),
+    ];
     const entry: StoredEntry = {
       key,
       path: request.path,
@@ -284,6 +314,7 @@ export class WebCache {
    * then it is an upper bound, as telling the overlap apart would mean walking the entries.
    */
   purgeTags(tags: readonly string[]): number {
+    this.#purgeEpoch++;
     const matched = new Set<TagBucket>();
     for (const tag of tags) {
       for (const candidate of tag.startsWith('/') ? [tag, computePathTag(tag)] : [tag]) {
@@ -350,7 +381,13 @@ export class WebCache {
     return live;
   }
 
+  /** Counts purges and clears: store() refuses answers fetched across one (StoreOptions.sentAtEpoch). */
+  purgeEpoch(): number {
+    return this.#purgeEpoch;
+  }
+
   clear(): void {
+    this.#purgeEpoch++;
     this.#entries.clear();
     this.#groupsByPath.clear();
     this.#keysByTag.clear();

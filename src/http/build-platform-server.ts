@@ -8,6 +8,11 @@ import { AtollError } from '../domain/error-catalogue.js';
 import type { PlatformServices } from '../services/hosting/platform-services.js';
 import { statusHandlers } from './status-response.js';
 
+/** A header sent once, as text; repeated or absent is none. */
+function headerText(value: string | string[] | undefined): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
 declare module 'fastify' {
   interface FastifyRequest {
     platformEnvironment?: string;
@@ -94,6 +99,7 @@ export async function buildPlatformServer(
         request.platformEnvironment ?? '',
         key,
         typeof request.body === 'string' ? request.body : '',
+        headerText(request.headers['next-revalidation-method']),
       );
       return {};
     });

@@ -30,9 +30,11 @@ import {
   type TrafficRouter,
 } from '../services/hosting/hosting-ports.js';
 import type { BlobStore, Logger } from '../services/kit/platform-ports.js';
+import type { NextRouteMap } from '../domain/hosting/next-routes.js';
 import { AppProcess, type AppProcessSettings } from './app-process.js';
 import { unpackArtifact } from './artifact-unpacker.js';
 import { appFolderOf, hoistedPath } from './app-folder.js';
+import { NextCacheWatcher, readNextRoutes } from './next-cache-watcher.js';
 
 const NODE_MOUNT = '/opt/atoll/node';
 const PM_MOUNT = '/opt/atoll/package-manager';
@@ -105,6 +107,8 @@ interface Deployment {
   readonly folder: string;
   target: RouteTarget;
   readonly process: AppProcess | undefined;
+  /** A Next.js build's routes, and the watcher purging its regenerated pages from the edge. */
+  readonly next?: { readonly routes: NextRouteMap; readonly watcher: NextCacheWatcher };
 }
 
 /**
@@ -176,6 +180,7 @@ export class HostingRuntime implements Deployer {
       });
     }
     progress.log(`server app: starting ${plan.description} on Node.js ${spec.nodeVersion}`);
+    const next = await this.#watchNext(spec, appFolder);
     const app = new AppProcess({
       runner: settings.runner,
       clock: settings.clock,
@@ -197,9 +202,15 @@ export class HostingRuntime implements Deployer {
       folder,
       target: { kind: 'server', port: undefined },
       process: app,
+      ...(next && { next }),
     };
     const healthStarted = performance.now();
-    deployment.target = { kind: 'server', port: await app.start(signal) };
+    try {
+      deployment.target = { kind: 'server', port: await app.start(signal) };
+    } catch (error) {
+      next?.watcher.close();
+      throw error;
+    }
     progress.log(
       `the app answered on port 8080 after ${((performance.now() - healthStarted) / 1000).toFixed(2)} s`,
     );
@@ -224,6 +235,7 @@ export class HostingRuntime implements Deployer {
       const deployment = this.#live.get(id);
       this.#live.delete(id);
       this.settings.router.clearCache(id);
+      deployment?.next?.watcher.close();
       if (deployment?.process) stopping.push(deployment.process.stop());
     }
     this.#publish();
@@ -239,6 +251,7 @@ export class HostingRuntime implements Deployer {
     const deployments = [...this.#live.values()];
     this.#live.clear();
     this.#publish();
+    for (const d of deployments) d.next?.watcher.close();
     await Promise.all(deployments.map((d) => d.process?.stop() ?? Promise.resolve()));
   }
 
@@ -288,6 +301,7 @@ export class HostingRuntime implements Deployer {
       activate: () => this.#serialized(deployment.environmentId, () => this.#activate(deployment)),
       discard: async () => {
         this.#preparing.delete(deployment.folder);
+        deployment.next?.watcher.close();
         await deployment.process?.stop();
         await this.#removeFolder(deployment.folder, deployment.environmentId);
       },
@@ -316,6 +330,7 @@ export class HostingRuntime implements Deployer {
     if (!previous || previous === deployment) return;
     this.#retiring.add(previous.folder);
     try {
+      previous.next?.watcher.close();
       await router.drain(previous.environmentId, previous.buildId, drainTimeoutMs);
       await previous.process?.stop();
     } finally {
@@ -330,8 +345,37 @@ export class HostingRuntime implements Deployer {
       environmentId: d.environmentId,
       buildId: d.buildId,
       target: d.target,
+      ...(d.next && { nextRoutes: d.next.routes }),
     }));
     this.settings.router.publish(routes);
+  }
+
+  /**
+   * For a Next.js build: its routes (the edge tags pages by them, KV revalidations map through
+   * them) and a watcher that purges pages from the edge when Next regenerates them.
+   */
+  async #watchNext(
+    spec: DeploymentSpec,
+    folder: string,
+  ): Promise<{ routes: NextRouteMap; watcher: NextCacheWatcher } | undefined> {
+    const routes = await readNextRoutes(folder);
+    if (!routes) return undefined;
+    const { router, logs } = this.settings;
+    const log = (line: string): void => {
+      logs.write(spec.environmentId, spec.buildId, 'atoll', line);
+    };
+    const watcher = await NextCacheWatcher.start({
+      folder,
+      routes,
+      log,
+      purge: (tags, page) => {
+        // Only the live deployment's regenerations concern the edge's cache of the environment.
+        if (this.#live.get(spec.environmentId)?.buildId !== spec.buildId) return;
+        router.purgeTags(spec.environmentId, tags);
+        log(`ISR: Next.js regenerated ${page}; purged ${tags.join(' ')} from the edge`);
+      },
+    });
+    return { routes, watcher };
   }
 
   async #plan(

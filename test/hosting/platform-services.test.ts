@@ -2,6 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { Agent, request } from 'undici';
+import { createHash } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import { parseNextRoutes } from '../../src/domain/hosting/next-routes.js';
 import { TestApi, type Credentials } from '../helpers/test-api.js';
 
 /** What a hosted app would send, on the socket its sandbox forwards to. */
@@ -11,6 +14,7 @@ async function call(
   path: string,
   token: string | undefined,
   body?: string,
+  extraHeaders: Record<string, string> = {},
 ): Promise<{ status: number; text: string; headers: Record<string, unknown> }> {
   const answer = await request(`http://platform${path}`, {
     method,
@@ -18,6 +22,7 @@ async function call(
     headers: {
       ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...extraHeaders,
     },
     body,
   });
@@ -133,5 +138,115 @@ describe('the platform services for hosted apps', () => {
       JSON.stringify({ tags: ['x'] }),
     );
     assert.equal(other.status, 200);
+  });
+
+  describe('on-demand ISR writes to the key-value store (@wpengine/atlas-next with any Next.js version)', () => {
+    let app: Server;
+    let renders = 0;
+    const sha = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+    /** Through the real edge, as a visitor: the answer's render count and cache state. */
+    async function visit(
+      path: string,
+      method: 'GET' | 'POST' = 'GET',
+    ): Promise<{ render: string; cache: string }> {
+      const answer = await request(`http://127.0.0.1:${String(api.edgePort)}${path}`, {
+        method,
+        headers: { host: `h${env.a.id}.localhost` },
+      });
+      return { render: await answer.body.text(), cache: String(answer.headers['x-cache']) };
+    }
+
+    before(async () => {
+      // A stand-in for the app's server: every answer a new render, cacheable as Next sends ISR pages.
+      app = createServer((req, res) => {
+        if (req.url === '/api/broken') {
+          res.writeHead(500).end('failed');
+          return;
+        }
+        renders++;
+        res.writeHead(200, { 'cache-control': 's-maxage=3600, stale-while-revalidate=31532400' });
+        res.end(`render ${String(renders)}`);
+      });
+      await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+      const address = app.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      const nextRoutes = parseNextRoutes(
+        JSON.stringify({
+          routes: {
+            '/': { srcRoute: null, dataRoute: '/_next/data/B1/index.json', initialRevalidateSeconds: 3600 },
+            '/posts/a': { srcRoute: '/posts/[slug]', dataRoute: '/_next/data/B1/posts/a.json' },
+          },
+          dynamicRoutes: { '/posts/[slug]': { routeRegex: '^/posts/([^/]+?)(?:/)?$', dataRoute: null } },
+        }),
+        'B1',
+      );
+      api.services.edge.publish([
+        { environmentId: env.a.id, buildId: 'build-1', target: { kind: 'server', port }, nextRoutes },
+      ]);
+    });
+    after(async () => {
+      api.services.edge.publish([]);
+      await new Promise((resolve) => app.close(resolve));
+    });
+
+    it('purges the page a 15.5.27+ cache key names, and only when the write is marked OnDemandISR', async () => {
+      const first = await visit('/');
+      assert.equal(first.cache, 'MISS');
+      assert.deepEqual(await visit('/'), { render: first.render, cache: 'HIT' });
+      const other = await visit('/posts/a');
+      const key = `.atlas/build-1/next/route-cache/PAGES/${sha('/')}/$/index`;
+      const entry = JSON.stringify({ lastModified: 1, value: { kind: 'PAGES' } });
+
+      // A write made by time-based regeneration or priming (ISR): the edge keeps its copy.
+      const plain = await call(api, 'PUT', `/kv/${key}`, env.a.kvStore, entry, {
+        'next-revalidation-method': 'ISR',
+      });
+      assert.equal(plain.status, 200, plain.text);
+      assert.equal((await visit('/')).cache, 'HIT');
+
+      const onDemand = await call(api, 'PUT', `/kv/${key}`, env.a.kvStore, entry, {
+        'next-revalidation-method': 'OnDemandISR',
+      });
+      assert.equal(onDemand.status, 200, onDemand.text);
+      const after = await visit('/');
+      assert.equal(after.cache, 'MISS', 'the page was purged');
+      assert.notEqual(after.render, first.render);
+      assert.deepEqual(await visit('/posts/a'), { render: other.render, cache: 'HIT' }, 'other pages stay');
+    });
+
+    it('purges every page of the route when a future key shape names only its hash', async () => {
+      const before = await visit('/posts/b');
+      assert.equal((await visit('/posts/b')).cache, 'HIT');
+      const key = `.atlas/build-1/next/some-future-layout/${sha('/posts/[slug]')}`;
+      const answer = await call(api, 'PUT', `/kv/${key}`, env.a.kvStore, '{}', {
+        'next-revalidation-method': 'OnDemandISR',
+      });
+      assert.equal(answer.status, 200, answer.text);
+      const after = await visit('/posts/b');
+      assert.equal(after.cache, 'MISS');
+      assert.notEqual(after.render, before.render);
+    });
+
+    it("cannot purge another environment's pages (regression: cross-tenant purge through the KV store)", async () => {
+      assert.equal((await visit('/')).cache, 'HIT');
+      const key = `.atlas/build-1/next/route-cache/PAGES/${sha('/')}/$/index`;
+      const answer = await call(api, 'PUT', `/kv/${key}`, env.b.kvStore, '{}', {
+        'next-revalidation-method': 'OnDemandISR',
+      });
+      assert.equal(answer.status, 200, answer.text);
+      assert.equal((await visit('/')).cache, 'HIT', "b's write purges only b's cache");
+    });
+
+    it('drops the prerendered pages after a successful POST to the app (revalidatePath in a route handler), not after a failed one', async () => {
+      const home = await visit('/');
+      assert.equal((await visit('/')).cache, 'HIT');
+      assert.equal((await visit('/api/broken', 'POST')).render, 'failed');
+      assert.equal((await visit('/')).cache, 'HIT', 'a failed request revalidated nothing');
+      await visit('/api/revalidate', 'POST');
+      const after = await visit('/');
+      assert.equal(after.cache, 'MISS');
+      assert.notEqual(after.render, home.render);
+    });
   });
 });

@@ -1,6 +1,7 @@
 /**
  * The ports between deployments, the runtime that runs them and the edge that serves them.
  */
+import type { NextRouteMap } from '../../domain/hosting/next-routes.js';
 import type { ShellVariable } from '../../domain/shell-variables.js';
 
 /**
@@ -75,6 +76,8 @@ export interface EnvironmentRoute {
   readonly environmentId: string;
   readonly buildId: string;
   readonly target: RouteTarget;
+  /** A Next.js deployment's prerendered routes (its build's prerender manifest), for ISR purges. */
+  readonly nextRoutes?: NextRouteMap;
 }
 
 /** The edge as the runtime sees it. */
@@ -87,6 +90,8 @@ export interface TrafficRouter {
   clearCache(environmentId: string): void;
   /** Deletes the entries carrying any of the tags; how many went. */
   purgeTags(environmentId: string, tags: readonly string[]): number;
+  /** The live deployment's Next.js routes, if it is a Next.js app (maps ISR cache keys to paths). */
+  nextRoutes(environmentId: string): NextRouteMap | undefined;
 }
 
 /** Output lines of the running apps, kept as the environments' runtime logs. */

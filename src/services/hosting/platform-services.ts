@@ -2,6 +2,7 @@
  * The platform services hosted apps call with their tokens: cache purges and the key-value store.
  */
 import { AtollError, invalidField } from '../../domain/error-catalogue.js';
+import { EMPTY_NEXT_ROUTES, purgeTagsForCacheKey } from '../../domain/hosting/next-routes.js';
 import { publishCachePurged } from '../kit/event-outbox.js';
 import type { TrafficRouter } from './hosting-ports.js';
 import type { Clock } from '../kit/platform-ports.js';
@@ -79,8 +80,19 @@ export class PlatformServices {
     return value;
   }
 
-  /** `json` is the request body as sent; it must be JSON, and is kept as sent. */
-  async kvPut(environmentId: string, key: string, json: string): Promise<void> {
+  /**
+   * `json` is the request body as sent; it must be JSON, and is kept as sent. `revalidationMethod`
+   * is the `Next-Revalidation-Method` header @wpengine/atlas-next sends with an ISR page: with
+   * `OnDemandISR` the page was just regenerated on demand, so the platform purges it from the edge
+   * itself, mapping the key to the page's paths through the build's routes (the package's own
+   * purge derives paths from Next's cache key, which matches no URL since Next 15.5.27).
+   */
+  async kvPut(
+    environmentId: string,
+    key: string,
+    json: string,
+    revalidationMethod?: string,
+  ): Promise<{ purgedTags: readonly string[] }> {
     this.#checkKey(key);
     const bytes = Buffer.byteLength(json);
     if (bytes > this.limits.kvMaxValueBytes)
@@ -100,6 +112,13 @@ export class PlatformServices {
         `the environment's key-value store holds ${usage.bytes} bytes; at most ${this.limits.kvMaxBytesPerEnvironment} (ATOLL_KV_MAX_MB)`,
       );
     await this.deps.store.kv.put(environmentId, key, json, this.deps.clock.now());
+    if (revalidationMethod?.trim().toLowerCase() !== 'ondemandisr') return { purgedTags: [] };
+    const tags = purgeTagsForCacheKey(this.deps.router.nextRoutes(environmentId) ?? EMPTY_NEXT_ROUTES, key);
+    this.deps.router.purgeTags(environmentId, tags);
+    await this.deps.store.transaction((tx) =>
+      publishCachePurged(tx, environmentId, { source: 'isr', tags }, this.deps.clock.now()),
+    );
+    return { purgedTags: tags };
   }
 
   #checkKey(key: string): void {
