@@ -97,7 +97,8 @@ describe('a Next.js app built twice, the second time on the warm cache', { skip:
   it('builds again with .next/cache restored, and packs the prerendered page with the time next build wrote it (regressions: EACCES on .next/trace, pages from 1970)', async () => {
     for (const round of ['cold', 'warm']) {
       const { operation, buildId } = await h.upload('10-nextjs-isr');
-      const done = await h.waitDone(operation);
+      // A generous bound (not a timed assertion): a cold Next.js install on a busy machine takes minutes.
+      const done = await h.waitDone(operation, 900_000);
       const log = await h.logOf(buildId);
       assert.equal(done.error, undefined, `${round}: ${log}`);
       const build = await h.build(buildId);
