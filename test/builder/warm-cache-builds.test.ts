@@ -12,7 +12,8 @@ function packedTime(h: BuildHarness, digest: string, file: string): { time: numb
   const folder = join(h.api.dataDir, 'blobs', 'artifacts');
   const path = join(folder, readdirSync(folder).find((name) => name.startsWith(`${hex}.tar.`)) ?? hex);
   const entry =
-    execFileSync('tar', ['--full-time', '--utc', '-tvf', path], { encoding: 'utf8' })
+    // Only the one member: a listing of node_modules is more than a pipe's buffer holds.
+    execFileSync('tar', ['--full-time', '--utc', '-tvf', path, file], { encoding: 'utf8' })
       .split('\n')
       .find((line) => line.endsWith(` ${file}`)) ?? `(no ${file})`;
   // `-rw-r--r-- 0/0 123 2026-11-26 13:01:02 ./dist/index.html`
