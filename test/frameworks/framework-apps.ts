@@ -52,6 +52,10 @@ const WARM_NEXT = pendingFix('warm-cache build of Next.js fails with EACCES on .
 const ASTRO_HOST = pendingFix('@astrojs/node listens on localhost: HOST is not set by the runtime');
 const SVELTEKIT_STATIC = pendingFix('SvelteKit adapter-node output is deployed as a static folder');
 const SPA_FALLBACK = pendingFix('no SPA fallback: deep links of a single-page app answer 404');
+/** Found by this suite, not among the defects issue 22 lists: it needs an owner (see docs/frameworks.md). */
+const ASTRO_HASH = pendingFix(
+  "the edge's static Cache-Control does not take Astro's 8-character hashes (/_astro/background.BPKAcmfN.svg) for content hashes",
+).replace('fixed in another branch', 'found by the framework suite, not fixed yet');
 const FAILURE_REASON = pendingFix(
   "a failed build's failureReason is the exit code, not the framework's message",
 );
@@ -88,6 +92,7 @@ export const FRAMEWORK_APPS: readonly FrameworkApp[] = [
     variablePage: '/env/',
     apiRoute: '/api/greeting.json',
     notFoundPath: '/no-such-page/',
+    pending: { asset: ASTRO_HASH },
   },
   {
     name: 'astro-node',
