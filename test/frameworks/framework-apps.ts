@@ -178,7 +178,7 @@ export const FRAMEWORK_APPS: readonly FrameworkApp[] = [
     // A WordPress address that never answers (the .invalid top-level domain never resolves).
     variables: [{ key: 'NEXT_PUBLIC_WORDPRESS_URL', value: 'https://wordpress.invalid' }],
     expectedFailure: [
-      /Unable to find a GraphQL endpoint at https:\/\/wordpress\.invalid\/graphql/,
+      /Unable to find a GraphQL endpoint at https:\/\/wordpress\.invalid\/index\.php\?graphql/,
       /WPGraphQL may not be active, or your WordPress site is unavailable/,
     ],
     pending: { build: FAILURE_REASON },
