@@ -12,7 +12,7 @@ import {
   type Check,
   type FrameworkApp,
 } from './framework-apps.js';
-import { googleFontsReachable, writeGoogleFontsStandIn } from './google-fonts-stand-in.js';
+import { googleFontsReachable, NO_GOOGLE_FONTS } from './google-fonts.js';
 import { SharedNpmCache } from './shared-npm-cache.js';
 
 /**
@@ -31,11 +31,12 @@ const YEAR_SECONDS = 31_536_000;
 /** ATOLL_FRAMEWORKS=next16-app,nuxt4 runs those starters only (to check one framework); unset: all of them. */
 const ONLY = process.env.ATOLL_FRAMEWORKS?.split(',').filter((name) => name !== '');
 const APPS = FRAMEWORK_APPS.filter((app) => ONLY === undefined || ONLY.includes(app.name));
+/** Without Google Fonts the Next.js starters cannot build here: their checks are todo, named so (google-fonts.ts). */
+const GOOGLE_FONTS = await googleFontsReachable();
 
 describe('framework starters, built and served by Atoll', { skip: sandboxProblem() }, () => {
   let h: BuildHarness;
   let npmCache: SharedNpmCache;
-  let googleFonts = true;
   const started = Date.now();
 
   before(async () => {
@@ -47,7 +48,6 @@ describe('framework starters, built and served by Atoll', { skip: sandboxProblem
     h = await BuildHarness.start();
     await h.api.startHosting();
     npmCache = new SharedNpmCache(h.api.dataDir, process.env.ATOLL_FRAMEWORKS_NPM_CACHE);
-    googleFonts = await googleFontsReachable();
   });
   after(async () => {
     await h.stop();
@@ -67,16 +67,6 @@ describe('framework starters, built and served by Atoll', { skip: sandboxProblem
     const envId = /environments\/([^/]+)\//.exec(created.body.name)?.[1] ?? '';
     assert.notEqual(envId, '', created.text);
     await npmCache.lendTo(envId);
-    if (app.framework === 'nextjs' && !googleFonts) {
-      // This machine cannot reach Google Fonts: next/font/google gets Next's own stand-in (google-fonts-stand-in.ts).
-      const standIn = await writeGoogleFontsStandIn(h.api.dataDir, envId);
-      const variables = [SHELL_VARIABLE, VITE_SHELL_VARIABLE, ...(app.variables ?? []), standIn];
-      const patched = await h.api.request('PATCH', `/v1/accounts/acme/apps/web/environments/${envId}`, {
-        auth: h.owner,
-        body: { shellVariables: variables },
-      });
-      assert.equal(patched.status, 200, patched.text);
-    }
     return envId;
   }
 
@@ -100,7 +90,9 @@ describe('framework starters, built and served by Atoll', { skip: sandboxProblem
       const edge = (path: string) => h.edge(path, { host: h.hostOf(envId) });
       /** Marks a check as todo when a known defect of issue 22, fixed in another branch, makes it fail. */
       const check = (name: Check, title: string, fn: (t: TestContext) => Promise<void>) => {
-        const todo = app.pending?.[name];
+        const offline =
+          app.name.startsWith('next') && !GOOGLE_FONTS && name !== 'warm' ? NO_GOOGLE_FONTS : undefined;
+        const todo = app.pending?.[name] ?? offline;
         it(title, todo === undefined ? {} : { todo }, fn);
       };
 
