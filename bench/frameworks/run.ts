@@ -40,7 +40,7 @@ const WARM_UP_FIXTURE = '02-build-with-dependency';
 const BUILDABLE = FRAMEWORK_APPS.filter((app) => app.expectedFailure === undefined);
 
 const USAGE = `npm run bench:frameworks -- [options]
-  --app <name>   a starter of test/frameworks/apps/, repeatable (default: next16-app, astro-static)
+  --app <name>   a starter of test/frameworks/apps/, repeatable (default: astro-static, react-router)
                  one of: ${BUILDABLE.map((a) => a.name).join(', ')}
   --rounds <n>   rounds per app; each runs the plain build, Atoll cold and Atoll warm (default 1)`;
 
@@ -51,7 +51,7 @@ interface BenchOptions {
 
 function parseOptions(argv: string[]): BenchOptions {
   const values = parseBenchArgs(argv, USAGE, {
-    app: { type: 'string', multiple: true, default: ['next16-app', 'astro-static'] },
+    app: { type: 'string', multiple: true, default: ['astro-static', 'react-router'] },
     rounds: { type: 'string', default: '1' },
   });
   const apps = values.app.map((name) => {
