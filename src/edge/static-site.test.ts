@@ -899,6 +899,13 @@ describe('chooseCacheControl', () => {
     ['_astro/index.CZ3xKiuE.css', IMMUTABLE],
     ['/_astro/hoisted.BvIpcaKp.js', IMMUTABLE],
     ['_astro/page.CZ3xKiuE.html', REVALIDATE],
+    // Astro's short hashes with few case changes (found by test/frameworks on the basics starter).
+    ['_astro/background.BPKAcmfN.svg', IMMUTABLE],
+    ['_astro/astro.DQVEDXAR.svg', IMMUTABLE],
+    ['_app/immutable/entry/start.BuQ6ZDtC.js', IMMUTABLE],
+    ['_nuxt/entry.CqX1zyab.js', IMMUTABLE],
+    ['_astro/background.svg', REVALIDATE],
+    ['assets/photo.BPKAcmfN.svg', REVALIDATE],
     ['_next/static/chunks/main-2f3a9c0b1d2e3f40.js', IMMUTABLE],
     ['_next/static/chunks/pages/_app-9a8b7c6d5e4f3a2b.js', IMMUTABLE],
     ['_next/static/css/1a2b3c4d5e6f7a8b.css', IMMUTABLE],

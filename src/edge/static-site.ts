@@ -77,7 +77,12 @@ const REVALIDATE = 'public, max-age=0, must-revalidate';
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const OCTET_STREAM = 'application/octet-stream';
 /** Folders where Next.js, Astro and Vite put the assets they name after their content. */
-const HASHED_ASSET_FOLDERS = ['_next/static/', '_astro/', 'assets/'];
+const HASHED_ASSET_FOLDERS = ['_next/static/', '_astro/', '_app/immutable/', '_nuxt/', 'assets/'];
+/**
+ * Folders only a framework's build writes (a user's own files go elsewhere): there a short hash
+ * such as Astro's `BPKAcmfN` (8 characters, few case changes) is still a hash.
+ */
+const BUILD_ONLY_FOLDERS = new Set(['_next/static/', '_astro/', '_app/immutable/', '_nuxt/']);
 
 const DEFAULT_MEMORY_BYTES = 32 * 1024 * 1024;
 const DEFAULT_MAX_MEMORY_FILE_BYTES = 256 * 1024;
@@ -554,8 +559,8 @@ function looksLikeAFile(key: string): boolean {
  * Cache-Control for a file of the site, by its path relative to the root (a leading `/` is
  * ignored). HTML and anything not provably content-addressed must be revalidated, because the next
  * deployment serves different bytes under the same URL. Only files in the asset folders of Next.js
- * (`_next/static/`), Astro (`_astro/`) and Vite (`assets/`) with a content hash in their path may
- * be cached for a year: a new build gives changed content a new name.
+ * (`_next/static/`), Astro (`_astro/`), SvelteKit (`_app/immutable/`), Nuxt (`_nuxt/`) and Vite (`assets/`)
+ * with a content hash in their path may be cached for a year: a new build gives changed content a new name.
  */
 export function chooseCacheControl(relativePath: string): string {
   const relative = relativePath.startsWith('/') ? relativePath.slice(1) : relativePath;
@@ -563,7 +568,10 @@ export function chooseCacheControl(relativePath: string): string {
   const folder = HASHED_ASSET_FOLDERS.find((prefix) => relative.startsWith(prefix));
   if (folder === undefined) return REVALIDATE;
   const segments = relative.slice(folder.length).split('/');
-  const hashed = segments.some((segment, index) => hasHashToken(segment, index === segments.length - 1));
+  const buildOnly = BUILD_ONLY_FOLDERS.has(folder);
+  const hashed = segments.some((segment, index) =>
+    hasHashToken(segment, index === segments.length - 1, buildOnly),
+  );
   return hashed ? IMMUTABLE : REVALIDATE;
 }
 
@@ -574,21 +582,22 @@ export function chooseCacheControl(relativePath: string): string {
  * `slide-image001.png` or `logo-20240101.png` a person put in assets/ are not pinned for a year.
  * The price is that about one hash in ten looks too regular and is merely revalidated.
  */
-function hasHashToken(segment: string, isFileName: boolean): boolean {
+function hasHashToken(segment: string, isFileName: boolean, buildOnly: boolean): boolean {
   const dot = isFileName ? segment.lastIndexOf('.') : -1;
   const stem = dot > 0 ? segment.slice(0, dot) : segment;
   return stem.split('.').some((part, index) => {
-    if (index > 0 ? looksLikeHash(part) : looksLikeWholeNameHash(part)) return true;
+    if (index > 0 ? looksLikeHash(part, buildOnly) : looksLikeWholeNameHash(part)) return true;
     // Base64url hashes may contain '-', so try every suffix that starts after a dash.
     for (let dash = part.indexOf('-'); dash !== -1; dash = part.indexOf('-', dash + 1)) {
-      if (looksLikeHash(part.slice(dash + 1))) return true;
+      if (looksLikeHash(part.slice(dash + 1), buildOnly)) return true;
     }
     return false;
   });
 }
 
-function looksLikeHash(token: string): boolean {
-  return token.length >= 8 && BASE64URL_TOKEN.test(token) && countClassChanges(token) >= 3;
+/** In a folder only builds write, every name part of 8 or more characters is a hash (`BPKAcmfN`, `DQVEDXAR`). */
+function looksLikeHash(token: string, buildOnly: boolean): boolean {
+  return token.length >= 8 && BASE64URL_TOKEN.test(token) && (buildOnly || countClassChanges(token) >= 3);
 }
 
 /** A whole name is held to a stricter test: `SomeComponentName.png` is a word, not a hash. */

@@ -47,19 +47,6 @@ export function variablePattern(key: string, value: string): RegExp {
   return new RegExp(`${key}=(?:<!-- -->)?${value}`);
 }
 
-const pendingFix = (defect: string) => `${defect} (issue 22, fixed in another branch)`;
-const WARM_NEXT = pendingFix('warm-cache build of Next.js fails with EACCES on .next/trace');
-const ASTRO_HOST = pendingFix('@astrojs/node listens on localhost: HOST is not set by the runtime');
-const SVELTEKIT_STATIC = pendingFix('SvelteKit adapter-node output is deployed as a static folder');
-const SPA_FALLBACK = pendingFix('no SPA fallback: deep links of a single-page app answer 404');
-/** Found by this suite, not among the defects issue 22 lists: it needs an owner (see docs/frameworks.md). */
-const ASTRO_HASH = pendingFix(
-  "the edge's static Cache-Control does not take Astro's 8-character hashes (/_astro/background.BPKAcmfN.svg) for content hashes",
-).replace('fixed in another branch', 'found by the framework suite, not fixed yet');
-const FAILURE_REASON = pendingFix(
-  "a failed build's failureReason is the exit code, not the framework's message",
-);
-
 export const FRAMEWORK_APPS: readonly FrameworkApp[] = [
   {
     name: 'next16-app',
@@ -70,7 +57,6 @@ export const FRAMEWORK_APPS: readonly FrameworkApp[] = [
     variablePage: '/env',
     apiRoute: '/api/greeting',
     notFoundPath: '/no-such-page',
-    pending: { warm: WARM_NEXT },
   },
   {
     name: 'next15-pages',
@@ -81,7 +67,6 @@ export const FRAMEWORK_APPS: readonly FrameworkApp[] = [
     variablePage: '/env',
     apiRoute: '/api/greeting',
     notFoundPath: '/no-such-page',
-    pending: { warm: WARM_NEXT },
   },
   {
     name: 'astro-static',
@@ -92,7 +77,6 @@ export const FRAMEWORK_APPS: readonly FrameworkApp[] = [
     variablePage: '/env/',
     apiRoute: '/api/greeting.json',
     notFoundPath: '/no-such-page/',
-    pending: { asset: ASTRO_HASH },
   },
   {
     name: 'astro-node',
@@ -103,15 +87,6 @@ export const FRAMEWORK_APPS: readonly FrameworkApp[] = [
     variablePage: '/env',
     apiRoute: '/api/greeting',
     notFoundPath: '/no-such-page',
-    pending: {
-      build: ASTRO_HOST,
-      home: ASTRO_HOST,
-      asset: ASTRO_HOST,
-      variable: ASTRO_HOST,
-      api: ASTRO_HOST,
-      notFound: ASTRO_HOST,
-      warm: ASTRO_HOST,
-    },
   },
   {
     name: 'nuxt4',
@@ -132,20 +107,11 @@ export const FRAMEWORK_APPS: readonly FrameworkApp[] = [
     variablePage: '/env',
     apiRoute: '/api/greeting',
     notFoundPath: '/no-such-page',
-    pending: {
-      build: SVELTEKIT_STATIC,
-      home: SVELTEKIT_STATIC,
-      asset: SVELTEKIT_STATIC,
-      variable: SVELTEKIT_STATIC,
-      api: SVELTEKIT_STATIC,
-      notFound: SVELTEKIT_STATIC,
-      warm: SVELTEKIT_STATIC,
-    },
   },
   {
     name: 'react-router',
     title: 'React Router (create-react-router default template, framework mode)',
-    framework: 'node',
+    framework: 'react-router',
     serves: 'server',
     assetPath: /^\/assets\//,
     variablePage: '/env',
@@ -155,7 +121,7 @@ export const FRAMEWORK_APPS: readonly FrameworkApp[] = [
   {
     name: 'vite-react-spa',
     title: 'Vite React SPA (create-vite react-ts, React Router client-side routes)',
-    framework: 'static',
+    framework: 'vite',
     serves: 'static',
     assetPath: /^\/assets\//,
     // The SPA's variable is inlined into the bundle its index.html loads (the page at /users/42 shows it).
@@ -164,12 +130,11 @@ export const FRAMEWORK_APPS: readonly FrameworkApp[] = [
     // An SPA answers every page path with index.html: a missing file is the 404 to check.
     notFoundPath: '/assets/no-such-file.js',
     deepLink: '/users/42',
-    pending: { deepLink: SPA_FALLBACK },
   },
   {
     name: 'faust',
     title: 'Faust.js (@faustwp/core getting-started example) without a reachable WordPress',
-    framework: 'nextjs',
+    framework: 'faustjs',
     serves: 'server',
     assetPath: /^\/_next\/static\//,
     variablePage: '/',
@@ -181,7 +146,6 @@ export const FRAMEWORK_APPS: readonly FrameworkApp[] = [
       /Unable to find a GraphQL endpoint at https:\/\/wordpress\.invalid\/index\.php\?graphql/,
       /WPGraphQL may not be active, or your WordPress site is unavailable/,
     ],
-    pending: { build: FAILURE_REASON },
   },
 ];
 

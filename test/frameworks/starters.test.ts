@@ -90,8 +90,7 @@ describe('framework starters, built and served by Atoll', { skip: sandboxProblem
       const edge = (path: string) => h.edge(path, { host: h.hostOf(envId) });
       /** Marks a check as todo when a known defect of issue 22, fixed in another branch, makes it fail. */
       const check = (name: Check, title: string, fn: (t: TestContext) => Promise<void>) => {
-        const offline =
-          app.name.startsWith('next') && !GOOGLE_FONTS && name !== 'warm' ? NO_GOOGLE_FONTS : undefined;
+        const offline = app.name.startsWith('next') && !GOOGLE_FONTS ? NO_GOOGLE_FONTS : undefined;
         const todo = app.pending?.[name] ?? offline;
         it(title, todo === undefined ? {} : { todo }, fn);
       };
