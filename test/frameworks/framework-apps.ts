@@ -153,9 +153,12 @@ export function appRoot(app: FrameworkApp): string {
   return join(FRAMEWORK_APPS_DIR, app.name);
 }
 
-/** Absolute paths the home page links (src/href attributes), in document order. */
+/**
+ * Paths the home page links (src/href attributes, and the dynamic `import("./…")` of SvelteKit's start
+ * script, which are relative to the page at `/`), as absolute paths in document order.
+ */
 export function linkedPaths(html: string): string[] {
-  return [...html.matchAll(/(?:src|href)="(\/[^"/][^"]*)"/g)].map((m) =>
-    (m[1] ?? '').replaceAll('&amp;', '&'),
+  return [...html.matchAll(/(?:(?:src|href)="|import\(")(\.?\/[^"/][^"]*)"/g)].map((m) =>
+    (m[1] ?? '').replace(/^\.\//, '/').replaceAll('&amp;', '&'),
   );
 }
