@@ -12,8 +12,15 @@ import { TestApi, type Credentials, type TestApiOptions } from './test-api.js';
 
 export const FIXTURE_APPS = new URL('../fixtures/apps/', import.meta.url).pathname;
 
-/** A .zip of a fixture app folder, wrapped in one top folder as zipping a folder does. */
-export function zipFolder(name: string, root = join(FIXTURE_APPS, name)): Promise<Buffer> {
+/**
+ * A .zip of a fixture app folder, wrapped in one top folder as zipping a folder does; `extraFiles` (path in the
+ * app folder → text) are added beside the folder's own files.
+ */
+export function zipFolder(
+  name: string,
+  root = join(FIXTURE_APPS, name),
+  extraFiles: Readonly<Record<string, string>> = {},
+): Promise<Buffer> {
   const zip = new yazl.ZipFile();
   const walk = (dir: string) => {
     for (const entry of readdirSync(dir)) {
@@ -23,6 +30,7 @@ export function zipFolder(name: string, root = join(FIXTURE_APPS, name)): Promis
     }
   };
   walk(root);
+  for (const [path, text] of Object.entries(extraFiles)) zip.addBuffer(Buffer.from(text), `${name}/${path}`);
   zip.end();
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -119,14 +127,15 @@ export class BuildHarness {
     return `Basic ${Buffer.from(`${this.owner.userId}:${this.owner.password}`).toString('base64')}`;
   }
 
-  /** Uploads a fixture app to the harness's environment, or to another of app `web`. */
+  /** Uploads a fixture app to the harness's environment, or to another of app `web` (extraFiles: zipFolder). */
   async upload(
     app: string,
     envId = this.envId,
     root?: string,
+    extraFiles?: Readonly<Record<string, string>>,
   ): Promise<{ operation: string; buildId: string }> {
     const form = new FormData();
-    form.append('repository', new Blob([await zipFolder(app, root)]), `${app}.zip`);
+    form.append('repository', new Blob([await zipFolder(app, root, extraFiles)]), `${app}.zip`);
     const response = await fetch(
       `${this.api.url}/fu/v1/accounts/acme/apps/web/environments/${envId}:upload`,
       {
