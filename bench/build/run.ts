@@ -26,6 +26,7 @@ import {
   startProductApi,
   type ProductApi,
 } from '../shared/product-api.js';
+import { BuildEndings } from '../shared/build-endings.js';
 
 /** The targets: the platform adds at most 15 % to a cold build; a warm install is at least 3× faster. */
 const MAX_OVERHEAD = 0.15;
@@ -72,26 +73,6 @@ interface BuildTimes {
   readonly buildCommand: number;
   /** Build script ended → operation done: caches saved, artifact packed, outcome recorded. */
   readonly after: number;
-}
-
-/** The builds the worker has ended, from its onEnded notifications: waiting costs the platform nothing. */
-class BuildEndings {
-  readonly #ended = new Set<string>();
-  readonly #waiting = new Map<string, () => void>();
-
-  constructor(product: ProductApi) {
-    product.services.buildRunner.onEnded((id) => {
-      this.#ended.add(id);
-      this.#waiting.get(id)?.();
-    });
-  }
-
-  wait(buildId: string): Promise<void> {
-    if (this.#ended.has(buildId)) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.#waiting.set(buildId, resolve);
-    });
-  }
 }
 
 async function timePlatformBuild(

@@ -27,6 +27,7 @@ import {
   startProductApi,
   type ProductApi,
 } from '../shared/product-api.js';
+import { BuildEndings } from '../shared/build-endings.js';
 
 /** The targets, as ratios to the plain cold build. */
 const MAX_COLD_RATIO = 1.2;
@@ -68,26 +69,6 @@ const seconds = (ms: number) => (ms / 1000).toFixed(1);
 /** Writes the page cache out between runs, so that one run's writeback is not billed to the next. */
 function settle(): void {
   spawnSync('sync', [], { stdio: 'ignore' });
-}
-
-/** The builds the worker has ended, from its onEnded notifications: waiting costs the platform nothing. */
-class BuildEndings {
-  readonly #ended = new Set<string>();
-  readonly #waiting = new Map<string, () => void>();
-
-  constructor(product: ProductApi) {
-    product.services.buildRunner.onEnded((id) => {
-      this.#ended.add(id);
-      this.#waiting.get(id)?.();
-    });
-  }
-
-  wait(buildId: string): Promise<void> {
-    if (this.#ended.has(buildId)) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.#waiting.set(buildId, resolve);
-    });
-  }
 }
 
 /** Upload sent → operation done, in ms, and the build's log; throws when the build failed. */
