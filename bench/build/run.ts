@@ -11,7 +11,6 @@
  *
  * See docs/benchmarks.md.
  */
-import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,6 +26,7 @@ import {
   type ProductApi,
 } from '../shared/product-api.js';
 import { BuildEndings } from '../shared/build-endings.js';
+import { runCommand, settle } from '../shared/timed-command.js';
 
 /** The issue's targets: the platform adds at most 15 % to a cold build; a warm install is at least 3× faster. */
 const MAX_OVERHEAD = 0.15;
@@ -125,32 +125,6 @@ async function timePlatformBuild(
     after: finished - packaging,
     log,
   };
-}
-
-/**
- * Writes what the previous run left dirty in the page cache to disk before the next run starts:
- * otherwise a run that deletes its files before writeback (the direct one) hands its disk writes
- * to whichever run comes next.
- */
-function settle(): void {
-  spawnSync('sync', [], { stdio: 'ignore' });
-}
-
-function runCommand(argv: string[], cwd: string, env: Record<string, string>): Promise<number> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const [command, ...args] = argv;
-    const child = spawn(command ?? 'node', args, { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      if (code === 0) resolve(Date.now() - started);
-      else reject(new Error(`${argv.join(' ')} exited with ${String(code)}:\n${stderr.slice(-2000)}`));
-    });
-  });
 }
 
 /** The same install and build commands as the platform's, in a fresh copy with an empty npm cache. */

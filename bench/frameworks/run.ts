@@ -10,7 +10,6 @@
  *
  * See docs/benchmarks.md ("Framework builds").
  */
-import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +27,7 @@ import {
   type ProductApi,
 } from '../shared/product-api.js';
 import { BuildEndings } from '../shared/build-endings.js';
+import { runCommand, settle } from '../shared/timed-command.js';
 
 /** The issue's targets, as ratios to the plain cold build. */
 const MAX_COLD_RATIO = 1.2;
@@ -66,11 +66,6 @@ function parseOptions(argv: string[]): BenchOptions {
 const progress = (message: string) => process.stderr.write(`bench:frameworks ${message}\n`);
 const seconds = (ms: number) => (ms / 1000).toFixed(1);
 
-/** Writes the page cache out between runs, so that one run's writeback is not billed to the next. */
-function settle(): void {
-  spawnSync('sync', [], { stdio: 'ignore' });
-}
-
 /** Upload sent → operation done, in ms, and the build's log; throws when the build failed. */
 async function timeAtollBuild(
   product: ProductApi,
@@ -101,23 +96,6 @@ async function timeAtollBuild(
   if (done.done !== true || done.error !== undefined)
     throw new Error(`the build failed: ${JSON.stringify(done.error)}\n${log.slice(-4_000)}`);
   return { ms, log };
-}
-
-function runCommand(argv: string[], cwd: string, env: Record<string, string>): Promise<number> {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    const [command, ...args] = argv;
-    const child = spawn(command ?? 'node', args, { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      if (code === 0) resolve(Date.now() - started);
-      else reject(new Error(`${argv.join(' ')} exited with ${String(code)}:\n${stderr.slice(-2000)}`));
-    });
-  });
 }
 
 /** Plain `npm ci && npm run build` in a fresh copy, with an empty npm cache: the baseline, in ms. */
