@@ -6,6 +6,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { zipFolder } from './build-harness.js';
+import { testRunUidRange } from './test-run-uid-range.js';
 
 /** The built `atoll` binary, as `npm start` runs it (npm test builds before the suites run). */
 export const ATOLL_BIN = fileURLToPath(new URL('../../dist/main/atoll.js', import.meta.url));
@@ -30,7 +31,7 @@ export interface RunningServer {
 /** Base environment for child processes: no DATABASE_URL leaks in unless a test sets it. */
 export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, NODE_OPTIONS: '' };
-  return { ...env, ATOLL_PASSWORD_HASH_LOG_N: '10', ...extra };
+  return { ...env, ATOLL_PASSWORD_HASH_LOG_N: '10', ...testRunUidRange(), ...extra };
 }
 
 /** Starts `atoll serve` and waits for its "atoll is serving" log line. */

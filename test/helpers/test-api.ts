@@ -18,6 +18,7 @@ import type { FastifyInstance } from 'fastify';
 import { systemClock } from '../../src/adapters/system-clock.js';
 import type { Clock, Timer } from '../../src/services/kit/platform-ports.js';
 import { openTestStore, type TestStore } from './test-store.js';
+import { testRunUidRange } from './test-run-uid-range.js';
 
 export interface Credentials {
   readonly userId: string;
@@ -109,7 +110,7 @@ export class TestApi {
     const testStore = await openTestStore();
     const dataDir = mkdtempSync(join(tmpdir(), 'atoll-api-'));
     const uploadLimits = { ...DEFAULT_TEST_UPLOAD_LIMITS, ...options.uploadLimits };
-    const config = loadConfig(options.buildEnv ?? {}, dataDir);
+    const config = loadConfig({ ...testRunUidRange(), ...options.buildEnv }, dataDir);
     const { hosting, domains } = config;
     const logger = pino({ level: process.env.ATOLL_TEST_LOG === '1' ? 'info' : 'silent' });
     const services = composeServices({
