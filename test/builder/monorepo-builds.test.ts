@@ -1,0 +1,132 @@
+/**
+ * Real monorepos built from the repository root with `rootDirectory` naming the app: a Yarn 4 (Berry)
+ * workspace on the node-modules linker, whose package cache is kept between builds, and a Next.js 16
+ * app in an npm workspace rendering a component of a private workspace package (transpilePackages),
+ * started in the sandbox and served through the edge, then deployed again warm.
+ */
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { BuildHarness } from '../helpers/build-harness.js';
+
+/** Generous bound for a Next.js install and build from the registry (not a timed assertion). */
+const NEXT_BUILD_TIMEOUT_MS = 15 * 60_000;
+
+describe('monorepos (Yarn Berry workspaces, a Next.js app in npm workspaces)', () => {
+  let h: BuildHarness;
+
+  before(async () => {
+    h = await BuildHarness.start();
+    await h.api.startHosting();
+  });
+  after(async () => {
+    await h.stop();
+  });
+
+  /** A new environment of app `web` whose rootDirectory names the member. */
+  async function environmentFor(
+    displayName: string,
+    rootDirectory: string,
+    shellVariables: { key: string; value: string }[] = [],
+  ): Promise<string> {
+    const created = await h.api.request('POST', '/v1/accounts/acme/apps/web/environments', {
+      auth: h.owner,
+      body: { displayName, branch: 'uploadable', rootDirectory, shellVariables },
+    });
+    assert.equal(created.status, 200, created.text);
+    return /environments\/([^/]+)\//.exec(created.body.name)?.[1] ?? '';
+  }
+
+  async function buildOf(envId: string, app: string, timeoutMs?: number) {
+    const { operation, buildId } = await h.upload(app, envId);
+    const done = await h.waitDone(operation, timeoutMs);
+    const log = await h.logOf(buildId);
+    assert.equal(done.error, undefined, `${JSON.stringify(done.error)}\n${log}`);
+    return { buildId, log };
+  }
+
+  it('installs a Yarn 4 workspace at its root from yarn.lock, builds apps/web with its workspace:* package, and installs again from the kept Yarn cache', async () => {
+    const app = '33-yarn-berry-workspaces';
+    const envId = await environmentFor('berry-workspace', 'apps/web');
+
+    const cold = await buildOf(envId, app);
+    assert.match(
+      cold.log,
+      /workspace: apps\/web is a member of the workspace at 33-yarn-berry-workspaces\/ \(package\.json\); installing there, building in apps\/web/,
+    );
+    assert.match(cold.log, /Node\.js 22\.\S+, yarn 4\.18\.1 \(yarn\.lock\)/);
+    assert.match(cold.log, /\$ yarn install --immutable/);
+    // is-number fetched from the registry into the environment's cache; the workspace package linked, not fetched.
+    assert.match(cold.log, /YN0013/);
+    assert.match(
+      cold.log,
+      /stdout: built apps\/web with yarn\/4\.18\.1 and the ui package from \S+\/packages\/ui\/index\.js/,
+    );
+    const packages = readdirSync(
+      join(h.api.dataDir, 'cache', 'environments', envId, 'yarn', 'berry', 'cache'),
+    );
+    assert.ok(
+      packages.some((f) => /^is-number-npm-7\.0\.0-.*\.zip$/.test(f)),
+      `Berry's cache holds the package: ${packages.join(', ')}`,
+    );
+    const page = await h.edge('/', { host: h.hostOf(envId) });
+    assert.equal(page.status, 200);
+    assert.match(
+      await page.text(),
+      /Hello from the Berry web app \(Berry ui package, isNumber: true\); built in web with yarn\/4\.18\.1/,
+    );
+    // Only the app's output is public, never the root's manifests.
+    for (const path of ['/package.json', '/yarn.lock', '/.yarnrc.yml', '/apps/web/build.js'])
+      assert.equal((await h.edge(path, { host: h.hostOf(envId) })).status, 404, path);
+
+    // A workspace's node_modules are not kept (every member has its own links), its Yarn cache is:
+    // the second install fetches nothing.
+    const warm = await buildOf(envId, app);
+    assert.match(warm.log, /\$ yarn install --immutable/);
+    assert.doesNotMatch(warm.log, /YN0013/, 'nothing fetched again');
+    assert.match(warm.log, /stdout: built apps\/web with yarn\/4\.18\.1/);
+    assert.match(
+      await (await h.edge('/', { host: h.hostOf(envId) })).text(),
+      /Hello from the Berry web app \(Berry ui package, isNumber: true\)/,
+    );
+  });
+
+  it('builds and starts a Next.js 16 app of an npm workspace rendering its workspace package, then deploys it again warm', async () => {
+    const app = '34-nextjs-npm-workspaces';
+    const envId = await environmentFor('next-workspace', 'apps/web', [
+      { key: 'NEXT_TELEMETRY_DISABLED', value: '1' },
+    ]);
+
+    /** The page the running server renders: the shared component, from the member's folder. */
+    async function assertServed(): Promise<void> {
+      const page = await h.edge('/', { host: h.hostOf(envId) });
+      const html = await page.text();
+      assert.equal(page.status, 200, html);
+      assert.match(html, /Shared badge from @fixture-next\/ui for the (?:<!-- -->)?web(?:<!-- -->)? app/);
+      assert.match(html, /running in (?:<!-- -->)?apps\/web/);
+      // Next's own hashed assets, from the member's .next, through the edge.
+      const asset = /"(\/_next\/static\/[^"]+\.js)"/.exec(html)?.[1];
+      assert.ok(asset !== undefined, html);
+      assert.equal((await h.edge(asset, { host: h.hostOf(envId) })).status, 200, asset);
+    }
+
+    const cold = await buildOf(envId, app, NEXT_BUILD_TIMEOUT_MS);
+    assert.match(
+      cold.log,
+      /workspace: apps\/web is a member of the workspace at 34-nextjs-npm-workspaces\/ \(package\.json\); installing there, building in apps\/web/,
+    );
+    assert.match(cold.log, /framework: nextjs/);
+    assert.match(cold.log, /\$ npm ci/);
+    assert.match(cold.log, /Next\.js 16\.4\.6/);
+    await assertServed();
+
+    // Warm: Next's build cache comes back into apps/web, the npm cache serves the install.
+    const warm = await buildOf(envId, app, NEXT_BUILD_TIMEOUT_MS);
+    assert.match(warm.log, /restored \.next\/cache from the build cache/);
+    assert.match(warm.log, /Next\.js 16\.4\.6/);
+    const environment = await h.api.testStore.store.environments.findById(envId);
+    assert.equal(environment?.liveBuildId, warm.buildId, 'the warm build is live');
+    await assertServed();
+  });
+});
