@@ -1,6 +1,7 @@
 /**
  * Real monorepos built from the repository root with `rootDirectory` naming the app: a Yarn 4 (Berry)
- * workspace on the node-modules linker, whose package cache is kept between builds, and a Next.js 16
+ * workspace on the node-modules linker, whose package cache is kept between builds, a Yarn 1
+ * workspace, and a Next.js 16
  * app in an npm workspace rendering a component of a private workspace package (transpilePackages),
  * started in the sandbox and served through the edge, then deployed again warm.
  */
@@ -13,7 +14,7 @@ import { BuildHarness } from '../helpers/build-harness.js';
 /** Generous bound for a Next.js install and build from the registry (not a timed assertion). */
 const NEXT_BUILD_TIMEOUT_MS = 15 * 60_000;
 
-describe('monorepos (Yarn Berry workspaces, a Next.js app in npm workspaces)', () => {
+describe('monorepos (Yarn 4 and Yarn 1 workspaces, a Next.js app in npm workspaces)', () => {
   let h: BuildHarness;
 
   before(async () => {
@@ -89,6 +90,35 @@ describe('monorepos (Yarn Berry workspaces, a Next.js app in npm workspaces)', (
     assert.match(
       await (await h.edge('/', { host: h.hostOf(envId) })).text(),
       /Hello from the Berry web app \(Berry ui package, isNumber: true\)/,
+    );
+  });
+
+  it('installs a Yarn 1 workspace at its root from yarn.lock into the kept Yarn cache and builds apps/web with its workspace package', async () => {
+    const app = '35-yarn-classic-workspaces';
+    const envId = await environmentFor('classic-workspace', 'apps/web');
+    const { log } = await buildOf(envId, app);
+    assert.match(
+      log,
+      /workspace: apps\/web is a member of the workspace at 35-yarn-classic-workspaces\/ \(package\.json\); installing there, building in apps\/web/,
+    );
+    assert.match(log, /Node\.js 22\.\S+, yarn 1\.22\.22 \(yarn\.lock\)/);
+    assert.match(log, /\$ yarn install --non-interactive --production=false --frozen-lockfile/);
+    assert.match(
+      log,
+      /stdout: built apps\/web with yarn\/1\.22\.22 and the ui package from \S+\/packages\/ui\/index\.js/,
+    );
+    // Yarn 1's cache (YARN_CACHE_FOLDER) is the environment's: the registry's package is kept there.
+    const cache = join(h.api.dataDir, 'cache', 'environments', envId, 'yarn');
+    const kept = readdirSync(cache, { recursive: true, encoding: 'utf8' });
+    assert.ok(
+      kept.some((path) => /npm-is-number-7\.0\.0-[^/]*\/node_modules\/is-number\/package\.json$/.test(path)),
+      `Yarn's cache holds the package: ${kept.slice(0, 20).join(', ')}`,
+    );
+    const page = await h.edge('/', { host: h.hostOf(envId) });
+    assert.equal(page.status, 200);
+    assert.match(
+      await page.text(),
+      /Hello from the classic web app \(classic ui package, isNumber: true\); built in web with yarn\/1\.22\.22/,
     );
   });
 
