@@ -1,12 +1,14 @@
 /**
- * Makes this process's mount namespace a throwaway "fresh machine", then runs a command in it:
+ * Makes this process's mount namespace a throwaway "fresh machine", then runs a command line in it:
  * overlays over /usr, /etc and apt's and dpkg's folders (every change lands in upper layers under
  * WORK_DIR), bubblewrap and slirp4netns removed there with dpkg. Run only as
  *   unshare --mount --propagation private -- node --import tsx fresh-machine-namespace.ts WORK_DIR COMMAND…
- * (test/e2e/fresh-machine.test.ts). It refuses to touch a package unless it is in a mount namespace
- * of its own with every overlay in place, so the real machine's packages never change.
+ * (test/e2e/fresh-machine.test.ts). COMMAND may be commands joined by `&&` arguments, as a README
+ * writes them (`npm install && npm start`): each runs once the one before succeeded, no shell
+ * involved. It refuses to touch a package unless it is in a mount namespace of its own with every
+ * overlay in place, so the real machine's packages never change.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { accessSync, constants, mkdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -77,12 +79,37 @@ execFileSync('dpkg', ['--remove', ...REMOVED], {
 if (onPath('bwrap') || onPath('slirp4netns')) stop('bwrap or slirp4netns is still there after dpkg --remove');
 process.stderr.write(`fresh-machine: removed ${REMOVED.join(' ')} in a throwaway mount namespace\n`);
 
-const [file, ...args] = command as [string, ...string[]];
-const child = spawn(file, args, { stdio: 'inherit' });
+/** The commands of `a b && c d`: split at each `&&` argument. */
+const commands: string[][] = [[]];
+for (const word of command) {
+  if (word === '&&') commands.push([]);
+  else commands.at(-1)?.push(word);
+}
+if (commands.some((words) => words.length === 0)) stop(`an empty command in: ${command.join(' ')}`);
+
+let running: ChildProcess | undefined;
 for (const signal of ['SIGTERM', 'SIGINT'] as const)
   process.on(signal, () => {
-    child.kill(signal);
+    running?.kill(signal);
   });
-child.once('exit', (code, signal) => {
-  process.exit(code ?? (signal === null ? 1 : 128));
-});
+
+/** Runs one command to its end: its exit code (128 when a signal ended it). */
+function run([file, ...args]: string[]): Promise<number> {
+  return new Promise((resolve) => {
+    const child = spawn(file ?? '', args, { stdio: 'inherit' });
+    running = child;
+    child.once('error', (error) => {
+      process.stderr.write(`fresh-machine: ${file ?? ''}: ${error.message}\n`);
+      resolve(127);
+    });
+    child.once('exit', (code, signal) => {
+      resolve(code ?? (signal === null ? 1 : 128));
+    });
+  });
+}
+
+for (const words of commands) {
+  const code = await run(words);
+  if (code !== 0) process.exit(code);
+}
+process.exit(0);

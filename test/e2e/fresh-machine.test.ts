@@ -1,10 +1,13 @@
 /**
- * A fresh machine: `atoll serve` (what `npm start` runs once it has built) where bubblewrap and
- * slirp4netns are not installed installs them with apt-get (Debian's mirror, for real) and then
- * builds and serves an upload; with ATOLL_INSTALL_PACKAGES=0 it stops with the command instead.
- * The packages are removed and installed only in a throwaway mount namespace whose /usr, /etc and
- * apt/dpkg folders are overlays (fresh-machine-namespace.ts): this machine's packages never change,
- * which the test checks at the end. Slow (apt-get update and install, a real npm build): minutes.
+ * A fresh machine: the README's first command, `npm install && npm start`, in a clean clone of this
+ * repository where bubblewrap and slirp4netns are not installed: npm installs Atoll's dependencies
+ * (from the registry, or this machine's npm cache), `npm start` builds Atoll and serves, installing
+ * the sandbox's packages with apt-get (Debian's mirror, for real), then an upload is built and
+ * served; with ATOLL_INSTALL_PACKAGES=0 it stops with the command instead. The packages are removed
+ * and installed only in a throwaway mount namespace whose /usr, /etc and apt/dpkg folders are
+ * overlays (fresh-machine-namespace.ts): this machine's packages never change, which the test
+ * checks at the end. Slow (npm install, Atoll's build, apt-get update and install, a real npm
+ * build of the upload): minutes.
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
@@ -17,7 +20,6 @@ import { request } from 'undici';
 import { sandboxProblem } from '../../src/sandbox/sandbox-runner.js';
 import {
   apiCaller,
-  ATOLL_BIN,
   childEnv,
   createAccount,
   requireBuiltBinary,
@@ -27,6 +29,15 @@ import { eventually } from '../helpers/build-harness.js';
 
 const REPOSITORY = fileURLToPath(new URL('../../', import.meta.url));
 const NAMESPACE = fileURLToPath(new URL('./fresh-machine-namespace.ts', import.meta.url));
+/** This checkout's tsx, which runs NAMESPACE from the clone before the clone has any node_modules. */
+const TSX = import.meta.resolve('tsx');
+
+/** The first command of the README's first code block, without its comment. */
+function readmeFirstCommand(): string {
+  const readme = readFileSync(join(REPOSITORY, 'README.md'), 'utf8');
+  const line = /^```\n(.*)$/m.exec(readme)?.[1] ?? '';
+  return line.replace(/#.*$/, '').trim();
+}
 
 /** Why this machine cannot run the test: it needs root, unshare, apt and overlayfs (and the packages, to compare). */
 function cannotRun(): string | undefined {
@@ -53,8 +64,17 @@ interface NamespacedServer {
   stop(): Promise<number | null>;
 }
 
-/** `atoll serve` in a fresh throwaway namespace of its own (a new work folder for its overlays). */
-function serveOnFreshMachine(workDir: string, env: Record<string, string>): NamespacedServer {
+/**
+ * `commandLine` (`npm install && npm start`) run in `clone` on a fresh throwaway namespace of its own
+ * (a new work folder for its overlays). It leads a process group of its own: stopping it stops
+ * `atoll serve` too, which npm's `sh -c` would otherwise leave running.
+ */
+function serveOnFreshMachine(
+  clone: string,
+  commandLine: string,
+  workDir: string,
+  env: Record<string, string>,
+): NamespacedServer {
   const child = spawn(
     'unshare',
     [
@@ -64,14 +84,12 @@ function serveOnFreshMachine(workDir: string, env: Record<string, string>): Name
       '--',
       process.execPath,
       '--import',
-      'tsx',
+      TSX,
       NAMESPACE,
       workDir,
-      process.execPath,
-      ATOLL_BIN,
-      'serve',
+      ...commandLine.split(' '),
     ],
-    { cwd: REPOSITORY, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: clone, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'], detached: true },
   );
   let out = '';
   let err = '';
@@ -86,43 +104,48 @@ function serveOnFreshMachine(workDir: string, env: Record<string, string>): Name
     exited,
     hasExited: () => child.exitCode !== null || child.signalCode !== null,
     stop: () => {
-      if (child.exitCode === null) child.kill('SIGTERM');
+      if (child.exitCode === null && child.signalCode === null && child.pid !== undefined)
+        process.kill(-child.pid, 'SIGTERM');
       return exited;
     },
   };
 }
 
 describe('a fresh machine without the sandbox packages', { skip: cannotRun() }, () => {
-  it('stops with the install command when told not to install, then installs them and builds and serves an upload', async () => {
+  it("runs the README's first command in a clean clone: installs, builds and serves an upload, installing the sandbox packages; stops with their install command when told not to install", async () => {
+    // The account is created with the checkout's own `atoll admin` (the clone's is the same commit).
     requireBuiltBinary();
+    const commandLine = readmeFirstCommand();
+    assert.equal(commandLine, 'npm install && npm start');
     const hostBefore = hostPackageStatus();
     assert.match(hostBefore, /bubblewrap install ok installed/);
-    const dataDir = mkdtempSync(join(tmpdir(), 'atoll-e2e-fresh-'));
-    const refusedWork = mkdtempSync(join(tmpdir(), 'fresh-machine-'));
+    const clone = mkdtempSync(join(tmpdir(), 'atoll-e2e-clone-'));
     const installWork = mkdtempSync(join(tmpdir(), 'fresh-machine-'));
-    const env = { ATOLL_DATA_DIR: dataDir, ATOLL_API_PORT: '0', ATOLL_EDGE_PORT: '0' };
+    const refusedWork = mkdtempSync(join(tmpdir(), 'fresh-machine-'));
+    // The README's defaults but for the ports (0: any free one); data in the clone's ./data.
+    const env = { ATOLL_API_PORT: '0', ATOLL_EDGE_PORT: '0' };
+    const dataEnv = { ...env, ATOLL_DATA_DIR: join(clone, 'data') };
     let server: NamespacedServer | undefined;
     try {
-      const refused = serveOnFreshMachine(refusedWork, { ...env, ATOLL_INSTALL_PACKAGES: '0' });
-      assert.equal(await refused.exited, 1, refused.stderr());
-      assert.match(refused.stderr(), /fresh-machine: removed bubblewrap slirp4netns/);
-      assert.match(
-        refused.stderr(),
-        /missing bwrap, slirp4netns \(ATOLL_INSTALL_PACKAGES=0: not installing them\)\.\nRun instead:\n\n {2}apt-get update && apt-get install -y --no-install-recommends bubblewrap slirp4netns\n/,
-      );
-      assert.doesNotMatch(refused.stdout(), /atoll is serving/);
+      const cloned = spawnSync('git', ['clone', '--quiet', REPOSITORY, clone], { encoding: 'utf8' });
+      assert.equal(cloned.status, 0, cloned.stderr);
+      assert.ok(!existsSync(join(clone, 'node_modules')) && !existsSync(join(clone, 'dist')));
 
-      server = serveOnFreshMachine(installWork, env);
+      server = serveOnFreshMachine(clone, commandLine, installWork, env);
       const running = server;
       const serving = await eventually(
         () => running.stdout().includes('"atoll is serving"') || running.hasExited(),
-        15 * 60_000,
+        20 * 60_000,
         250,
       );
       assert.ok(
         serving && running.stdout().includes('"atoll is serving"'),
         running.stdout() + running.stderr(),
       );
+      assert.match(running.stderr(), /fresh-machine: removed bubblewrap slirp4netns/);
+      // npm install and Atoll's build ran in the clone.
+      assert.ok(existsSync(join(clone, 'node_modules', 'undici', 'package.json')));
+      assert.ok(existsSync(join(clone, 'dist', 'main', 'atoll.js')));
       assert.match(
         running.stderr(),
         /atoll: the build sandbox needs bwrap, slirp4netns: installing bubblewrap slirp4netns zstd ca-certificates with apt-get/,
@@ -135,7 +158,7 @@ describe('a fresh machine without the sandbox packages', { skip: cannotRun() }, 
       const { port, edgePort } = JSON.parse(line ?? '{}') as { port: number; edgePort: number };
       const base = `http://127.0.0.1:${String(port)}`;
 
-      const authorization = createAccount('fresh', 'f@example.com', env);
+      const authorization = createAccount('fresh', 'f@example.com', dataEnv);
       const api = apiCaller(authorization);
       await api(base, '/v1/accounts/fresh/apps?appId=site', {
         method: 'POST',
@@ -165,13 +188,27 @@ describe('a fresh machine without the sandbox packages', { skip: cannotRun() }, 
       assert.equal(answer.statusCode, 200, page);
       // Built in the sandbox (npm install from the registry through slirp4netns, both just installed).
       assert.match(page, /"isNumber":true/);
-      assert.equal(await server.stop(), 0, server.stderr());
+      await server.stop();
       server = undefined;
+      assert.match(running.stdout(), /"msg":"stopped"/, running.stderr());
+
+      // Again on another fresh namespace, told not to install: npm start stops with the command.
+      const refused = serveOnFreshMachine(clone, commandLine, refusedWork, {
+        ...env,
+        ATOLL_INSTALL_PACKAGES: '0',
+      });
+      assert.equal(await refused.exited, 1, refused.stderr());
+      assert.match(refused.stderr(), /fresh-machine: removed bubblewrap slirp4netns/);
+      assert.match(
+        refused.stderr(),
+        /missing bwrap, slirp4netns \(ATOLL_INSTALL_PACKAGES=0: not installing them\)\.\nRun instead:\n\n {2}apt-get update && apt-get install -y --no-install-recommends bubblewrap slirp4netns\n/,
+      );
+      assert.doesNotMatch(refused.stdout(), /atoll is serving/);
     } finally {
       await server?.stop();
-      rmSync(dataDir, { recursive: true, force: true });
-      rmSync(refusedWork, { recursive: true, force: true });
+      rmSync(clone, { recursive: true, force: true });
       rmSync(installWork, { recursive: true, force: true });
+      rmSync(refusedWork, { recursive: true, force: true });
     }
     // The real machine still has its packages, as they were.
     assert.equal(hostPackageStatus(), hostBefore);
