@@ -14,6 +14,7 @@ import { DeploymentsService } from '../../src/services/builds/deployments-servic
 import type { Deployer } from '../../src/services/hosting/hosting-ports.js';
 import { eventually } from '../helpers/build-harness.js';
 import { TestApi, type Credentials } from '../helpers/test-api.js';
+import { testUidRange } from '../helpers/test-run-uid-range.js';
 
 const staticSite = () => readFileSync(new URL('../fixtures/zips/static-site.zip', import.meta.url));
 
@@ -80,7 +81,7 @@ describe('the build worker', () => {
         environments: api.services.environments,
         blobs: createFilesystemBlobStore(join(api.dataDir, 'blobs')),
       },
-      { first: 61_000, last: 61_999 },
+      testUidRange(),
     );
     // What the runtime did on main: the switch removes the replaced deployment's folder, and
     // removing a folder too deep for a path failed out of it (ENAMETOOLONG).

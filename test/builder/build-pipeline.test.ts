@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sandboxProblem } from '../../src/sandbox/sandbox-runner.js';
 import { unsafeRunner } from '../../src/sandbox/unsafe-runner.js';
-import { BuildHarness, commandLinesHolding, eventually, processesRunning } from '../helpers/build-harness.js';
+import { BuildHarness, commandLinesHolding, eventually } from '../helpers/build-harness.js';
+import { sandboxedProcessesHolding, testUidRange } from '../helpers/test-run-uid-range.js';
 import type { Credentials, TestApi } from '../helpers/test-api.js';
 
 /** A shell variable marked secret: it reaches the build, and nobody else. */
@@ -137,8 +138,8 @@ describe('the build pipeline, for real', { skip: sandboxProblem() }, () => {
     const done = await waitDone(operation, 10_000);
     assert.equal(done.error.code, 1);
     // The sandbox ends within a generous bound: no process of the build uid is left.
-    await eventually(() => processesRunning('waiting forever').length === 0, 5_000);
-    assert.deepEqual(processesRunning('waiting forever'), []);
+    await eventually(() => sandboxedProcessesHolding('waiting forever').length === 0, 5_000);
+    assert.deepEqual(sandboxedProcessesHolding('waiting forever'), []);
     assert.equal(
       (await api.request('GET', `${envPath}/builds/${buildId}`, { auth: owner })).body.state,
       'CANCELLED',
@@ -151,7 +152,7 @@ describe('the build pipeline, for real', { skip: sandboxProblem() }, () => {
     const { operation, buildId } = await upload('04-slow-build');
     await harness.waitForLog(buildId, 'stdout: waiting forever');
     // The build's own processes have the secret in their environment (which only their uid and root read)…
-    const environments = processesRunning('waiting forever').map((pid) => {
+    const environments = sandboxedProcessesHolding('waiting forever').map((pid) => {
       try {
         return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
       } catch {
@@ -166,7 +167,7 @@ describe('the build pipeline, for real', { skip: sandboxProblem() }, () => {
     assert.deepEqual(commandLinesHolding([BUILD_SECRET]), []);
     await api.request('POST', `${envPath}/builds/${buildId}:cancel`, { auth: owner });
     await waitDone(operation, 10_000);
-    await eventually(() => processesRunning('waiting forever').length === 0, 5_000);
+    await eventually(() => sandboxedProcessesHolding('waiting forever').length === 0, 5_000);
   });
 
   for (const [app, manager, lockfile] of [
@@ -214,9 +215,9 @@ describe('the build pipeline, for real', { skip: sandboxProblem() }, () => {
       auth: owner,
     });
     assert.equal(deleted.status, 200);
-    await eventually(() => processesRunning('waiting forever').length === 0, 10_000);
+    await eventually(() => sandboxedProcessesHolding('waiting forever').length === 0, 10_000);
     assert.deepEqual(
-      processesRunning('waiting forever'),
+      sandboxedProcessesHolding('waiting forever'),
       [],
       'the build of the deleted environment was killed',
     );
@@ -230,11 +231,12 @@ describe('the build pipeline, for real', { skip: sandboxProblem() }, () => {
       body: { displayName: 'Reborn', branch: 'uploadable' },
     });
     const reborn = /environments\/([^/]+)\//.exec(again.body.name)?.[1] ?? '';
-    const freed = await api.testStore.store.environments.assignBuildUid(reborn, 61_000, 61_999);
-    const held = await api.testStore.store.environments.assignBuildUid(harness.envId, 61_000, 61_999);
+    const uids = testUidRange();
+    const freed = await api.testStore.store.environments.assignBuildUid(reborn, uids.first, uids.last);
+    const held = await api.testStore.store.environments.assignBuildUid(harness.envId, uids.first, uids.last);
     assert.notEqual(freed, held);
     assert.ok(
-      freed !== undefined && freed <= 61_001,
+      freed !== undefined && freed <= uids.first + 1,
       `the deleted environment's uid went back to the range (${String(freed)})`,
     );
   });
@@ -245,7 +247,8 @@ describe('the build limits', { skip: sandboxProblem() }, () => {
     const harness = await BuildHarness.start({ buildEnv });
     try {
       const { operation, buildId } = await harness.upload(app);
-      const done = await harness.waitDone(operation, 120_000);
+      // The harness's default bound: each start provisions its toolchain, slower beside other test files.
+      const done = await harness.waitDone(operation);
       assert.equal(done.error.code, 9, JSON.stringify(done));
       const build = await harness.build(buildId);
       assert.equal(build.state, 'FAILED');

@@ -22,13 +22,15 @@ import { SYSTEM_ETC_PATHS } from '../../src/sandbox/sandbox-filesystem.js';
 import { hostAddresses, systemResolver } from '../../src/adapters/guarded-connector.js';
 import { parseAllowedNetwork } from '../../src/domain/network/network-allowance.js';
 import { commandLinesHolding, eventually } from '../helpers/build-harness.js';
+import { testUidRange } from '../helpers/test-run-uid-range.js';
 
 // The sandbox drops from root to a build uid, as the platform's worker does; CI runs as root.
 const canSandbox =
   process.getuid?.() === 0 &&
   spawnSync('bwrap', ['--version']).status === 0 &&
   spawnSync('slirp4netns', ['--version']).status === 0;
-const UID = 61_000;
+/** A uid of this test process's own range: no other test file's sandbox runs under it. */
+const UID = testUidRange().first;
 const LIMITS = {
   wallMs: 20_000,
   cpuSeconds: 20,

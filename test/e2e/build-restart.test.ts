@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { sandboxProblem } from '../../src/sandbox/sandbox-runner.js';
 import { apiCaller, createAccount, startServer, uploadFixture } from '../helpers/atoll-process.js';
-import { eventually, processesRunning } from '../helpers/build-harness.js';
+import { eventually } from '../helpers/build-harness.js';
+import { sandboxedProcessesHolding } from '../helpers/test-run-uid-range.js';
 
 /** Crash safety through the real binary: `atoll serve` killed mid-build, then started again. */
 describe('a server killed during a build', { skip: sandboxProblem() }, () => {
@@ -49,7 +50,7 @@ describe('a server killed during a build', { skip: sandboxProblem() }, () => {
       await first.exited;
       // The sandbox dies with the server (bubblewrap's --die-with-parent), and its network helper with it.
       assert.ok(
-        await eventually(() => processesRunning('waiting forever').length === 0, 15_000),
+        await eventually(() => sandboxedProcessesHolding('waiting forever').length === 0, 15_000),
         'a build process outlived the server',
       );
       assert.ok(

@@ -63,7 +63,11 @@ export async function eventually(
   }
 }
 
-/** Pids of the processes whose command line holds `text` (the slow fixture prints and runs 'waiting forever'). */
+/**
+ * Pids of the processes on the machine whose command line holds `text`: for text only this test holds (an
+ * environment id). Text other test files' builds hold too (a fixture's script) is looked for with
+ * `sandboxedProcessesHolding` (test-run-uid-range.ts), among this test process's sandboxes only.
+ */
 export function processesRunning(text: string): string[] {
   return spawnSync('pgrep', ['-f', text])
     .stdout.toString()

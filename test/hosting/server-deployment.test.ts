@@ -12,6 +12,7 @@ import {
   FIXTURE_APPS,
   processesRunning,
 } from '../helpers/build-harness.js';
+import { sandboxedProcessesHolding, testUidRange } from '../helpers/test-run-uid-range.js';
 
 const APP = '08-node-server';
 /** A shell variable marked secret: it reaches the app, and nobody else. */
@@ -126,7 +127,11 @@ describe('server app deployments through the edge', () => {
     assert.equal(probe.tmp, 'written', 'a private /tmp');
     assert.notEqual(probe.hostLoopback, 'connected');
     assert.notEqual(probe.slirpGateway, 'connected');
-    assert.ok(probe.uid >= 61_000, `runs as the environment's uid, not ${String(probe.uid)}`);
+    const uids = testUidRange();
+    assert.ok(
+      probe.uid >= uids.first && probe.uid <= uids.last,
+      `runs as the environment's uid, not ${String(probe.uid)}`,
+    );
   });
 
   it('caches what the app allows, and the app purges it by tag through the platform services', async () => {
@@ -269,7 +274,7 @@ describe('server app deployments through the edge', () => {
       /did not answer HTTP on port 8080 within 15 s \(ATOLL_APP_START_TIMEOUT_MS\); it must listen on 0\.0\.0\.0:\$PORT/,
     );
     assert.ok(
-      await eventually(() => processesRunning('setInterval').length === 0, 30_000),
+      await eventually(() => sandboxedProcessesHolding('setInterval').length === 0, 30_000),
       'the silent app is stopped',
     );
     assert.equal(await (await h.edge('/')).text(), 'version A\n');
@@ -292,7 +297,7 @@ describe('server app deployments through the edge', () => {
   });
 
   it('deleting the environment stops its app, drops its route and frees its folders', async () => {
-    assert.ok(processesRunning('server.js').length > 0);
+    assert.ok(sandboxedProcessesHolding('server.js').length > 0);
     const first = await h.api.testStore.store.builds.find(h.envId, firstBuild);
     assert.ok(first && existsSync(join(h.api.dataDir, 'blobs', first.artifactKey)));
     const deleted = await h.api.request('DELETE', h.envPath, { auth: h.owner });
