@@ -24,6 +24,7 @@ import {
   type PackageManagerChoice,
 } from '../domain/builds/project-detection.js';
 import { wordpressUrlOf } from '../domain/hosting/wordpress-url.js';
+import { runsNextStandalone } from '../domain/hosting/serve-plan.js';
 import type {
   BuildExecutor,
   BuildInputs,
@@ -45,6 +46,7 @@ import {
 import { unpackArchive, UnpackError } from './unpack-archive.js';
 import { installArguments, packageManagerEnvironment } from './package-manager-commands.js';
 import { readProjectManifests, writeAppDirectoryMarker } from './workspace-layout.js';
+import { PLACE_STANDALONE_ASSETS, STANDALONE_ARTIFACT_EXCLUDES } from './next-standalone.js';
 
 export interface BuildExecutorSettings {
   readonly buildsDir: string;
@@ -186,10 +188,28 @@ class OutputTooLarge extends Error {}
  * times the build gave them: frameworks read them (Next.js takes a prerendered page's mtime as the
  * time it was generated, and one from 1970 never counts as stale, so time-based ISR never ran).
  */
-async function packFolder(folder: string, destination: string, maxBytes: number): Promise<string> {
+async function packFolder(
+  folder: string,
+  destination: string,
+  maxBytes: number,
+  excludes: readonly string[],
+): Promise<string> {
   const tar = spawn(
     'tar',
-    ['--sort=name', '--owner=0', '--group=0', '--numeric-owner', '-C', folder, '-cf', '-', '.'],
+    [
+      '--sort=name',
+      '--owner=0',
+      '--group=0',
+      '--numeric-owner',
+      '-C',
+      folder,
+      // Anchored: `./node_modules` is the packed folder's own, not `.next/standalone/node_modules`.
+      '--anchored',
+      ...excludes.map((pattern) => `--exclude=${pattern}`),
+      '-cf',
+      '-',
+      '.',
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const [compressor = 'gzip', ...args] = artifactCompressor().argv;
@@ -315,9 +335,9 @@ export class SandboxedBuildExecutor implements BuildExecutor {
           ? missingBuildScriptReason(framework, (path) => existsSync(join(source, path)))
           : undefined;
       if (unbuilt !== undefined) throw new BuildFailure(unbuilt);
-      const toolchain =
+      const { standalone, ...toolchain } =
         pkg === undefined
-          ? { nodeVersion: '', packageManager: '' }
+          ? { nodeVersion: '', packageManager: '', standalone: false }
           : await this.#installAndBuild(
               { inputs, reporter, signal, work, source, app },
               {
@@ -325,12 +345,25 @@ export class SandboxedBuildExecutor implements BuildExecutor {
                 pkg: { ...pkg, engines: pkg.engines ?? project.rootPackage?.engines },
                 manager: choosePackageManager(project.files, project.rootPackage ?? pkg, project.texts),
                 buildScript,
+                framework,
+                startScript: variables.get('ATLAS_START_SCRIPT'),
               },
               kept,
               detected,
             );
       await writeAppDirectoryMarker(source, appDirectory);
-      return { ...(await this.#package(pkg, reporter, work, { source, app })), framework, ...toolchain };
+      // A workspace's hoisted node_modules stay: the standalone output nests the member there.
+      const excludes = standalone && app === source ? STANDALONE_ARTIFACT_EXCLUDES : [];
+      if (excludes.length > 0)
+        reporter.log(
+          'atoll',
+          "output: 'standalone': the artifact leaves out node_modules and .next/cache (.next/standalone/server.js carries the dependencies it traced)",
+        );
+      return {
+        ...(await this.#package(pkg, reporter, work, { source, app }, excludes)),
+        framework,
+        ...toolchain,
+      };
     } finally {
       // A workspace's framework caches are the app's; its node_modules are never kept (see #installAndBuild).
       await kept.cache?.keep(app, kept.dependencyKey);
@@ -368,10 +401,16 @@ export class SandboxedBuildExecutor implements BuildExecutor {
   /** A project with package.json: its toolchain provisioned, its caches back, then install and build. */
   async #installAndBuild(
     step: BuildStep,
-    project: { pkg: PackageJson; manager: PackageManagerChoice; buildScript: string | undefined },
+    project: {
+      pkg: PackageJson;
+      manager: PackageManagerChoice;
+      buildScript: string | undefined;
+      framework: string;
+      startScript: string | undefined;
+    },
     kept: KeptCache,
     detected: Detected,
-  ): Promise<{ nodeVersion: string; packageManager: string }> {
+  ): Promise<{ nodeVersion: string; packageManager: string; standalone: boolean }> {
     const { reporter, source, app } = step;
     const { pkg, manager, buildScript } = project;
     const tools = await this.#provision(pkg, manager, reporter);
@@ -393,7 +432,7 @@ export class SandboxedBuildExecutor implements BuildExecutor {
         : undefined;
     const reused =
       dependencyKey !== undefined && (await cache.restoreDependencies(source, dependencyKey, handOver));
-    const run = (label: string, args: string[], workDir = source) =>
+    const runNode = (label: string, args: string[], workDir = source) =>
       this.#sandboxed(
         step,
         {
@@ -405,8 +444,10 @@ export class SandboxedBuildExecutor implements BuildExecutor {
           nodeVersion: tools.nodeVersion,
         },
         label,
-        [`${NODE_MOUNT}/bin/node`, join(PM_MOUNT, tools.entry), ...args],
+        [`${NODE_MOUNT}/bin/node`, ...args],
       );
+    const run = (label: string, args: string[], workDir = source) =>
+      runNode(label, [join(PM_MOUNT, tools.entry), ...args], workDir);
 
     const dependencies =
       Object.keys(pkg.dependencies ?? {}).length + Object.keys(pkg.devDependencies ?? {}).length;
@@ -428,7 +469,21 @@ export class SandboxedBuildExecutor implements BuildExecutor {
       // In a workspace member's folder, every manager runs that member's script.
       await run(`${manager.name} run ${buildScript}`, ['run', buildScript], app);
     }
-    return { nodeVersion: detected.nodeVersion, packageManager: detected.packageManager };
+    const standalone =
+      buildScript !== undefined &&
+      runsNextStandalone(
+        // Only whether the build wrote the file: a link the build made there is never read here.
+        { pkg, framework: project.framework, exists: (path) => existsSync(join(app, path)) },
+        project.startScript,
+      );
+    // As Next.js's docs for output: 'standalone' say; the runtime then starts server.js.
+    if (standalone)
+      await runNode(
+        "output: 'standalone': copy public/ and .next/static/ beside .next/standalone/server.js",
+        ['-e', PLACE_STANDALONE_ASSETS],
+        app,
+      );
+    return { nodeVersion: detected.nodeVersion, packageManager: detected.packageManager, standalone };
   }
 
   /** Node.js and the package manager the project asks for (or their defaults), provisioned. */
@@ -480,6 +535,7 @@ export class SandboxedBuildExecutor implements BuildExecutor {
     reporter: BuildReporter,
     work: string,
     { source, app }: { source: string; app: string },
+    excludes: readonly string[],
   ): Promise<Omit<Extract<BuildOutcome, { ok: true }>, 'framework' | 'nodeVersion' | 'packageManager'>> {
     // A workspace member's dependencies are in its own node_modules or, hoisted, in the root's.
     const dependencies = listDirectDependencies(
@@ -488,12 +544,14 @@ export class SandboxedBuildExecutor implements BuildExecutor {
     );
     await reporter.phase('PACKAGING');
     const temp = join(work, `artifact.${artifactCompressor().extension}`);
-    const digest = await packFolder(source, temp, this.settings.maxOutputBytes).catch((error: unknown) => {
-      if (!(error instanceof OutputTooLarge)) throw error;
-      throw new BuildFailure(
-        `the build output (with node_modules) exceeds the output size limit of ${String(this.settings.maxOutputBytes)} bytes (ATOLL_BUILD_MAX_OUTPUT_BYTES)`,
-      );
-    });
+    const digest = await packFolder(source, temp, this.settings.maxOutputBytes, excludes).catch(
+      (error: unknown) => {
+        if (!(error instanceof OutputTooLarge)) throw error;
+        throw new BuildFailure(
+          `the build output (with node_modules) exceeds the output size limit of ${String(this.settings.maxOutputBytes)} bytes (ATOLL_BUILD_MAX_OUTPUT_BYTES)`,
+        );
+      },
+    );
     const artifactKey = `artifacts/${digest}.${artifactCompressor().extension}`;
     await this.settings.blobs.adopt(artifactKey, temp);
     return { ok: true, artifactKey, artifactDigest: `sha256:${digest}`, dependencies };

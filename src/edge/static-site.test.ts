@@ -911,6 +911,13 @@ describe('chooseCacheControl', () => {
     ['_next/static/css/1a2b3c4d5e6f7a8b.css', IMMUTABLE],
     ['_next/static/media/font.a1b2c3d4.woff2', IMMUTABLE],
     ['_next/static/aBcD1234_efGH5678-ijk/_buildManifest.js', IMMUTABLE],
+    // Turbopack's chunk names (Next.js 16.4 static export, test/hosting/next-features.test.ts).
+    ['_next/static/chunks/3qfy96eoyh-ek.js', IMMUTABLE],
+    ['_next/static/chunks/0cz1d0mv5g_q7.js', IMMUTABLE],
+    ['_next/static/chunks/1vgmu4ugcdqii.js', IMMUTABLE],
+    ['_next/static/chunks/turbopack-2u1d16houkiyo.js', IMMUTABLE],
+    ['_next/static/chunks/webpack.js', REVALIDATE],
+    ['_astro/background2.svg', REVALIDATE],
     ['assets/index-CQ-NvqXt.js', IMMUTABLE],
     ['assets/index-BnV1W5Ap.css', IMMUTABLE],
     ['assets/logo.png', REVALIDATE],

@@ -586,7 +586,7 @@ function hasHashToken(segment: string, isFileName: boolean, buildOnly: boolean):
   const dot = isFileName ? segment.lastIndexOf('.') : -1;
   const stem = dot > 0 ? segment.slice(0, dot) : segment;
   return stem.split('.').some((part, index) => {
-    if (index > 0 ? looksLikeHash(part, buildOnly) : looksLikeWholeNameHash(part)) return true;
+    if (index > 0 ? looksLikeHash(part, buildOnly) : looksLikeWholeNameHash(part, buildOnly)) return true;
     // Base64url hashes may contain '-', so try every suffix that starts after a dash.
     for (let dash = part.indexOf('-'); dash !== -1; dash = part.indexOf('-', dash + 1)) {
       if (looksLikeHash(part.slice(dash + 1), buildOnly)) return true;
@@ -601,8 +601,12 @@ function looksLikeHash(token: string, buildOnly: boolean): boolean {
 }
 
 /** A whole name is held to a stricter test: `SomeComponentName.png` is a word, not a hash. */
-function looksLikeWholeNameHash(token: string): boolean {
+function looksLikeWholeNameHash(token: string, buildOnly: boolean): boolean {
   if (token.length >= 8 && HEX_TOKEN.test(token)) return countClassChanges(token) >= 3;
+  // Turbopack's chunk names in Next.js 15 and 16 (`3qfy96eoyh-ek.js`, `0cz1d0mv5g_q7.js`): base64url mixing
+  // digits and letters, where only a build writes files.
+  if (buildOnly && token.length >= 8 && BASE64URL_TOKEN.test(token) && countClassChanges(token) >= 3)
+    return true;
   // Next.js build ids (nanoid): long, with digits and both cases.
   return (
     token.length >= 16 &&

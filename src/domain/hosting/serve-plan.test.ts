@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ProjectError } from '../builds/project-detection.js';
-import { chooseServePlan, PLAN_CANDIDATE_PATHS, type BuiltFiles, type ServeSettings } from './serve-plan.js';
+import {
+  chooseServePlan,
+  PLAN_CANDIDATE_PATHS,
+  runsNextStandalone,
+  type BuiltFiles,
+  type ServeSettings,
+} from './serve-plan.js';
 
 function files(
   pkg: BuiltFiles['pkg'],
@@ -154,5 +160,63 @@ describe('chooseServePlan', () => {
       (error: unknown) =>
         error instanceof ProjectError && /ATLAS_SPA_FALLBACK is "yes": use true or false/.test(error.message),
     );
+  });
+
+  it("runs a Next.js standalone build's server.js instead of next start, in its folder", () => {
+    const standalone = [
+      '.next/standalone/server.js',
+      '.next/standalone/.next/static',
+      'node_modules/next/dist/bin/next',
+      '.next/BUILD_ID',
+    ];
+    for (const start of [undefined, 'next start', 'next start -p 3000']) {
+      const pkg = { scripts: { build: 'next build', ...(start === undefined ? {} : { start }) } };
+      const plan = chooseServePlan(files(pkg, 'nextjs', standalone), NONE);
+      assert.deepEqual(plan, {
+        kind: 'server',
+        start: { node: ['.next/standalone/server.js'] },
+        description: ".next/standalone/server.js (output: 'standalone')",
+        next: { folder: '.next/standalone' },
+      });
+      assert.equal(runsNextStandalone(files(pkg, 'nextjs', standalone), undefined), true);
+    }
+    // A custom server, or a script named by ATLAS_START_SCRIPT, is the user's choice and needs node_modules.
+    const custom = { scripts: { build: 'next build', start: 'node server.js', serve: 'next start' } };
+    assert.deepEqual(chooseServePlan(files(custom, 'nextjs', standalone), NONE), {
+      kind: 'server',
+      start: { script: 'start' },
+      description: 'script "start"',
+      next: { folder: '' },
+    });
+    assert.equal(runsNextStandalone(files(custom, 'nextjs', standalone), undefined), false);
+    const named = files({ scripts: { build: 'next build', start: 'next start' } }, 'nextjs', standalone);
+    assert.deepEqual(startOf(chooseServePlan(named, { ...NONE, atlasStartScript: 'start' })), {
+      script: 'start',
+    });
+    assert.equal(runsNextStandalone(named, 'start'), false);
+    // A build packed before the builder placed the static files beside server.js keeps next start.
+    const older = files({ scripts: { build: 'next build', start: 'next start' } }, 'nextjs', [
+      '.next/standalone/server.js',
+      'node_modules/next/dist/bin/next',
+    ]);
+    assert.deepEqual(startOf(chooseServePlan(older, NONE)), { script: 'start' });
+    // Only Next.js's output counts.
+    assert.equal(runsNextStandalone(files(BUILT, 'node', standalone), undefined), false);
+  });
+
+  it("serves a Next.js static export's out/ though the start script is next start (which refuses it)", () => {
+    const pkg = { scripts: { build: 'next build', start: 'next start' } };
+    const exported = ['.next/export-detail.json', 'out', '.next/BUILD_ID', 'node_modules/next/dist/bin/next'];
+    assert.deepEqual(chooseServePlan(files(pkg, 'nextjs', exported), NONE), {
+      kind: 'static',
+      root: 'out',
+      spaFallback: false,
+    });
+    // A server build (no export detail) keeps next start; so does a start script of the user's own.
+    assert.deepEqual(startOf(chooseServePlan(files(pkg, 'nextjs', ['.next/BUILD_ID']), NONE)), {
+      script: 'start',
+    });
+    const own = files({ scripts: { build: 'next build', start: 'serve out' } }, 'nextjs', exported);
+    assert.deepEqual(startOf(chooseServePlan(own, NONE)), { script: 'start' });
   });
 });

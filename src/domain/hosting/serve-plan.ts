@@ -22,6 +22,11 @@ export type ServePlan =
       /** A package.json script run by the package manager, or a file run by Node.js. */
       readonly start: { readonly script: string } | { readonly node: readonly string[] };
       readonly description: string;
+      /**
+       * A Next.js server: the folder it runs in, whose `.next` holds its caches ('' = the app's folder;
+       * `.next/standalone` for `output: 'standalone'`, whose server.js changes into its own folder).
+       */
+      readonly next?: { readonly folder: string };
     };
 
 /** Output folders of static builds, in the order they are looked for when the framework names none. */
@@ -57,6 +62,17 @@ interface ServerEntry {
 }
 
 const REACT_ROUTER_SERVER = 'build/server/index.js';
+
+const NEXT_FRAMEWORKS: ReadonlySet<string> = new Set<Framework>(['nextjs', 'faustjs']);
+/** What `next build` writes for `output: 'standalone'`: a server with the dependencies it traced. */
+export const NEXT_STANDALONE_FOLDER = '.next/standalone';
+export const NEXT_STANDALONE_SERVER = `${NEXT_STANDALONE_FOLDER}/server.js`;
+/** Copied there by the builder since this release: a build packed before it runs `next start` as it did. */
+const NEXT_STANDALONE_STATIC = `${NEXT_STANDALONE_FOLDER}/.next/static`;
+/** What `next build` writes for `output: 'export'` (besides the pages in `out/`). */
+const NEXT_EXPORT_DETAIL = '.next/export-detail.json';
+/** A start script that is Next's own server (`next start`, `next start -p 3000`). */
+const NEXT_START = /^\s*next\s+start(\s|$)/;
 
 /** Framework servers started without a start script (relative to the deployment), the first that fits. */
 const SERVER_ENTRIES: readonly ServerEntry[] = [
@@ -128,13 +144,65 @@ export const PLAN_CANDIDATE_PATHS: readonly string[] = [
     ...SERVER_OUTPUTS.flatMap((output) => [output.path, ...(output.unless ? [output.unless] : [])]),
     ...Object.values(FRAMEWORK_STATIC_OUTPUT),
     ...STATIC_OUTPUT_FOLDERS,
+    NEXT_STANDALONE_SERVER,
+    NEXT_STANDALONE_STATIC,
+    NEXT_EXPORT_DETAIL,
   ]),
 ];
+
+/**
+ * Whether a Next.js build is run as its standalone server rather than as its start script: the build
+ * wrote `.next/standalone/server.js` (`output: 'standalone'`), nobody named a start script, and the
+ * start script (if any) is `next start`, which would only warn and serve from the whole node_modules.
+ * The builder asks it too: such an artifact leaves node_modules out (the server carries what it traced).
+ */
+export function runsNextStandalone(
+  files: Pick<BuiltFiles, 'pkg' | 'framework' | 'exists'>,
+  atlasStartScript: string | undefined,
+): boolean {
+  return (
+    NEXT_FRAMEWORKS.has(files.framework) &&
+    (atlasStartScript === undefined || atlasStartScript === '') &&
+    startsNextOrNothing(files.pkg) &&
+    files.exists(NEXT_STANDALONE_SERVER)
+  );
+}
+
+function startsNextOrNothing(pkg: PackageJson | undefined): boolean {
+  const start = pkg?.scripts?.start;
+  return start === undefined || (typeof start === 'string' && NEXT_START.test(start));
+}
+
+/**
+ * A Next.js build for `output: 'export'`: its pages are static files in `out/`, and `next start`
+ * refuses to run ("does not work with output: export"), so a start script that is `next start`
+ * does not make it a server.
+ */
+function isNextExport(files: BuiltFiles, atlasStartScript: string | undefined): boolean {
+  return (
+    NEXT_FRAMEWORKS.has(files.framework) &&
+    (atlasStartScript === undefined || atlasStartScript === '') &&
+    startsNextOrNothing(files.pkg) &&
+    files.exists(NEXT_EXPORT_DETAIL) &&
+    files.hasFiles('out')
+  );
+}
 
 export function chooseServePlan(files: BuiltFiles, settings: ServeSettings): ServePlan {
   const scripts = files.pkg?.scripts ?? {};
   const { atlasStartScript } = settings;
+  // A Next.js app started by its own script still keeps its caches in its folder's .next.
+  const next = NEXT_FRAMEWORKS.has(files.framework) ? { next: { folder: '' } } : {};
   const spaFallback = parseSpaFallback(settings.atlasSpaFallback);
+  if (runsNextStandalone(files, atlasStartScript) && files.exists(NEXT_STANDALONE_STATIC))
+    return {
+      kind: 'server',
+      start: { node: [NEXT_STANDALONE_SERVER] },
+      description: `${NEXT_STANDALONE_SERVER} (output: 'standalone')`,
+      next: { folder: NEXT_STANDALONE_FOLDER },
+    };
+  if (isNextExport(files, atlasStartScript))
+    return { kind: 'static', root: 'out', spaFallback: spaFallback ?? false };
   if (atlasStartScript !== undefined && atlasStartScript !== '') {
     if (typeof scripts[atlasStartScript] !== 'string') {
       throw new ProjectError(
@@ -145,17 +213,19 @@ export function chooseServePlan(files: BuiltFiles, settings: ServeSettings): Ser
       kind: 'server',
       start: { script: atlasStartScript },
       description: `script "${atlasStartScript}"`,
+      ...next,
     };
   }
   if (typeof scripts.start === 'string')
-    return { kind: 'server', start: { script: 'start' }, description: 'script "start"' };
+    return { kind: 'server', start: { script: 'start' }, description: 'script "start"', ...next };
   const entry = SERVER_ENTRIES.find(
     (e) =>
       (e.frameworks as readonly string[]).includes(files.framework) &&
       e.requires.every((path) => files.exists(path)) &&
       !(e.unless !== undefined && files.hasFiles(e.unless)),
   );
-  if (entry) return { kind: 'server', start: { node: entry.node }, description: entry.node.join(' ') };
+  if (entry)
+    return { kind: 'server', start: { node: entry.node }, description: entry.node.join(' '), ...next };
   if (!files.built) return { kind: 'static', root: '', spaFallback: spaFallback ?? false };
   const server = SERVER_OUTPUTS.find(
     (output) => files.exists(output.path) && !(output.unless !== undefined && files.hasFiles(output.unless)),

@@ -64,6 +64,7 @@ export function composeRuntime(base: Base, inputs: RuntimeInputs): RuntimeRole {
   const platformSocket = join(settings.dataDir, 'apps.sock');
   const runtime = new HostingRuntime({
     deploymentsDir: join(settings.dataDir, 'deployments'),
+    appCachesDir: join(settings.dataDir, 'app-caches'),
     dataDir: settings.dataDir,
     blobs,
     toolchains,
