@@ -3,11 +3,11 @@
  * repository where bubblewrap and slirp4netns are not installed: npm installs Atoll's dependencies
  * (from the registry, or this machine's npm cache), `npm start` builds Atoll and serves, installing
  * the sandbox's packages with apt-get (Debian's mirror, for real), then an upload is built and
- * served; with ATOLL_INSTALL_PACKAGES=0 it stops with the command instead. The packages are removed
- * and installed only in a throwaway mount namespace whose /usr, /etc and apt/dpkg folders are
- * overlays (fresh-machine-namespace.ts): this machine's packages never change, which the test
- * checks at the end. Slow (npm install, Atoll's build, apt-get update and install, a real npm
- * build of the upload): minutes.
+ * served; with ATOLL_INSTALL_PACKAGES=0, `atoll serve` (what `npm start` runs once it has built)
+ * stops with the command instead. The packages are removed and installed only in a throwaway
+ * mount namespace whose /usr, /etc and apt/dpkg folders are overlays (fresh-machine-namespace.ts):
+ * this machine's packages never change, which the test checks at the end. Slow (npm install,
+ * Atoll's build, apt-get update and install, a real npm build of the upload): minutes.
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
@@ -65,13 +65,13 @@ interface NamespacedServer {
 }
 
 /**
- * `commandLine` (`npm install && npm start`) run in `clone` on a fresh throwaway namespace of its own
- * (a new work folder for its overlays). It leads a process group of its own: stopping it stops
+ * `command` (`npm install && npm start` as words) run in `clone` on a fresh throwaway namespace
+ * of its own (a new work folder for its overlays). It leads a process group of its own: stopping it stops
  * `atoll serve` too, which npm's `sh -c` would otherwise leave running.
  */
 function serveOnFreshMachine(
   clone: string,
-  commandLine: string,
+  command: readonly string[],
   workDir: string,
   env: Record<string, string>,
 ): NamespacedServer {
@@ -87,7 +87,7 @@ function serveOnFreshMachine(
       TSX,
       NAMESPACE,
       workDir,
-      ...commandLine.split(' '),
+      ...command,
     ],
     { cwd: clone, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'], detached: true },
   );
@@ -131,7 +131,7 @@ describe('a fresh machine without the sandbox packages', { skip: cannotRun() }, 
       assert.equal(cloned.status, 0, cloned.stderr);
       assert.ok(!existsSync(join(clone, 'node_modules')) && !existsSync(join(clone, 'dist')));
 
-      server = serveOnFreshMachine(clone, commandLine, installWork, env);
+      server = serveOnFreshMachine(clone, commandLine.split(' '), installWork, env);
       const running = server;
       const serving = await eventually(
         () => running.stdout().includes('"atoll is serving"') || running.hasExited(),
@@ -192,11 +192,17 @@ describe('a fresh machine without the sandbox packages', { skip: cannotRun() }, 
       server = undefined;
       assert.match(running.stdout(), /"msg":"stopped"/, running.stderr());
 
-      // Again on another fresh namespace, told not to install: npm start stops with the command.
-      const refused = serveOnFreshMachine(clone, commandLine, refusedWork, {
-        ...env,
-        ATOLL_INSTALL_PACKAGES: '0',
-      });
+      // Again on another fresh namespace, told not to install: what `npm start` ends with (Atoll is
+      // built now; building it again would only add minutes) stops with the command.
+      const refused = serveOnFreshMachine(
+        clone,
+        [process.execPath, 'dist/main/atoll.js', 'serve'],
+        refusedWork,
+        {
+          ...env,
+          ATOLL_INSTALL_PACKAGES: '0',
+        },
+      );
       assert.equal(await refused.exited, 1, refused.stderr());
       assert.match(refused.stderr(), /fresh-machine: removed bubblewrap slirp4netns/);
       assert.match(
