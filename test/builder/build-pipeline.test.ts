@@ -247,8 +247,7 @@ describe('the build limits', { skip: sandboxProblem() }, () => {
     const harness = await BuildHarness.start({ buildEnv });
     try {
       const { operation, buildId } = await harness.upload(app);
-      // The harness's default bound: each start provisions its toolchain, slower beside other test files.
-      const done = await harness.waitDone(operation);
+      const done = await harness.waitDone(operation, 120_000);
       assert.equal(done.error.code, 9, JSON.stringify(done));
       const build = await harness.build(buildId);
       assert.equal(build.state, 'FAILED');
