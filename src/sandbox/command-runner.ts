@@ -122,6 +122,8 @@ export async function superviseCommand(
         sampling = false;
       });
   }, MEMORY_SAMPLE_MS);
+  /** Whether a limit or the abort signal ended the command (closures see what TypeScript's narrowing does not). */
+  const endedByRunner = () => limit !== undefined || aborted;
   const onAbort = () => {
     aborted = true;
     kill();
@@ -159,10 +161,15 @@ export async function superviseCommand(
   let detach: (() => void) | undefined;
   try {
     if (attach) {
-      detach = await Promise.race([
-        attach(),
-        exited.then(() => Promise.reject(new Error('the command exited before it was attached'))),
-      ]);
+      try {
+        detach = await Promise.race([
+          attach(),
+          exited.then(() => Promise.reject(new Error('the command exited before it was attached'))),
+        ]);
+      } catch (error) {
+        // Ended by a limit or an abort while it was being attached: that end is the answer, not a fault.
+        if (!endedByRunner()) throw error;
+      }
     }
     const { code, signal } = await exited;
     return { exitCode: code, signal, limit, aborted, outputTruncated };

@@ -4,7 +4,7 @@
  */
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { realpathSync, rmSync } from 'node:fs';
+import { readFileSync, realpathSync, rmSync } from 'node:fs';
 import { readlink, stat } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -194,8 +194,14 @@ async function applyFirewall(childPid: number, rules: string): Promise<void> {
     throw new Error(`nft could not load the sandbox's firewall (exit ${String(code)}): ${errors.trim()}`);
 }
 
-/** Attaches slirp4netns to the sandbox's network namespace and resolves when it is ready. */
-async function startSlirp(childPid: number, apiSocket: string | undefined): Promise<ChildProcess> {
+/**
+ * Starts slirp4netns on the sandbox's network namespace: the process at once (so that whoever ends the
+ * command can always kill it, also while it is starting) and when its network is ready.
+ */
+function spawnSlirp(
+  childPid: number,
+  apiSocket: string | undefined,
+): { readonly process: ChildProcess; readonly ready: Promise<void> } {
   // --exit-fd: slirp4netns ends when that pipe closes, so it cannot outlive a platform killed with SIGKILL.
   const slirp = spawn(
     'slirp4netns',
@@ -212,16 +218,16 @@ async function startSlirp(childPid: number, apiSocket: string | undefined): Prom
     { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] },
   );
   for (const pipe of slirp.stdio.slice(2)) pipe?.on('error', () => undefined);
-  await new Promise<void>((resolve, reject) => {
-    const ready = slirp.stdio[3] as Readable;
-    ready.once('data', () => {
+  const ready = new Promise<void>((resolve, reject) => {
+    const readyFd = slirp.stdio[3] as Readable;
+    readyFd.once('data', () => {
       resolve();
     });
     slirp.once('exit', (code) => {
       reject(new Error(`slirp4netns exited with ${code} before the network was ready`));
     });
   });
-  return slirp;
+  return { process: slirp, ready };
 }
 
 /** One JSON command on slirp4netns's API socket (docs/architecture.md "Notes on the stack"), and its answer. */
@@ -277,6 +283,25 @@ function readInfo(stream: Readable): Promise<number> {
   });
 }
 
+/**
+ * SIGKILL to a sandbox's pid 1 (bubblewrap as the namespace's init), when that pid is still bubblewrap's:
+ * once it ended, the number may belong to another process.
+ */
+function killSandboxInit(pid: number): void {
+  let command: string;
+  try {
+    command = readFileSync(`/proc/${String(pid)}/comm`, 'utf8').trim();
+  } catch {
+    return; // It ended.
+  }
+  if (command !== 'bwrap') return;
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // It ended meanwhile.
+  }
+}
+
 export async function runSandboxed(spec: SandboxSpec, settings: SandboxSettings): Promise<SandboxResult> {
   const withNetwork = spec.network === 'outbound';
   const stdio: ('pipe' | 'ignore')[] = [spec.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe', 'pipe'];
@@ -287,9 +312,15 @@ export async function runSandboxed(spec: SandboxSpec, settings: SandboxSettings)
   const env = spec.inbound ? { ...spec.env, PORT: String(spec.inbound.guestPort) } : spec.env;
   (child.stdio[ENV_FD] as Writable).end(JSON.stringify(env));
   (child.stdio[RESOLV_FD] as Writable).end(`nameserver ${SANDBOX_DNS}\n`);
+  // With network, bwrap names the sandbox's pid 1 on its info fd before it waits on the block fd.
+  const sandboxPid = withNetwork ? readInfo(child.stdio[INFO_FD] as Readable) : undefined;
+  sandboxPid?.catch(() => undefined);
   const kill = () => {
     // bwrap is pid 1's parent with --die-with-parent: killing it ends the whole pid namespace.
     if (child.exitCode === null) child.kill('SIGKILL');
+    // Unless it is killed before pid 1 armed that: pid 1 then lives on, orphaned, waiting on the block fd
+    // this process holds. Killing pid 1 itself ends the namespace in every case.
+    void sandboxPid?.then(killSandboxInit, () => undefined);
   };
   const inbound = spec.inbound;
   const apiSocket = inbound
@@ -301,8 +332,17 @@ export async function runSandboxed(spec: SandboxSpec, settings: SandboxSettings)
   const removeSocket = () => {
     if (apiSocket !== undefined) rmSync(apiSocket, { force: true });
   };
+  // The command can end (wall time, abort, a crash) while its network is still being attached: the
+  // supervisor then stops waiting for the attachment, and this is what still stops slirp4netns, whose
+  // open exit pipe would otherwise keep it, and this process's event loop, alive for good.
+  let ended = false;
+  let slirp: ChildProcess | undefined;
+  const stopSlirp = () => {
+    if (slirp?.exitCode === null) slirp.kill('SIGKILL');
+    removeSocket();
+  };
   const attachNetwork = async () => {
-    const childPid = await readInfo(child.stdio[INFO_FD] as Readable);
+    const childPid = await (sandboxPid ?? readInfo(child.stdio[INFO_FD] as Readable));
     await applyFirewall(
       childPid,
       sandboxFirewallRules({
@@ -310,25 +350,25 @@ export async function runSandboxed(spec: SandboxSpec, settings: SandboxSettings)
         hostAddresses: settings.ownAddresses(),
       }),
     );
-    const slirp = await startSlirp(childPid, apiSocket);
-    const stop = () => {
-      slirp.kill('SIGKILL');
-      removeSocket();
-    };
+    if (ended) throw new Error('the command ended before its network was attached');
+    const started = spawnSlirp(childPid, apiSocket);
+    slirp = started.process;
     try {
+      await started.ready;
       if (inbound && apiSocket !== undefined) await forwardInbound(apiSocket, inbound);
     } catch (error) {
-      stop();
+      stopSlirp();
       throw error;
     }
     (child.stdio[BLOCK_FD] as Writable).end('go');
-    return stop;
+    return stopSlirp;
   };
   try {
     return await superviseCommand(child, spec, kill, withNetwork ? attachNetwork : undefined);
   } finally {
+    ended = true;
     // Also when the command ended before the network was attached, after slirp4netns made the socket.
-    removeSocket();
+    stopSlirp();
   }
 }
 

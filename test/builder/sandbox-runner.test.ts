@@ -86,6 +86,24 @@ function processesOf(uid: number, name?: string): string {
     .trim();
 }
 
+/** Pids of the slirp4netns processes this test process started and that still run. */
+function ownSlirps(): string[] {
+  return spawnSync('pgrep', ['-P', String(process.pid), '-x', 'slirp4netns'])
+    .stdout.toString()
+    .trim()
+    .split('\n')
+    .filter((pid) => pid !== '');
+}
+
+/** Pids of live processes (bubblewrap among them) whose command line names the folder. */
+function sandboxesIn(folder: string): string[] {
+  return spawnSync('pgrep', ['-f', folder])
+    .stdout.toString()
+    .trim()
+    .split('\n')
+    .filter((pid) => pid !== '');
+}
+
 describe(
   'sandboxed commands (regression: builds reaching the platform)',
   { skip: !canSandbox && 'needs root, bwrap and slirp4netns (.ci/run installs them)' },
@@ -412,6 +430,21 @@ describe(
       // The kernel tears a killed pid namespace down on its own time: wait for it, within a generous bound.
       const gone = await eventually(() => processesOf(UID, 'sleep') === '', 10_000);
       assert.ok(gone, `no process of the sandbox survives (left: ${processesOf(UID, 'sleep')})`);
+    });
+
+    it('leaves no slirp4netns behind when the command ends while its network starts (regression: a hung worker)', async () => {
+      // Wall times from 0 to 700 ms end the command before, while and after its network is attached; before the
+      // fix, an end during the attachment left slirp4netns running, its exit pipe held open by this process.
+      for (let wallMs = 0; wallMs <= 700; wallMs += 50) {
+        const result = await run('sleep 30', { network: 'outbound', limits: { ...LIMITS, wallMs } });
+        assert.equal(result.limit, 'wall time', `wall time ${String(wallMs)} ms`);
+        const left = () => [...ownSlirps(), ...sandboxesIn(work)];
+        const gone = await eventually(() => left().length === 0, 10_000);
+        assert.ok(
+          gone,
+          `wall time ${String(wallMs)} ms: slirp4netns or the sandbox left (${left().join(', ')})`,
+        );
+      }
     });
 
     it('stops when its abort signal fires', async () => {
