@@ -45,6 +45,7 @@ import {
 import { unpackArchive, UnpackError } from './unpack-archive.js';
 import { installArguments, packageManagerEnvironment } from './package-manager-commands.js';
 import { readProjectManifests, writeAppDirectoryMarker } from './workspace-layout.js';
+import { servesStaticOutput, writeStaticOutputMarker } from './static-output.js';
 
 export interface BuildExecutorSettings {
   readonly buildsDir: string;
@@ -171,9 +172,10 @@ let foundCompressor: Compressor | undefined;
  * Looked for when the first build is packed, not at import: importing the builder runs nothing.
  */
 function artifactCompressor(): Compressor {
+  // Level 1: three times faster than 3 on a busy machine for a fifth more bytes (docs/benchmarks.md).
   foundCompressor ??=
     spawnSync('zstd', ['--version'], { stdio: 'ignore' }).status === 0
-      ? { argv: ['zstd', '-q', '-3', '-T0', '-c'], extension: 'tar.zst' }
+      ? { argv: ['zstd', '-q', '-1', '-T0', '-c'], extension: 'tar.zst' }
       : { argv: ['gzip', '-n', '-1', '-c'], extension: 'tar.gz' };
   return foundCompressor;
 }
@@ -186,10 +188,26 @@ class OutputTooLarge extends Error {}
  * times the build gave them: frameworks read them (Next.js takes a prerendered page's mtime as the
  * time it was generated, and one from 1970 never counts as stale, so time-based ISR never ran).
  */
-async function packFolder(folder: string, destination: string, maxBytes: number): Promise<string> {
+async function packFolder(
+  folder: string,
+  destination: string,
+  { maxBytes, withoutDependencies }: { maxBytes: number; withoutDependencies: boolean },
+): Promise<string> {
   const tar = spawn(
     'tar',
-    ['--sort=name', '--owner=0', '--group=0', '--numeric-owner', '-C', folder, '-cf', '-', '.'],
+    [
+      '--sort=name',
+      '--owner=0',
+      '--group=0',
+      '--numeric-owner',
+      // Anchored: the top folder's node_modules only, never a folder of that name in the output.
+      ...(withoutDependencies ? ['--anchored', '--exclude=./node_modules'] : []),
+      '-C',
+      folder,
+      '-cf',
+      '-',
+      '.',
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const [compressor = 'gzip', ...args] = artifactCompressor().argv;
@@ -330,7 +348,21 @@ export class SandboxedBuildExecutor implements BuildExecutor {
               detected,
             );
       await writeAppDirectoryMarker(source, appDirectory);
-      return { ...(await this.#package(pkg, reporter, work, { source, app })), framework, ...toolchain };
+      const staticOnly =
+        app === source &&
+        (await servesStaticOutput({
+          source,
+          pkg,
+          framework,
+          built: buildScript !== undefined,
+          variables,
+        }));
+      await writeStaticOutputMarker(source, staticOnly);
+      return {
+        ...(await this.#package(pkg, reporter, work, { source, app, staticOnly })),
+        framework,
+        ...toolchain,
+      };
     } finally {
       // A workspace's framework caches are the app's; its node_modules are never kept (see #installAndBuild).
       await kept.cache?.keep(app, kept.dependencyKey);
@@ -479,7 +511,7 @@ export class SandboxedBuildExecutor implements BuildExecutor {
     pkg: PackageJson | undefined,
     reporter: BuildReporter,
     work: string,
-    { source, app }: { source: string; app: string },
+    { source, app, staticOnly }: { source: string; app: string; staticOnly: boolean },
   ): Promise<Omit<Extract<BuildOutcome, { ok: true }>, 'framework' | 'nodeVersion' | 'packageManager'>> {
     // A workspace member's dependencies are in its own node_modules or, hoisted, in the root's.
     const dependencies = listDirectDependencies(
@@ -487,15 +519,25 @@ export class SandboxedBuildExecutor implements BuildExecutor {
       (name) => installedVersion(app, name) ?? installedVersion(source, name),
     );
     await reporter.phase('PACKAGING');
+    if (staticOnly)
+      reporter.log(
+        'atoll',
+        'static site: node_modules stays out of the artifact (the edge serves the output)',
+      );
     const temp = join(work, `artifact.${artifactCompressor().extension}`);
-    const digest = await packFolder(source, temp, this.settings.maxOutputBytes).catch((error: unknown) => {
+    const started = performance.now();
+    const digest = await packFolder(source, temp, {
+      maxBytes: this.settings.maxOutputBytes,
+      withoutDependencies: staticOnly,
+    }).catch((error: unknown) => {
       if (!(error instanceof OutputTooLarge)) throw error;
       throw new BuildFailure(
-        `the build output (with node_modules) exceeds the output size limit of ${String(this.settings.maxOutputBytes)} bytes (ATOLL_BUILD_MAX_OUTPUT_BYTES)`,
+        `the build output${staticOnly ? '' : ' (with node_modules)'} exceeds the output size limit of ${String(this.settings.maxOutputBytes)} bytes (ATOLL_BUILD_MAX_OUTPUT_BYTES)`,
       );
     });
     const artifactKey = `artifacts/${digest}.${artifactCompressor().extension}`;
     await this.settings.blobs.adopt(artifactKey, temp);
+    reporter.log('atoll', `artifact packed in ${((performance.now() - started) / 1000).toFixed(2)} s`);
     return { ok: true, artifactKey, artifactDigest: `sha256:${digest}`, dependencies };
   }
 
