@@ -115,6 +115,8 @@ describe('static deployments through the edge', () => {
 
   describe('a detected single-page app (Vite)', () => {
     let spaEnv = '';
+    /** The environment's live build, a static site. */
+    let liveBuildId = '';
 
     before(async () => {
       const created = await h.api.request('POST', '/v1/accounts/acme/apps/web/environments', {
@@ -174,8 +176,32 @@ describe('static deployments through the edge', () => {
       const done = await h.waitDone(operation);
       assert.equal(done.error, undefined, JSON.stringify(done.error));
       assert.doesNotMatch(await h.logOf(buildId), /index\.html for paths that are not files/);
+      liveBuildId = buildId;
       assert.equal((await spa('/')).status, 200);
       assert.equal((await spa('/users/42')).status, 404);
+    });
+
+    it('leaves node_modules out of the artifact, so a redeploy as a server app fails naming the rebuild', async () => {
+      const builtId = liveBuildId;
+      assert.match(await h.logOf(builtId), /static site: node_modules stays out of the artifact/);
+      const patched = await h.api.request('PATCH', `/v1/accounts/acme/apps/web/environments/${spaEnv}`, {
+        auth: h.owner,
+        body: { shellVariables: [{ key: 'ATLAS_START_SCRIPT', value: 'preview' }] },
+      });
+      assert.equal(patched.status, 200, patched.text);
+      const redeploy = await h.api.request(
+        'POST',
+        `/v1/accounts/acme/apps/web/environments/${spaEnv}/builds/${builtId}:redeploy`,
+        { auth: h.owner },
+      );
+      assert.equal(redeploy.status, 200, redeploy.text);
+      const done = await h.waitDone(redeploy.body.name);
+      assert.match(
+        done.error?.message ?? '',
+        /was a static site: its artifact holds the output without node_modules, so it cannot start as a server app \(script "preview"\); rebuild/,
+      );
+      // The static deployment keeps serving.
+      assert.equal((await spa('/')).status, 200);
     });
   });
 });
