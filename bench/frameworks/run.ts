@@ -33,6 +33,8 @@ import {
   type ProductApi,
 } from '../shared/product-api.js';
 import { BuildEndings } from '../shared/build-endings.js';
+import { pino } from 'pino';
+import { listenPlatformServices } from '../../src/main/platform-services-listener.js';
 import { runCommand, settle } from '../shared/timed-command.js';
 import { table } from '../shared/text-table.js';
 import { deploymentTimes, STEP_NAMES, stepTimes } from './build-steps.js';
@@ -245,6 +247,11 @@ async function main(): Promise<number> {
     DATABASE_URL: undefined,
     ATOLL_LOG_LEVEL: 'warn',
   });
+  // A server app's sandbox binds the platform services' socket, as under `atoll serve`: without it no server app starts.
+  const platform = await listenPlatformServices(product.services, pino({ level: 'silent' }), {
+    purgesPerMinute: product.config.hosting.purgesPerMinute,
+    kvMaxValueBytes: product.config.hosting.kvMaxValueBytes,
+  });
   const worker = product.services.buildRunner.run();
   const endings = new BuildEndings(product);
   try {
@@ -320,6 +327,7 @@ async function main(): Promise<number> {
   } finally {
     await product.services.buildRunner.stop();
     await worker;
+    await platform.close();
     await product.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
