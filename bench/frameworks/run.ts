@@ -327,6 +327,8 @@ async function main(): Promise<number> {
   } finally {
     await product.services.buildRunner.stop();
     await worker;
+    // The deployed server apps (Next.js) run until the runtime stops them; the bench would not end otherwise.
+    await product.services.runtime.stop();
     await platform.close();
     await product.close();
     rmSync(dataDir, { recursive: true, force: true });
