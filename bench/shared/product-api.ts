@@ -106,6 +106,7 @@ export async function createEnvironment(
   product: ProductApi,
   appId: string,
   displayName: string,
+  shellVariables: readonly { key: string; value: string }[] = [],
 ): Promise<string> {
   const created = await product.services.environments.create(
     product.principal,
@@ -113,6 +114,7 @@ export async function createEnvironment(
     {
       displayName,
       branch: 'uploadable',
+      ...(shellVariables.length > 0 ? { shellVariables: [...shellVariables] } : {}),
     },
   );
   const environment = /environments\/([^/]+)\//.exec(created.name)?.[1];

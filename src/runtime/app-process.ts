@@ -36,6 +36,9 @@ interface Run {
   ended: boolean;
 }
 
+/** Between two health probes of a starting app: a refused connection costs nothing, and every step adds to each deploy. */
+const HEALTH_POLL_MS = 50;
+
 /** The status of a GET / on the loopback port, or undefined when no HTTP answer came within 2 s. */
 export function probeHttp(port: number): Promise<number | undefined> {
   return new Promise((resolve) => {
@@ -155,7 +158,7 @@ export class AppProcess {
       // Any HTTP answer: the app is up (its status is the app's business).
       if ((await probeHttp(port)) !== undefined) return port;
       if (run.ended) throw await exit;
-      await this.settings.clock.sleep(200);
+      await this.settings.clock.sleep(HEALTH_POLL_MS);
     }
     throw new DeploymentFailure(
       `the app did not answer HTTP on port ${APP_PORT} within ${String(Math.round(healthTimeoutMs / 1000))} s (ATOLL_APP_START_TIMEOUT_MS); it must listen on 0.0.0.0:$PORT`,

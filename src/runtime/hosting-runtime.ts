@@ -16,7 +16,12 @@ import {
 } from '../sandbox/toolchain-provisioner.js';
 import { isUuid } from '../domain/identifier-rules.js';
 import { ProjectError, type PackageJson } from '../domain/builds/project-detection.js';
-import { chooseServePlan, PLAN_CANDIDATE_PATHS, type ServePlan } from '../domain/hosting/serve-plan.js';
+import {
+  chooseServePlan,
+  PLAN_CANDIDATE_PATHS,
+  STATIC_OUTPUT_MARKER,
+  type ServePlan,
+} from '../domain/hosting/serve-plan.js';
 import { wordpressUrlOf } from '../domain/hosting/wordpress-url.js';
 import {
   DeploymentFailure,
@@ -185,6 +190,10 @@ export class HostingRuntime implements Deployer {
         process: undefined,
       });
     }
+    if (existsSync(join(folder, STATIC_OUTPUT_MARKER)))
+      throw new DeploymentFailure(
+        `build ${spec.buildId} was a static site: its artifact holds the output without node_modules, so it cannot start as a server app (${plan.description}); rebuild to serve it as one`,
+      );
     progress.log(`server app: starting ${plan.description} on Node.js ${spec.nodeVersion}`);
     const next = await this.#watchNext(spec, join(appFolder, plan.next?.folder ?? ''));
     const app = new AppProcess({

@@ -75,7 +75,10 @@ describe('the build pipeline, for real', { skip: sandboxProblem() }, () => {
     assert.equal(build.state, 'SUCCEEDED', log);
     const files = artifactFiles(build.artifactDigest);
     assert.ok(files.includes('./dist/index.html'));
-    assert.ok(files.includes('./node_modules/is-number/package.json'));
+    // A static site's deployment is its output folder: the dependencies the build used stay out.
+    assert.ok(files.includes('./.atoll-static-output'), files.join('\n'));
+    assert.ok(!files.some((f) => f.startsWith('./node_modules')), 'no node_modules in a static artifact');
+    assert.match(log, /static site: node_modules stays out of the artifact/);
     const facts = JSON.parse(/stdout: built (\{.*\})/.exec(log)?.[1] ?? '{}');
     assert.equal(facts.isNumber, true);
     assert.match(facts.node, /^v22\./, 'the app gets its own Node.js, not the machine one');
@@ -98,10 +101,7 @@ describe('the build pipeline, for real', { skip: sandboxProblem() }, () => {
     assert.doesNotMatch(cachedLog, /\$ npm ci/);
     assert.match(cachedLog, /stdout: built \{"isNumber":true/);
     const warm = await harness.build(again.buildId);
-    assert.ok(
-      artifactFiles(warm.artifactDigest).includes('./node_modules/is-number/package.json'),
-      'the reused node_modules is in the artifact',
-    );
+    assert.ok(artifactFiles(warm.artifactDigest).includes('./dist/index.html'), 'the warm build is packed');
     const clean = await api.request('POST', `${envPath}:rebuild`, { auth: owner, body: { clean: true } });
     const cleanId = clean.body.name.split('/').pop();
     assert.equal((await waitDone(clean.body.name)).error, undefined, await logOf(cleanId));
@@ -186,13 +186,10 @@ describe('the build pipeline, for real', { skip: sandboxProblem() }, () => {
       assert.match(log, new RegExp(`\\$ ${manager} install`));
       assert.match(log, new RegExp(`stdout: built with ${manager}/\\S+ .* on v20\\.`));
       const build = await harness.build(buildId);
-      // pnpm keeps packages under node_modules/.pnpm and links them into node_modules.
-      assert.ok(
-        artifactFiles(build.artifactDigest).some((f) =>
-          /^\.\/node_modules\/(\.pnpm\/[^/]+\/node_modules\/)?is-number\/package\.json$/.test(f),
-        ),
-        'the installed dependency is in the artifact',
-      );
+      // The build required the installed dependency ("built with" above); the static output is packed without it.
+      const files = artifactFiles(build.artifactDigest);
+      assert.ok(files.includes('./dist/index.html'), files.join('\n'));
+      assert.ok(!files.some((f) => f.startsWith('./node_modules')), 'no node_modules in a static artifact');
       // Each manager's store stays in the environment's build cache, set by that manager's own setting.
       const store = join(api.dataDir, 'cache', 'environments', harness.envId, manager);
       assert.ok(

@@ -115,6 +115,8 @@ describe('static deployments through the edge', () => {
 
   describe('a detected single-page app (Vite)', () => {
     let spaEnv = '';
+    /** The environment's live build, a static site. */
+    let liveBuildId = '';
 
     before(async () => {
       const created = await h.api.request('POST', '/v1/accounts/acme/apps/web/environments', {
@@ -174,8 +176,31 @@ describe('static deployments through the edge', () => {
       const done = await h.waitDone(operation);
       assert.equal(done.error, undefined, JSON.stringify(done.error));
       assert.doesNotMatch(await h.logOf(buildId), /index\.html for paths that are not files/);
+      liveBuildId = buildId;
       assert.equal((await spa('/')).status, 200);
       assert.equal((await spa('/users/42')).status, 404);
+    });
+
+    it('packs the static site without node_modules, and a redeploy serves it with the variables it was built with', async () => {
+      const builtId = liveBuildId;
+      assert.match(await h.logOf(builtId), /static site: node_modules stays out of the artifact/);
+      // A later start script does not reach the old build: a redeploy runs with the build's own variables.
+      const patched = await h.api.request('PATCH', `/v1/accounts/acme/apps/web/environments/${spaEnv}`, {
+        auth: h.owner,
+        body: { shellVariables: [{ key: 'ATLAS_START_SCRIPT', value: 'preview' }] },
+      });
+      assert.equal(patched.status, 200, patched.text);
+      const redeploy = await h.api.request(
+        'POST',
+        `/v1/accounts/acme/apps/web/environments/${spaEnv}/builds/${builtId}:redeploy`,
+        { auth: h.owner },
+      );
+      assert.equal(redeploy.status, 200, redeploy.text);
+      const done = await h.waitDone(redeploy.body.name);
+      assert.equal(done.error, undefined, JSON.stringify(done.error));
+      const redeployId = String(redeploy.body.name).split('/').pop() ?? '';
+      assert.match(await h.logOf(redeployId), /static site: the edge serves dist/);
+      assert.match(await (await spa('/')).text(), /Vite SPA shell/);
     });
   });
 });

@@ -29,6 +29,13 @@ export type ServePlan =
       readonly next?: { readonly folder: string };
     };
 
+/**
+ * A file at the root of an artifact that holds a static site's files without node_modules (the builder
+ * leaves them out when the site serves an output folder): such an artifact cannot start as a server app,
+ * say a later ATLAS_START_SCRIPT asks for one, and the deployment fails with a rebuild as the fix.
+ */
+export const STATIC_OUTPUT_MARKER = '.atoll-static-output';
+
 /** Output folders of static builds, in the order they are looked for when the framework names none. */
 export const STATIC_OUTPUT_FOLDERS = ['out', 'dist', 'build', 'public', '.output/public'] as const;
 
