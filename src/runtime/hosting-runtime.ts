@@ -34,7 +34,8 @@ import type { NextRouteMap } from '../domain/hosting/next-routes.js';
 import { AppProcess, type AppProcessSettings } from './app-process.js';
 import { unpackArtifact } from './artifact-unpacker.js';
 import { appFolderOf, hoistedPath } from './app-folder.js';
-import { NextCacheWatcher, readNextRoutes } from './next-cache-watcher.js';
+import { findNextDistDir, NextCacheWatcher, readNextRoutes } from './next-cache-watcher.js';
+import { carryNextCache } from './next-cache-carry.js';
 
 const NODE_MOUNT = '/opt/atoll/node';
 const PM_MOUNT = '/opt/atoll/package-manager';
@@ -104,7 +105,11 @@ export interface HostingRuntimeSettings {
 interface Deployment {
   readonly environmentId: string;
   readonly buildId: string;
+  /** The artifact it was unpacked from (a redeploy shares its build's). */
+  readonly artifactKey: string;
   readonly folder: string;
+  /** Where the app is served and started from: the folder, or a workspace member's inside it. */
+  readonly appFolder: string;
   target: RouteTarget;
   readonly process: AppProcess | undefined;
   /** A Next.js build's routes, and the watcher purging its regenerated pages from the edge. */
@@ -174,12 +179,15 @@ export class HostingRuntime implements Deployer {
       return this.#prepared({
         environmentId: spec.environmentId,
         buildId: spec.buildId,
+        artifactKey: spec.artifactKey,
         folder,
+        appFolder,
         target: { kind: 'static', root: join(appFolder, plan.root), spaFallback: plan.spaFallback },
         process: undefined,
       });
     }
     progress.log(`server app: starting ${plan.description} on Node.js ${spec.nodeVersion}`);
+    await this.#carryNextCache(spec, folder, appFolder, progress);
     const next = await this.#watchNext(spec, appFolder);
     const app = new AppProcess({
       runner: settings.runner,
@@ -199,7 +207,9 @@ export class HostingRuntime implements Deployer {
     const deployment: Deployment = {
       environmentId: spec.environmentId,
       buildId: spec.buildId,
+      artifactKey: spec.artifactKey,
       folder,
+      appFolder,
       target: { kind: 'server', port: undefined },
       process: app,
       ...(next && { next }),
@@ -348,6 +358,33 @@ export class HostingRuntime implements Deployer {
       ...(d.next && { nextRoutes: d.next.routes }),
     }));
     this.settings.router.publish(routes);
+  }
+
+  /**
+   * A redeploy of the live Next.js deployment's artifact starts from the pages the live one has
+   * regenerated, not from the build's (docs/frameworks.md, ISR): the edge is cleared at the switch,
+   * and a page revalidated on demand must not come back in its older version.
+   */
+  async #carryNextCache(
+    spec: DeploymentSpec,
+    folder: string,
+    appFolder: string,
+    progress: DeploymentProgress,
+  ): Promise<void> {
+    const live = this.#live.get(spec.environmentId);
+    if (!live?.next || live.artifactKey !== spec.artifactKey || live.folder === folder) return;
+    // The same artifact: the app sits at the same place in both folders.
+    if (relative(live.folder, live.appFolder) !== relative(folder, appFolder)) return;
+    const distDir = await findNextDistDir(appFolder);
+    if (distDir === undefined) return;
+    progress.log(
+      await carryNextCache(live.appFolder, appFolder, distDir, {
+        runner: this.settings.runner,
+        uid: spec.uid,
+        dataDir: this.settings.dataDir,
+        limits: this.settings.unpackLimits,
+      }),
+    );
   }
 
   /**

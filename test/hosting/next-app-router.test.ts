@@ -28,6 +28,8 @@ const TIMED_REVALIDATE_S = 5;
 describe('Next.js 16.4 App Router without atlas-next (revalidatePath, revalidateTag)', () => {
   const APP = '40-nextjs-app-router';
   let h: BuildHarness;
+  /** The build the first test made (redeployed by the last). */
+  let firstBuild = '';
 
   async function runtimeLog(): Promise<string> {
     await h.api.services.runtimeLogs.flush();
@@ -82,6 +84,7 @@ describe('Next.js 16.4 App Router without atlas-next (revalidatePath, revalidate
 
   it('builds with next build and deploys the app with next start', async () => {
     const { operation, buildId } = await h.upload(APP);
+    firstBuild = buildId;
     const done = await h.waitDone(operation, BUILD_TIMEOUT_MS);
     const log = await h.logOf(buildId);
     assert.equal(done.error, undefined, `${JSON.stringify(done.error)}\n${log}`);
@@ -176,5 +179,28 @@ describe('Next.js 16.4 App Router without atlas-next (revalidatePath, revalidate
     assert.ok(Number(fresh.stamp) > Number(first.stamp));
     assert.equal(fresh.renders, first.renders + 1, 'one regeneration for the 20 visitors');
     assert.match(await runtimeLog(), /ISR: Next\.js regenerated \/timed; purged/);
+  });
+
+  it('still serves the revalidated page after a redeploy of the same build (its regenerated pages are carried over)', async () => {
+    const old = await cachedStamp('/');
+    const answer = await h.edge('/api/revalidate-path', { method: 'POST' });
+    assert.equal(answer.status, 200, await answer.text());
+    const fresh = await freshWithin('/', old);
+    const redeploy = await h.api.request('POST', `${h.envPath}/builds/${firstBuild}:redeploy`, {
+      auth: h.owner,
+    });
+    assert.equal(redeploy.status, 200, redeploy.text);
+    const operation = String(redeploy.body.name);
+    const done = await h.waitDone(operation, BUILD_TIMEOUT_MS);
+    const log = await h.logOf(operation.split('/').pop() ?? '');
+    assert.equal(done.error, undefined, `${JSON.stringify(done.error)}\n${log}`);
+    assert.match(log, /ISR: carried the live deployment's regenerated pages over/);
+    // The edge starts empty with the new deployment: this answer is the new app's own.
+    const page = await h.edge('/');
+    const after = stampOf(await page.text());
+    assert.ok(
+      Number(after) >= Number(fresh),
+      `the redeploy serves / of ${after}, older than the revalidated ${fresh} (x-cache ${String(page.headers.get('x-cache'))})\n${log}`,
+    );
   });
 });
