@@ -374,7 +374,14 @@ export class Edge implements TrafficRouter, DomainRouter {
         const turn = this.#misses.begin(key);
         if (turn.kind === 'lead') leader = { key, settle: turn.settle };
         else if (turn.kind === 'wait') {
-          await turn.settled;
+          // Bounded like the leader's own wait for the app: a leader that never settles (a bug)
+          // must not hold its waiters.
+          const waited = new AbortController();
+          await Promise.race([
+            turn.settled,
+            this.settings.clock.sleep(this.settings.upstreamTimeoutMs, waited.signal),
+          ]);
+          waited.abort();
           // Its answer stored, this visitor gets it; otherwise (not storable, another Vary
           // variant, purged meanwhile) it asks the app itself.
           const again = cache.lookup(cacheRequest);
@@ -470,6 +477,11 @@ export class Edge implements TrafficRouter, DomainRouter {
     if (!keeping && leader) {
       this.#misses.notStorable(leader.key);
       leader.settle();
+    }
+    // The visitor left while the app was answering: nothing will be stored, and 'close' has fired.
+    if (res.destroyed) {
+      keeping = false;
+      leader?.settle();
     }
     const chunks: Buffer[] = [];
     let kept = 0;
