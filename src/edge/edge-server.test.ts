@@ -12,6 +12,8 @@ import { findFreePort } from '../sandbox/free-port.js';
 
 const BASE = 'edge.test';
 const warnings: object[] = [];
+/** Requests the app got, by path (the coalescing tests). */
+const asked = new Map<string, number>();
 
 function listen(server: Server): Promise<number> {
   return new Promise((resolve) => {
@@ -31,6 +33,20 @@ describe('the edge server', () => {
     site = mkdtempSync(join(tmpdir(), 'atoll-edge-'));
     writeFileSync(join(site, 'index.html'), '<h1>static</h1>');
     upstream = createServer((req, res) => {
+      const counted = /^\/counted\/(cacheable|private)/.exec(req.url ?? '');
+      if (counted?.[1] !== undefined) {
+        const kind = counted[1];
+        asked.set(req.url ?? '', (asked.get(req.url ?? '') ?? 0) + 1);
+        // Slow enough that all the visitors' requests arrive while the first is in flight.
+        setTimeout(() => {
+          res.writeHead(200, {
+            'content-type': 'text/plain',
+            'cache-control': kind === 'cacheable' ? 's-maxage=60' : 'private, no-store',
+          });
+          res.end(`answer ${String(asked.get(req.url ?? ''))}`);
+        }, 200);
+        return;
+      }
       if (req.url === '/wait') {
         setTimeout(() => res.end('waited'), 150);
         return;
@@ -140,5 +156,32 @@ describe('the edge server', () => {
     const answer = await inFlight;
     assert.equal(answer.statusCode, 200);
     assert.equal(await answer.body.text(), 'waited');
+  });
+
+  it('sends concurrent misses of one cacheable path to the app once; the others get its stored answer', async () => {
+    const answers = await Promise.all(Array.from({ length: 20 }, () => get('app', '/counted/cacheable')));
+    const bodies = await Promise.all(answers.map((answer) => answer.body.text()));
+    assert.equal(asked.get('/counted/cacheable'), 1);
+    assert.deepEqual(new Set(bodies), new Set(['answer 1']));
+    assert.deepEqual(
+      answers.map((answer) => answer.statusCode),
+      Array<number>(20).fill(200),
+    );
+    assert.equal(answers.filter((answer) => answer.headers['x-cache'] === 'MISS').length, 1);
+  });
+
+  it('lets concurrent requests of a path whose answer is not storable each reach the app', async () => {
+    const answers = await Promise.all(Array.from({ length: 5 }, () => get('app', '/counted/private')));
+    const bodies = await Promise.all(answers.map((answer) => answer.body.text()));
+    assert.equal(asked.get('/counted/private'), 5);
+    assert.deepEqual(
+      answers.map((answer) => answer.statusCode),
+      Array<number>(5).fill(200),
+    );
+    // Each visitor got an answer the app made for it, none another's copy.
+    assert.ok(
+      answers.every((answer) => answer.headers['x-cache'] === 'MISS'),
+      bodies.join(),
+    );
   });
 });

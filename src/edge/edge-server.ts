@@ -25,7 +25,8 @@ import { edgeTagsForPath, NEXT_PAGES_TAG, type NextRouteMap } from '../domain/ho
 
 /** See Edge.#purgeAfterMutation. */
 const MUTATION_PURGE_INTERVAL_MS = 250;
-import { buildHitHeaders, WebCache, type CacheRequest } from './web-cache.js';
+import { buildHitHeaders, WebCache, type CacheLookup, type CacheRequest } from './web-cache.js';
+import { MissCoalescer } from './miss-coalescer.js';
 
 export interface EdgeSettings {
   readonly baseDomain: string;
@@ -109,6 +110,8 @@ export class Edge implements TrafficRouter, DomainRouter {
   readonly #challenges = new Map<string, string>();
   readonly #certificates = new Map<string, SecureContext>();
   readonly #caches = new Map<string, WebCache>();
+  /** Concurrent misses of one path wait for the first one's answer (keys: environment and path). */
+  readonly #misses: MissCoalescer;
   /** Environments purged after a mutation within the interval; `again`: another came meanwhile. */
   readonly #mutationPurges = new Map<string, { again: boolean }>();
   /** Routes replaced while requests to them were in flight, by environment/build, until drained. */
@@ -118,6 +121,7 @@ export class Edge implements TrafficRouter, DomainRouter {
   readonly tlsServer: TlsServer;
 
   constructor(private readonly settings: EdgeSettings) {
+    this.#misses = new MissCoalescer({ clock: settings.clock });
     this.server = createServer((req, res) => {
       this.#handle(req, res);
     });
@@ -357,19 +361,82 @@ export class Edge implements TrafficRouter, DomainRouter {
     const cacheable = method === 'GET' || method === 'HEAD';
     const cacheRequest: CacheRequest = { method, path, headers: req.headers };
     const cache = cacheable ? this.#cacheOf(route.environmentId) : undefined;
+    let leader: { readonly key: string; readonly settle: () => void } | undefined;
     if (cache) {
       const found = cache.lookup(cacheRequest);
       if (found.kind !== 'miss') {
-        noteCache(found.kind === 'hit' ? 'HIT' : 'STALE');
-        res.writeHead(found.response.status, buildHitHeaders(found));
-        res.end(method === 'HEAD' ? undefined : found.response.body);
-        if (found.kind === 'stale' && found.revalidate)
-          void this.#revalidate(route, cache, cacheRequest, found.response);
+        this.#answerFromCache(res, method, route, cache, cacheRequest, found, noteCache);
         return;
+      }
+      // Only GETs are stored, so only they may wait for one another's answer.
+      if (method === 'GET') {
+        const key = `${route.environmentId} ${path}`;
+        const turn = this.#misses.begin(key);
+        if (turn.kind === 'lead') leader = { key, settle: turn.settle };
+        else if (turn.kind === 'wait') {
+          // Bounded like the leader's own wait for the app: a leader that never settles (a bug)
+          // must not hold its waiters.
+          const waited = new AbortController();
+          await Promise.race([
+            turn.settled,
+            this.settings.clock.sleep(this.settings.upstreamTimeoutMs, waited.signal),
+          ]);
+          waited.abort();
+          // Its answer stored, this visitor gets it; otherwise (not storable, another Vary
+          // variant, purged meanwhile) it asks the app itself.
+          const again = cache.lookup(cacheRequest);
+          if (again.kind !== 'miss') {
+            this.#answerFromCache(res, method, route, cache, cacheRequest, again, noteCache);
+            return;
+          }
+        }
       }
       noteCache('MISS');
     }
+    try {
+      await this.#fetchUpstream(req, res, route, path, cache, cacheRequest, leader);
+    } catch (error) {
+      leader?.settle();
+      throw error;
+    }
+  }
+
+  #answerFromCache(
+    res: ServerResponse,
+    method: string,
+    route: CompiledRoute,
+    cache: WebCache,
+    cacheRequest: CacheRequest,
+    found: Exclude<CacheLookup, { kind: 'miss' }>,
+    noteCache: (state: RequestRecord['cache']) => void,
+  ): void {
+    noteCache(found.kind === 'hit' ? 'HIT' : 'STALE');
+    res.writeHead(found.response.status, buildHitHeaders(found));
+    res.end(method === 'HEAD' ? undefined : found.response.body);
+    if (found.kind === 'stale' && found.revalidate)
+      void this.#revalidate(route, cache, cacheRequest, found.response);
+  }
+
+  /**
+   * Asks the app and streams its answer to the visitor, keeping it in the cache when allowed.
+   * `leader`: this request leads the path's coalesced misses; it is settled once the answer is
+   * stored or known not to be storable, and told when it is not storable by its headers.
+   */
+  async #fetchUpstream(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: CompiledRoute,
+    path: string,
+    cache: WebCache | undefined,
+    cacheRequest: CacheRequest,
+    leader: { readonly key: string; readonly settle: () => void } | undefined,
+  ): Promise<void> {
+    const target = route.target;
+    if (target.kind !== 'server') return;
+    const method = cacheRequest.method;
+    const cacheable = method === 'GET' || method === 'HEAD';
     if (!target.pool) {
+      leader?.settle();
       this.#fail(res, route, 502, 'the app is restarting', undefined);
       return;
     }
@@ -385,6 +452,7 @@ export class Edge implements TrafficRouter, DomainRouter {
         bodyTimeout: 0,
       });
     } catch (error) {
+      leader?.settle();
       const timedOut = error instanceof undiciErrors.HeadersTimeoutError;
       this.#fail(
         res,
@@ -406,6 +474,15 @@ export class Edge implements TrafficRouter, DomainRouter {
       method === 'GET' &&
       isStorable(req.headers, upstream.statusCode, upstream.headers, this.settings.clock.now().getTime())
         .storable;
+    if (!keeping && leader) {
+      this.#misses.notStorable(leader.key);
+      leader.settle();
+    }
+    // The visitor left while the app was answering: nothing will be stored, and 'close' has fired.
+    if (res.destroyed) {
+      keeping = false;
+      leader?.settle();
+    }
     const chunks: Buffer[] = [];
     let kept = 0;
     const body = upstream.body;
@@ -416,6 +493,8 @@ export class Edge implements TrafficRouter, DomainRouter {
         if (kept > this.settings.cacheEntryMaxBytes) {
           keeping = false;
           chunks.length = 0;
+          if (leader) this.#misses.notStorable(leader.key);
+          leader?.settle();
         } else chunks.push(chunk);
       });
     // pipe() with listeners rather than stream.pipeline(): on Node 20 pipeline makes an AbortController
@@ -423,11 +502,13 @@ export class Edge implements TrafficRouter, DomainRouter {
     body.on('error', () => {
       // The app broke off: the visitor gets a cut answer, nothing is stored.
       keeping = false;
+      leader?.settle();
       res.destroy();
     });
     res.once('close', () => {
       if (!res.writableFinished) {
         keeping = false;
+        leader?.settle();
         body.destroy();
       }
     });
@@ -438,6 +519,7 @@ export class Edge implements TrafficRouter, DomainRouter {
           { status: upstream.statusCode, headers: upstream.headers, body: Buffer.concat(chunks) },
           { tags: nextTagsOf(route, path), sentAtEpoch },
         );
+      leader?.settle();
     });
     body.pipe(res);
   }

@@ -39,7 +39,8 @@ import type { NextRouteMap } from '../domain/hosting/next-routes.js';
 import { AppProcess, type AppProcessSettings } from './app-process.js';
 import { unpackArtifact } from './artifact-unpacker.js';
 import { appFolderOf, hoistedPath } from './app-folder.js';
-import { NextCacheWatcher, readNextRoutes } from './next-cache-watcher.js';
+import { findNextDistDir, NextCacheWatcher, readNextRoutes } from './next-cache-watcher.js';
+import { carryNextCache } from './next-cache-carry.js';
 import { nextImageCacheMount } from './next-image-cache.js';
 
 const NODE_MOUNT = '/opt/atoll/node';
@@ -115,7 +116,11 @@ export interface HostingRuntimeSettings {
 interface Deployment {
   readonly environmentId: string;
   readonly buildId: string;
+  /** The artifact it was unpacked from (a redeploy shares its build's). */
+  readonly artifactKey: string;
   readonly folder: string;
+  /** Where the app is served and started from: the folder, or a workspace member's inside it. */
+  readonly appFolder: string;
   target: RouteTarget;
   readonly process: AppProcess | undefined;
   /** A Next.js build's routes, and the watcher purging its regenerated pages from the edge. */
@@ -185,7 +190,9 @@ export class HostingRuntime implements Deployer {
       return this.#prepared({
         environmentId: spec.environmentId,
         buildId: spec.buildId,
+        artifactKey: spec.artifactKey,
         folder,
+        appFolder,
         target: { kind: 'static', root: join(appFolder, plan.root), spaFallback: plan.spaFallback },
         process: undefined,
       });
@@ -195,7 +202,10 @@ export class HostingRuntime implements Deployer {
         `build ${spec.buildId} was a static site: its artifact holds the output without node_modules, so it cannot start as a server app (${plan.description}); rebuild to serve it as one`,
       );
     progress.log(`server app: starting ${plan.description} on Node.js ${spec.nodeVersion}`);
-    const next = await this.#watchNext(spec, join(appFolder, plan.next?.folder ?? ''));
+    // Where Next.js runs in the app: the app itself, or .next/standalone for output: 'standalone'.
+    const nextRoot = plan.next?.folder ?? '';
+    await this.#carryNextCache(spec, { folder, appFolder, nextRoot }, progress);
+    const next = await this.#watchNext(spec, join(appFolder, nextRoot));
     const app = new AppProcess({
       runner: settings.runner,
       clock: settings.clock,
@@ -214,7 +224,9 @@ export class HostingRuntime implements Deployer {
     const deployment: Deployment = {
       environmentId: spec.environmentId,
       buildId: spec.buildId,
+      artifactKey: spec.artifactKey,
       folder,
+      appFolder,
       target: { kind: 'server', port: undefined },
       process: app,
       ...(next && { next }),
@@ -369,6 +381,32 @@ export class HostingRuntime implements Deployer {
       ...(d.next && { nextRoutes: d.next.routes }),
     }));
     this.settings.router.publish(routes);
+  }
+
+  /**
+   * A redeploy of the live Next.js deployment's artifact starts from the pages the live one has
+   * regenerated, not from the build's (docs/frameworks.md, ISR): the edge is cleared at the switch,
+   * and a page revalidated on demand must not come back in its older version.
+   */
+  async #carryNextCache(
+    spec: DeploymentSpec,
+    { folder, appFolder, nextRoot }: { folder: string; appFolder: string; nextRoot: string },
+    progress: DeploymentProgress,
+  ): Promise<void> {
+    const live = this.#live.get(spec.environmentId);
+    if (!live?.next || live.artifactKey !== spec.artifactKey || live.folder === folder) return;
+    // The same artifact: the app, and Next.js in it, sit at the same place in both folders.
+    if (relative(live.folder, live.appFolder) !== relative(folder, appFolder)) return;
+    const distDir = await findNextDistDir(join(appFolder, nextRoot));
+    if (distDir === undefined) return;
+    progress.log(
+      await carryNextCache(join(live.appFolder, nextRoot), join(appFolder, nextRoot), distDir, {
+        runner: this.settings.runner,
+        uid: spec.uid,
+        dataDir: this.settings.dataDir,
+        limits: this.settings.unpackLimits,
+      }),
+    );
   }
 
   /**

@@ -70,6 +70,36 @@ describe('NextCacheWatcher', () => {
     return watcher;
   }
 
+  it("reads a custom distDir's build and its basePath, and purges a page it regenerates there at the basePath", async () => {
+    const custom = await mkdtemp(join(tmpdir(), 'atoll-next-dist-'));
+    try {
+      await put(join(custom, 'build/prerender-manifest.json'), MANIFEST);
+      await put(join(custom, 'build/BUILD_ID'), 'B1\n');
+      await put(join(custom, 'build/routes-manifest.json'), JSON.stringify({ basePath: '/blog' }));
+      await put(join(custom, 'build/server/pages/index.html'), '<p>stamp:1:</p>');
+      await put(join(custom, 'node_modules/x/BUILD_ID'), 'not this one');
+      const routes = await readNextRoutes(custom);
+      assert.ok(routes, 'the manifest in build/ was read');
+      assert.equal(routes.basePath, '/blog');
+      const mine: (readonly string[])[] = [];
+      const customWatcher = await NextCacheWatcher.start({
+        folder: custom,
+        routes,
+        purge: (tags) => mine.push(tags),
+        log: () => undefined,
+      });
+      try {
+        await put(join(custom, 'build/server/pages/index.html'), '<p>stamp:2:</p>');
+        assert.ok(await eventually(() => mine.length > 0), 'the regenerated page was purged');
+        assert.deepEqual(mine[0], ['/blog', '/blog/_next/data/B1/index.json']);
+      } finally {
+        customWatcher.close();
+      }
+    } finally {
+      await rm(custom, { recursive: true, force: true });
+    }
+  });
+
   it('reads the build id and routes, and nothing from a folder that is not a Next.js build', async () => {
     const routes = await readNextRoutes(folder);
     assert.ok(routes);

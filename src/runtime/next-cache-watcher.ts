@@ -10,6 +10,7 @@ import { join, relative } from 'node:path';
 import {
   cacheKeyOfFile,
   parseNextRoutes,
+  parseNextRoutingConfig,
   purgeTagsForCacheKey,
   type NextRouteMap,
 } from '../domain/hosting/next-routes.js';
@@ -39,21 +40,47 @@ async function readCapped(path: string, limit: number): Promise<Buffer | undefin
   }
 }
 
-/** Where Next keeps its build output in a deployment: `.next`, and `.next/standalone/.next` for standalone output. */
-function distFolders(folder: string): string[] {
-  return [join(folder, '.next'), join(folder, '.next', 'standalone', '.next')];
+/**
+ * The folder of the deployment where Next keeps its build output: `.next`, or next.config's
+ * distDir (any top-level folder holding a BUILD_ID and a prerender manifest), or undefined.
+ */
+export async function findNextDistDir(folder: string): Promise<string | undefined> {
+  const isBuild = async (name: string): Promise<boolean> =>
+    (await lstat(join(folder, name, 'BUILD_ID')).catch(() => undefined))?.isFile() === true &&
+    (await lstat(join(folder, name, 'prerender-manifest.json')).catch(() => undefined))?.isFile() === true;
+  if (await isBuild('.next')) return '.next';
+  const entries = await readdir(folder, { withFileTypes: true }).catch(() => []);
+  // A bounded look: the app's own folder, whose top level is small in any real app.
+  for (const entry of entries.slice(0, 500)) {
+    if (!entry.isDirectory() || entry.name === 'node_modules' || entry.name === '.next') continue;
+    if (await isBuild(entry.name)) return entry.name;
+  }
+  return undefined;
+}
+
+/** Where Next keeps its build output: `<dist>`, and `<dist>/standalone/<dist>` for standalone output. */
+function distFolders(folder: string, distDir: string): string[] {
+  return [join(folder, distDir), join(folder, distDir, 'standalone', distDir)];
 }
 
 /**
- * The build's prerendered routes (`.next/prerender-manifest.json` and `.next/BUILD_ID` in the
- * deployment folder), or undefined when the deployment is not a Next.js build.
+ * The build's prerendered routes (`prerender-manifest.json`, `BUILD_ID`, and basePath and i18n
+ * from `routes-manifest.json`, in the dist folder of the deployment), or undefined when the
+ * deployment is not a Next.js build.
  */
 export async function readNextRoutes(folder: string): Promise<NextRouteMap | undefined> {
-  const dist = join(folder, '.next');
+  const distDir = await findNextDistDir(folder);
+  if (distDir === undefined) return undefined;
+  const dist = join(folder, distDir);
   const manifest = await readCapped(join(dist, 'prerender-manifest.json'), MAX_MANIFEST_BYTES);
   if (!manifest) return undefined;
   const buildId = (await readCapped(join(dist, 'BUILD_ID'), 1_024))?.toString('utf8').trim() ?? '';
-  return parseNextRoutes(manifest.toString('utf8'), buildId);
+  const routing = await readCapped(join(dist, 'routes-manifest.json'), MAX_MANIFEST_BYTES);
+  return parseNextRoutes(
+    manifest.toString('utf8'),
+    buildId,
+    parseNextRoutingConfig(routing?.toString('utf8')),
+  );
 }
 
 /** Files whose content tells a new version of a page: its HTML, or a route handler's body. */
@@ -102,7 +129,8 @@ export class NextCacheWatcher {
   /** Records the build's pages, then watches; resolves once watching (writes from then on are seen). */
   static async start(options: NextCacheWatcherOptions): Promise<NextCacheWatcher> {
     const watcher = new NextCacheWatcher(options);
-    for (const dist of distFolders(options.folder)) {
+    const distDir = (await findNextDistDir(options.folder)) ?? '.next';
+    for (const dist of distFolders(options.folder, distDir)) {
       const server = join(dist, 'server');
       if (!(await lstat(server).catch(() => undefined))?.isDirectory()) continue;
       await watcher.#recordBuildPages(server);

@@ -10,6 +10,7 @@ import {
   edgeTagsForPath,
   NEXT_PAGES_TAG,
   parseNextRoutes,
+  parseNextRoutingConfig,
   purgeTagsForCacheKey,
   routeTag,
   sourceRouteOf,
@@ -158,5 +159,135 @@ describe('cacheKeyOfFile', () => {
     assert.equal(cacheKeyOfFile('app/page.js.nft.json'), undefined);
     assert.equal(cacheKeyOfFile('pages-manifest.json'), undefined);
     assert.equal(cacheKeyOfFile('chunks/123.js'), undefined);
+  });
+});
+
+describe('parseNextRoutingConfig', () => {
+  it('reads basePath and i18n from the routes manifest', () => {
+    assert.deepEqual(
+      parseNextRoutingConfig(
+        JSON.stringify({ basePath: '/blog', i18n: { locales: ['en', 'fr'], defaultLocale: 'en' } }),
+      ),
+      { basePath: '/blog', locales: ['en', 'fr'], defaultLocale: 'en' },
+    );
+  });
+
+  it('takes none from a missing or malformed file, or odd values', () => {
+    const none = { basePath: '', locales: [], defaultLocale: undefined };
+    assert.deepEqual(parseNextRoutingConfig(undefined), none);
+    assert.deepEqual(parseNextRoutingConfig('{'), none);
+    assert.deepEqual(parseNextRoutingConfig(JSON.stringify({ basePath: 'blog/' })), none);
+    assert.deepEqual(
+      parseNextRoutingConfig(
+        JSON.stringify({ basePath: '', i18n: { locales: ['en', 7, 'a/b'], defaultLocale: 'de' } }),
+      ),
+      { basePath: '', locales: ['en'], defaultLocale: undefined },
+    );
+  });
+});
+
+describe('a Next.js app with basePath', () => {
+  /** What next build writes for an app with basePath: '/blog' (the manifest leaves the basePath out). */
+  const blog = parseNextRoutes(MANIFEST, 'B1', parseNextRoutingConfig(JSON.stringify({ basePath: '/blog' })));
+
+  it('tags the pages at their URLs under the basePath, and nothing outside it', () => {
+    for (const path of ['/blog', '/blog/', '/blog/_next/data/B1/index.json'])
+      assert.deepEqual(edgeTagsForPath(blog, path), [NEXT_PAGES_TAG, routeTag('/')], path);
+    assert.deepEqual(edgeTagsForPath(blog, '/blog/posts/new?x=1'), [
+      NEXT_PAGES_TAG,
+      routeTag('/posts/[slug]'),
+    ]);
+    assert.deepEqual(edgeTagsForPath(blog, '/blog/app-page.rsc'), [NEXT_PAGES_TAG, routeTag('/app-page')]);
+    assert.deepEqual(edgeTagsForPath(blog, '/'), []);
+    assert.deepEqual(edgeTagsForPath(blog, '/posts/hello'), []);
+    assert.deepEqual(edgeTagsForPath(blog, '/blogger'), []);
+  });
+
+  it('purges a revalidated page at its URLs under the basePath (every key shape)', () => {
+    assert.deepEqual(purgeTagsForCacheKey(blog, `/route-cache/PAGES/${sha('/')}/$/index`), [
+      '/blog',
+      '/blog/_next/data/B1/index.json',
+      routeTag('/'),
+    ]);
+    assert.deepEqual(purgeTagsForCacheKey(blog, '/posts/hello'), [
+      '/blog/posts/hello',
+      '/blog/_next/data/B1/posts/hello.json',
+    ]);
+    assert.deepEqual(
+      purgeTagsForCacheKey(blog, `/route-cache/APP_PAGE/${sha('/app-page/page')}/$/app-page`),
+      ['/blog/app-page', '/blog/app-page.rsc', routeTag('/app-page')],
+    );
+  });
+});
+
+describe('a Next.js app with i18n (Pages Router)', () => {
+  /** What next build writes with i18n: every locale's page, none without a locale. */
+  const localized = parseNextRoutes(
+    JSON.stringify({
+      routes: {
+        '/en': { initialRevalidateSeconds: 60, srcRoute: null, dataRoute: '/_next/data/B1/en.json' },
+        '/fr': { initialRevalidateSeconds: 60, srcRoute: null, dataRoute: '/_next/data/B1/fr.json' },
+        '/en/about': {
+          initialRevalidateSeconds: 60,
+          srcRoute: null,
+          dataRoute: '/_next/data/B1/en/about.json',
+        },
+        '/fr/about': {
+          initialRevalidateSeconds: 60,
+          srcRoute: null,
+          dataRoute: '/_next/data/B1/fr/about.json',
+        },
+        '/en/posts/a': {
+          initialRevalidateSeconds: 60,
+          srcRoute: '/posts/[slug]',
+          dataRoute: '/_next/data/B1/en/posts/a.json',
+        },
+      },
+      dynamicRoutes: {
+        '/posts/[slug]': {
+          routeRegex: '^/posts/([^/]+?)(?:/)?$',
+          dataRoute: '/_next/data/B1/posts/[slug].json',
+        },
+      },
+    }),
+    'B1',
+    parseNextRoutingConfig(
+      JSON.stringify({ basePath: '/shop', i18n: { locales: ['en', 'fr'], defaultLocale: 'en' } }),
+    ),
+  );
+
+  it("tags the default locale's pages at their URLs without the locale, and the others' with it", () => {
+    assert.deepEqual(edgeTagsForPath(localized, '/shop'), [NEXT_PAGES_TAG, routeTag('/en')]);
+    assert.deepEqual(edgeTagsForPath(localized, '/shop/about'), [NEXT_PAGES_TAG, routeTag('/en/about')]);
+    assert.deepEqual(edgeTagsForPath(localized, '/shop/fr/about'), [NEXT_PAGES_TAG, routeTag('/fr/about')]);
+    assert.deepEqual(edgeTagsForPath(localized, '/shop/fr/posts/b'), [
+      NEXT_PAGES_TAG,
+      routeTag('/posts/[slug]'),
+    ]);
+    assert.deepEqual(edgeTagsForPath(localized, '/shop/_next/data/B1/fr/about.json'), [
+      NEXT_PAGES_TAG,
+      routeTag('/fr/about'),
+    ]);
+  });
+
+  it("purges the default locale's page at its URL without the locale too", () => {
+    assert.deepEqual(purgeTagsForCacheKey(localized, '/en/about'), [
+      '/shop/en/about',
+      '/shop/about',
+      '/shop/_next/data/B1/en/about.json',
+    ]);
+    assert.deepEqual(purgeTagsForCacheKey(localized, `/route-cache/PAGES/${sha('/')}/$/en`), [
+      '/shop/en',
+      '/shop',
+      '/shop/_next/data/B1/en.json',
+    ]);
+    assert.deepEqual(purgeTagsForCacheKey(localized, '/fr/about'), [
+      '/shop/fr/about',
+      '/shop/_next/data/B1/fr/about.json',
+    ]);
+    assert.deepEqual(
+      purgeTagsForCacheKey(localized, `/route-cache/PAGES/${sha('/posts/[slug]')}/$/fr/posts/b`),
+      ['/shop/fr/posts/b', '/shop/_next/data/B1/fr/posts/b.json', routeTag('/posts/[slug]')],
+    );
   });
 });

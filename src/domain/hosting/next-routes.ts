@@ -42,6 +42,17 @@ export interface NextDynamicRoute {
 export interface NextRouteMap {
   /** Next's own build id (.next/BUILD_ID), which its data paths carry. */
   readonly buildId: string;
+  /**
+   * next.config's basePath (`/blog`, or ''): every URL of the app starts with it, while the
+   * prerender manifest and Next's cache keys leave it out.
+   */
+  readonly basePath: string;
+  /**
+   * next.config's i18n (Pages Router): the manifest and cache keys name every page with its
+   * locale (`/en/about`), while the default locale's URLs have none (`/about`).
+   */
+  readonly locales: readonly string[];
+  readonly defaultLocale: string | undefined;
   readonly routes: ReadonlyMap<string, NextPrerenderedRoute>;
   readonly dynamicRoutes: readonly NextDynamicRoute[];
   /** sha256 (hex) of each source route and pathname → the source route. */
@@ -51,6 +62,9 @@ export interface NextRouteMap {
 /** A manifest we cannot read maps nothing: purges then fall back to the broad tags. */
 export const EMPTY_NEXT_ROUTES: NextRouteMap = {
   buildId: '',
+  basePath: '',
+  locales: [],
+  defaultLocale: undefined,
   routes: new Map(),
   dynamicRoutes: [],
   sourceByHash: new Map(),
@@ -82,19 +96,62 @@ function cacheOwnersOf(sourceRoute: string): string[] {
   return [sourceRoute, `${base}/page`, `${base}/route`];
 }
 
+/** What of next.config the build wrote to `.next/routes-manifest.json` and the mapping needs. */
+export interface NextRoutingConfig {
+  readonly basePath: string;
+  readonly locales: readonly string[];
+  readonly defaultLocale: string | undefined;
+}
+
+const NO_ROUTING_CONFIG: NextRoutingConfig = { basePath: '', locales: [], defaultLocale: undefined };
+
+/**
+ * Reads basePath and i18n from the build's routes manifest (Next 12–16 write both there); a
+ * missing or malformed file, or odd values, count as none.
+ */
+export function parseNextRoutingConfig(routesManifestText: string | undefined): NextRoutingConfig {
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(routesManifestText ?? '');
+  } catch {
+    return NO_ROUTING_CONFIG;
+  }
+  if (!isRecord(manifest)) return NO_ROUTING_CONFIG;
+  const raw = manifest.basePath;
+  // Next requires a basePath to start with `/` and not end with one.
+  const basePath =
+    typeof raw === 'string' && raw.startsWith('/') && !raw.endsWith('/') && raw.length <= 1_024 ? raw : '';
+  const i18n = isRecord(manifest.i18n) ? manifest.i18n : {};
+  const locales = Array.isArray(i18n.locales)
+    ? i18n.locales.filter(
+        (locale): locale is string => typeof locale === 'string' && /^[^/?#]+$/.test(locale),
+      )
+    : [];
+  const defaultLocale =
+    typeof i18n.defaultLocale === 'string' && locales.includes(i18n.defaultLocale)
+      ? i18n.defaultLocale
+      : undefined;
+  return { basePath, locales, defaultLocale };
+}
+
 /**
  * Reads the build's prerender manifest (any version Next 13–16 writes: `routes` with `srcRoute`,
  * `dataRoute` and `initialRevalidateSeconds`, `dynamicRoutes` with `routeRegex`). Fields it does
  * not know are ignored and malformed entries skipped, so a future manifest still maps what it can.
  */
-export function parseNextRoutes(manifestText: string, buildId: string): NextRouteMap {
+export function parseNextRoutes(
+  manifestText: string,
+  buildId: string,
+  routing: NextRoutingConfig = NO_ROUTING_CONFIG,
+): NextRouteMap {
+  const empty: NextRouteMap = { ...EMPTY_NEXT_ROUTES, ...routing, buildId };
   let manifest: unknown;
   try {
     manifest = JSON.parse(manifestText);
   } catch {
-    return { ...EMPTY_NEXT_ROUTES, buildId };
+    return empty;
   }
-  if (!isRecord(manifest)) return { ...EMPTY_NEXT_ROUTES, buildId };
+  if (!isRecord(manifest)) return empty;
   const routes = new Map<string, NextPrerenderedRoute>();
   const sourceByHash = new Map<string, string>();
   const rawRoutes = isRecord(manifest.routes) ? manifest.routes : {};
@@ -124,7 +181,7 @@ export function parseNextRoutes(manifestText: string, buildId: string): NextRout
     });
     for (const owner of cacheOwnersOf(sourceRoute)) sourceByHash.set(sha256(owner), sourceRoute);
   }
-  return { buildId, routes, dynamicRoutes, sourceByHash };
+  return { ...empty, routes, dynamicRoutes, sourceByHash };
 }
 
 /** Next's denormalizePagePath: `/index` is `/`, `/index/x` is `/x` (its cache keys and files use the former). */
@@ -146,14 +203,45 @@ export function sourceRouteOf(map: NextRouteMap, pathname: string): string | und
   const known = map.routes.get(pathname);
   if (known) return known.sourceRoute;
   for (const route of map.dynamicRoutes) if (route.pattern.test(pathname)) return route.sourceRoute;
+  // A dynamic route's pattern has no locale in it: `/fr/posts/a` is `/posts/[slug]`'s.
+  const unlocalized = withoutLocale(map, pathname);
+  if (unlocalized !== pathname)
+    for (const route of map.dynamicRoutes) if (route.pattern.test(unlocalized)) return route.sourceRoute;
   return undefined;
 }
 
+/** `/fr/about` → `/about`, `/fr` → `/`; a pathname without a locale as it is. */
+function withoutLocale(map: NextRouteMap, pathname: string): string {
+  for (const locale of map.locales) {
+    if (pathname === `/${locale}`) return '/';
+    if (pathname.startsWith(`/${locale}/`)) return pathname.slice(locale.length + 1);
+  }
+  return pathname;
+}
+
+/** The pathname as the manifest and cache keys name it: with its locale (the default one if it has none). */
+function localized(map: NextRouteMap, pathname: string): string {
+  if (map.defaultLocale === undefined || withoutLocale(map, pathname) !== pathname) return pathname;
+  return pathname === '/' ? `/${map.defaultLocale}` : `/${map.defaultLocale}${pathname}`;
+}
+
+/** A path of the app (without basePath) as visitors ask for it: with the basePath. */
+function public_(map: NextRouteMap, path: string): string {
+  if (map.basePath === '') return path;
+  return path === '/' ? map.basePath : `${map.basePath}${path}`;
+}
+
 /** The pathname a request path names: the page, its Pages Router data file, or its App Router `.rsc` file. */
-function pagePathnameOf(map: NextRouteMap, path: string): string {
+function pagePathnameOf(map: NextRouteMap, path: string): string | undefined {
   const query = path.indexOf('?');
   let pathname = query === -1 ? path : path.slice(0, query);
   if (pathname.length > 1 && pathname.endsWith('/')) pathname = pathname.replace(/\/+$/, '') || '/';
+  if (map.basePath !== '') {
+    // Outside the basePath there is no page of the app.
+    if (pathname === map.basePath) pathname = '/';
+    else if (pathname.startsWith(`${map.basePath}/`)) pathname = pathname.slice(map.basePath.length);
+    else return undefined;
+  }
   const dataPrefix = `/_next/data/${map.buildId}/`;
   if (map.buildId !== '' && pathname.startsWith(dataPrefix) && pathname.endsWith('.json')) {
     return denormalizePagePath(pathname.slice(dataPrefix.length - 1, -'.json'.length));
@@ -167,23 +255,33 @@ function pagePathnameOf(map: NextRouteMap, path: string): string {
  * that a revalidation that names only a route, or nothing the platform can read, still reaches it.
  */
 export function edgeTagsForPath(map: NextRouteMap, path: string): readonly string[] {
-  const source = sourceRouteOf(map, pagePathnameOf(map, path));
+  const pathname = pagePathnameOf(map, path);
+  if (pathname === undefined) return [];
+  const source = sourceRouteOf(map, pathname) ?? sourceRouteOf(map, localized(map, pathname));
   return source === undefined ? [] : [NEXT_PAGES_TAG, routeTag(source)];
 }
 
-/** The page's own path and the paths of its data (what a browser or the router fetches for it). */
+/**
+ * The page's own path and the paths of its data (what a browser or the router fetches for it),
+ * as visitors ask for them: with the basePath, and for the default locale also without it.
+ */
 function pathsOfPage(map: NextRouteMap, pathname: string): string[] {
   const known = map.routes.get(pathname);
-  const dynamic = known ? undefined : map.dynamicRoutes.find((route) => route.pattern.test(pathname));
+  const unlocalized = withoutLocale(map, pathname);
+  const dynamic = known
+    ? undefined
+    : map.dynamicRoutes.find((route) => route.pattern.test(pathname) || route.pattern.test(unlocalized));
   // Route handlers have no data route; a page no route knows is taken for a Pages Router page.
   const dataRoute = known ? known.dataRoute : dynamic ? dynamic.dataRoute : '.json';
   const paths = [pathname];
+  // The default locale's pages are served without it (`/en/about` at `/about`).
+  if (unlocalized !== pathname && localized(map, unlocalized) === pathname) paths.push(unlocalized);
   if (known?.dataRoute) paths.push(known.dataRoute);
   if (dataRoute?.endsWith('.json') === true && map.buildId !== '') {
     paths.push(`/_next/data/${map.buildId}${normalizePagePath(pathname)}.json`);
   }
   if (dataRoute?.endsWith('.rsc') === true) paths.push(`${normalizePagePath(pathname)}.rsc`);
-  return [...new Set(paths)];
+  return [...new Set(paths.map((path) => public_(map, path)))];
 }
 
 /**
