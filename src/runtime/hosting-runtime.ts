@@ -137,6 +137,8 @@ export class HostingRuntime implements Deployer {
   /** Folders of deployments being prepared (not live yet) or drained (replaced): sweeps leave them alone. */
   readonly #preparing = new Set<string>();
   readonly #retiring = new Set<string>();
+  /** Replaced deployments being drained, stopped and removed in the background, and when that ends. */
+  readonly #retirements = new Map<Deployment, Promise<void>>();
   /** Activations of one environment run one after the other. */
   readonly #switching = new Map<string, Promise<void>>();
 
@@ -267,7 +269,7 @@ export class HostingRuntime implements Deployer {
       if (deployment?.process) stopping.push(deployment.process.stop());
     }
     this.#publish();
-    await Promise.allSettled(stopping);
+    await Promise.allSettled([...stopping, this.#endRetirements(environmentIds)]);
     const failed: string[] = [];
     // One environment's folder that cannot go does not keep the others'.
     for (const id of environmentIds) {
@@ -285,7 +287,10 @@ export class HostingRuntime implements Deployer {
     this.#live.clear();
     this.#publish();
     for (const d of deployments) d.next?.watcher.close();
-    await Promise.all(deployments.map((d) => d.process?.stop() ?? Promise.resolve()));
+    await Promise.all([
+      ...deployments.map((d) => d.process?.stop() ?? Promise.resolve()),
+      this.#endRetirements(),
+    ]);
   }
 
   /**
@@ -352,25 +357,58 @@ export class HostingRuntime implements Deployer {
     }
   }
 
-  async #activate(deployment: Deployment): Promise<void> {
-    const { router, drainTimeoutMs } = this.settings;
+  #activate(deployment: Deployment): Promise<void> {
+    const { router } = this.settings;
     const previous = this.#live.get(deployment.environmentId);
     this.#live.set(deployment.environmentId, deployment);
     this.#preparing.delete(deployment.folder);
     // A new deployment starts with an empty cache: nothing of the old one is served after the switch.
     router.clearCache(deployment.environmentId);
     this.#publish();
-    if (!previous || previous === deployment) return;
+    if (previous && previous !== deployment) this.#retire(previous);
+    return Promise.resolve();
+  }
+
+  /**
+   * Drains, stops and removes a replaced deployment in the background: the new one serves already, so
+   * the build that replaced it ends without waiting for the old one's last requests (up to the drain
+   * timeout) and the removal of its folder (node_modules included: seconds for a Next.js app).
+   */
+  #retire(previous: Deployment): void {
+    const { router, drainTimeoutMs, logger } = this.settings;
     this.#retiring.add(previous.folder);
-    try {
-      previous.next?.watcher.close();
-      await router.drain(previous.environmentId, previous.buildId, drainTimeoutMs);
-      await previous.process?.stop();
-    } finally {
-      this.#retiring.delete(previous.folder);
-    }
-    // The new deployment serves already: a folder of the old one that cannot go is the sweep's.
-    await this.#removeFolder(previous.folder, previous.environmentId);
+    const retired = (async () => {
+      try {
+        previous.next?.watcher.close();
+        await router.drain(previous.environmentId, previous.buildId, drainTimeoutMs);
+        await previous.process?.stop();
+      } finally {
+        this.#retiring.delete(previous.folder);
+      }
+      // A folder of the old one that cannot go is the sweep's.
+      await this.#removeFolder(previous.folder, previous.environmentId);
+    })()
+      .catch((error: unknown) => {
+        logger.error(
+          { err: error, environmentId: previous.environmentId, buildId: previous.buildId },
+          'could not retire a replaced deployment; the next cleanup removes its folder',
+        );
+      })
+      .finally(() => this.#retirements.delete(previous));
+    this.#retirements.set(previous, retired);
+  }
+
+  /** Retirements under way (of the given environments, or all): their processes stopped now, then awaited. */
+  async #endRetirements(environmentIds?: readonly string[]): Promise<void> {
+    const ending = [...this.#retirements].filter(
+      ([deployment]) => environmentIds?.includes(deployment.environmentId) ?? true,
+    );
+    await Promise.allSettled(
+      ending.map(async ([deployment, retired]) => {
+        await deployment.process?.stop();
+        await retired;
+      }),
+    );
   }
 
   #publish(): void {

@@ -95,8 +95,10 @@ function serveOnFreshMachine(
   let err = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  // 'close', not 'exit': `atoll serve` (in the same group) may still be writing its last lines when
+  // unshare ends; its output is complete only once every holder of the pipes has closed them.
   const exited = new Promise<number | null>((resolve) => {
-    child.once('exit', resolve);
+    child.once('close', resolve);
   });
   return {
     stdout: () => out,

@@ -1,9 +1,10 @@
 /**
- * The build uids of this test run: ATOLL_BUILD_UID_RANGE when the runner names one (two clones testing on one
- * machine must not hand the same uid to two sandboxes, whose per-uid process limits would then trip each
- * other), else the platform's default range. Test files run one at a time, so one run shares one range.
- * (A block per test process above 65535, derived from its pid, was tried for running files side by side:
- * sandbox-runner's process-limit and memory-kill tests fail under such uids, so that waits on finding why.)
+ * The build uids of this test process. Test files run side by side (`--test-concurrency`), and two
+ * clones may test on one machine at once: two sandboxes under one uid would trip each other's
+ * per-uid process limit and see each other's processes, so each test process takes a block of its
+ * own, derived from its pid (unique on the machine while it runs), far above the platform's default
+ * range and below 2^31 for any pid_max (4,194,304 at most). ATOLL_BUILD_UID_RANGE, when set, is used
+ * as it is (then files must not run side by side).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 
@@ -12,16 +13,22 @@ export interface UidRange {
   readonly last: number;
 }
 
-/** The run's build uids: ATOLL_BUILD_UID_RANGE when the runner names one, else the platform's default. */
+/** Uids per test process: environments a test file creates each take one. */
+const BLOCK = 256;
+const BLOCKS_START = 100_000_000;
+
+/** This test process's build uids: ATOLL_BUILD_UID_RANGE when set, else its own block. */
 export function testUidRange(): UidRange {
   const named = /^(\d+)-(\d+)$/.exec(process.env.ATOLL_BUILD_UID_RANGE ?? '');
-  return named ? { first: Number(named[1]), last: Number(named[2]) } : { first: 61_000, last: 61_999 };
+  if (named) return { first: Number(named[1]), last: Number(named[2]) };
+  const first = BLOCKS_START + process.pid * BLOCK;
+  return { first, last: first + BLOCK - 1 };
 }
 
-/** The environment that hands the runner's uid range to every API and `atoll serve` a test starts. */
+/** The environment that hands this process's uid range to every API and `atoll serve` a test starts. */
 export function testRunUidRange(): Record<string, string> {
-  const range = process.env.ATOLL_BUILD_UID_RANGE;
-  return range === undefined ? {} : { ATOLL_BUILD_UID_RANGE: range };
+  const { first, last } = testUidRange();
+  return { ATOLL_BUILD_UID_RANGE: `${String(first)}-${String(last)}` };
 }
 
 /**

@@ -28,7 +28,7 @@ export interface DeploymentSpec {
 /** A deployment started beside the live one and healthy, not yet taking traffic. */
 export interface PreparedDeployment {
   readonly kind: 'static' | 'server';
-  /** Switches the environment's traffic to it; the one it replaces is drained, then stopped. */
+  /** Switches the environment's traffic to it; the one it replaces is drained, stopped and removed in the background. */
   activate(): Promise<void>;
   /** Stops it without it ever taking traffic. */
   discard(): Promise<void>;
