@@ -417,6 +417,8 @@ describe(
           [],
         );
         assert.match(result.output, /stdout: nameserver 10\.0\.2\.3/);
+        // A lost DNS query is asked again after 1 s, not glibc's 5 s (a short install stalled by a dropped packet).
+        assert.match(result.output, /stdout: options timeout:1 attempts:4/);
       } finally {
         rmSync(checkout, { recursive: true, force: true });
       }
