@@ -84,9 +84,13 @@ export async function openEmbeddedDatabase(
   mkdirSync(directory, { recursive: true, mode: 0o700 });
   const lockPath = `${directory}.lock`;
   const ownerPath = `${directory}.owner`;
+  // Stale after 2 minutes, not seconds: the lock's mtime is renewed from this process's event loop, which
+  // PGlite (WebAssembly on the main thread) can hold for many seconds on a loaded machine; a short threshold
+  // let a second process take a lock still held (and this one lose it). A crashed owner's lock is taken at
+  // once anyway (removeLockOfDeadOwner), so the threshold only matters for an owner whose pid was reused.
   const acquire = () =>
     lockfile.lock(directory, {
-      stale: 15_000,
+      stale: 120_000,
       update: 5_000,
       realpath: false,
       lockfilePath: lockPath,

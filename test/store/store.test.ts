@@ -181,6 +181,30 @@ describe(
 );
 
 describe('embedded store folder', () => {
+  it(
+    'keeps its folder while its event loop is held longer than 15 s (prevents a second process taking a store in use)',
+    { timeout: 90_000 },
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'atoll-store-'));
+      const lost: Error[] = [];
+      const first = await openEmbeddedDatabase(join(dir, 'db'), (error) => lost.push(error));
+      try {
+        // What a long PGlite query (WebAssembly on the main thread) does on a loaded machine: no timer runs,
+        // so the lock's mtime is not renewed. Before the fix, a lock 15 s old counted as abandoned.
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 16_000);
+        await assert.rejects(
+          openEmbeddedDatabase(join(dir, 'db'), () => undefined),
+          /in use by another atoll process/,
+        );
+        await new Promise((resolve) => setTimeout(resolve, 6_000));
+        assert.deepEqual(lost, [], 'the first process still holds its lock');
+      } finally {
+        await first.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
+
   it('refuses a second process on the same folder with a clear message', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'atoll-store-'));
     const first = await openEmbeddedDatabase(join(dir, 'db'), () => undefined);
