@@ -19,13 +19,13 @@ import { sandboxProblem } from '../../src/sandbox/sandbox-runner.js';
 import { ToolchainProvisioner } from '../../src/sandbox/toolchain-provisioner.js';
 import { FIXTURE_APPS, zipFolder } from '../../test/helpers/build-harness.js';
 import {
-  BENCH_ACCOUNT,
   createEnvironment,
   createUploadApp,
   startProductApi,
   type ProductApi,
 } from '../shared/product-api.js';
 import { BuildEndings } from '../shared/build-endings.js';
+import { buildUpload } from '../shared/uploaded-build.js';
 import { runCommand, settle } from '../shared/timed-command.js';
 
 /** The issue's targets: the platform adds at most 15 % to a cold build; a warm install is at least 3× faster. */
@@ -81,31 +81,13 @@ async function timePlatformBuild(
   environment: string,
   zip: Buffer,
 ): Promise<BuildTimes & { log: string }> {
-  const path = `/v1/accounts/${BENCH_ACCOUNT}/apps/${APP}/environments/${environment}`;
-  const form = new FormData();
-  form.append('repository', new Blob([zip]), 'app.zip');
-  const started = Date.now();
-  const response = await fetch(`${product.url}/fu${path}:upload`, {
-    method: 'POST',
-    headers: { authorization: product.authorization },
-    body: form,
-  });
-  const operation = (await response.json()) as { name?: string };
-  if (response.status !== 200 || operation.name === undefined)
-    throw new Error(`upload answered ${String(response.status)}: ${JSON.stringify(operation)}`);
-  // The worker says when it has recorded the outcome: no polling load on the platform while it builds.
-  const buildId = operation.name.split('/').pop() ?? '';
-  await endings.wait(buildId);
-  const finished = Date.now();
-  const poll = await fetch(`${product.url}/v1/${operation.name}`, {
-    headers: { authorization: product.authorization },
-  });
-  const done = (await poll.json()) as { done?: boolean; error?: unknown };
-  if (done.done !== true)
-    throw new Error(`the build ended but its operation is not done: ${JSON.stringify(done)}`);
-  const lines = await product.store.buildLogs.read(buildId, 0, 1_000_000);
-  const log = lines.map((l) => `${l.time.toISOString()} ${l.stream} ${l.line}`).join('\n');
-  if (done.error !== undefined) throw new Error(`the build failed: ${JSON.stringify(done.error)}\n${log}`);
+  const { started, finished, lines, log, error } = await buildUpload(
+    product,
+    endings,
+    { appId: APP, environment },
+    zip,
+  );
+  if (error !== undefined) throw new Error(`the build failed: ${JSON.stringify(error)}\n${log}`);
   const at = (pattern: RegExp) => {
     const line = lines.find((l) => pattern.test(l.line));
     if (!line) throw new Error(`no log line matches ${String(pattern)}:\n${log}`);

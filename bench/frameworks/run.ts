@@ -26,13 +26,13 @@ import {
   googleFontsReachable,
 } from '../../test/frameworks/google-fonts.js';
 import {
-  BENCH_ACCOUNT,
   createEnvironment,
   createUploadApp,
   startProductApi,
   type ProductApi,
 } from '../shared/product-api.js';
 import { BuildEndings } from '../shared/build-endings.js';
+import { buildUpload } from '../shared/uploaded-build.js';
 import { pino } from 'pino';
 import { listenPlatformServices } from '../../src/main/platform-services-listener.js';
 import { runCommand, settle } from '../shared/timed-command.js';
@@ -91,28 +91,15 @@ async function timeAtollBuild(
   environment: string,
   zip: Buffer,
 ): Promise<AtollBuild> {
-  const path = `/v1/accounts/${BENCH_ACCOUNT}/apps/${APP}/environments/${environment}`;
-  const form = new FormData();
-  form.append('repository', new Blob([zip]), 'app.zip');
-  const started = Date.now();
-  const response = await fetch(`${product.url}/fu${path}:upload`, {
-    method: 'POST',
-    headers: { authorization: product.authorization },
-    body: form,
-  });
-  const operation = (await response.json()) as { name?: string };
-  if (response.status !== 200 || operation.name === undefined)
-    throw new Error(`upload answered ${String(response.status)}: ${JSON.stringify(operation)}`);
-  const buildId = operation.name.split('/').pop() ?? '';
-  await endings.wait(buildId);
-  const ms = Date.now() - started;
-  const done = (await (
-    await fetch(`${product.url}/v1/${operation.name}`, { headers: { authorization: product.authorization } })
-  ).json()) as { done?: boolean; error?: unknown };
-  const lines = await product.store.buildLogs.read(buildId, 0, 1_000_000);
-  const log = lines.map((l) => `${l.stream}: ${l.line}`).join('\n');
-  if (done.done !== true || done.error !== undefined)
-    throw new Error(`the build failed: ${JSON.stringify(done.error)}\n${log.slice(-4_000)}`);
+  const { started, finished, lines, log, error } = await buildUpload(
+    product,
+    endings,
+    { appId: APP, environment },
+    zip,
+  );
+  if (error !== undefined)
+    throw new Error(`the build failed: ${JSON.stringify(error)}\n${log.slice(-4_000)}`);
+  const ms = finished - started;
   const steps = stepTimes(lines, started, started + ms);
   const { unpackMs, healthMs } = deploymentTimes(lines);
   steps.set('artifact unpack', unpackMs);
