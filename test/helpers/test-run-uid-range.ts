@@ -1,10 +1,10 @@
 /**
- * The build uids of this test process. Test files run side by side (`--test-concurrency`), and two
- * clones may test on one machine at once: two sandboxes under one uid would trip each other's
- * per-uid process limit and see each other's processes, so each test process takes a block of its
- * own, derived from its pid (unique on the machine while it runs), far above the platform's default
- * range and below 2^31 for any pid_max (4,194,304 at most). ATOLL_BUILD_UID_RANGE, when set, is used
- * as it is (then files must not run side by side).
+ * The build uids of this test process. Two clones may test on one machine at once (and test files
+ * may one day run side by side again, docs/architecture.md): two sandboxes under one uid would trip
+ * each other's per-uid process limit and see each other's processes, so each test process takes a
+ * block of its own, derived from its pid (unique on the machine while it runs), far above the
+ * platform's default range and below 2^31 for any pid_max (4,194,304 at most).
+ * ATOLL_BUILD_UID_RANGE, when set, is used as it is.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 
