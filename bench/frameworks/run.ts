@@ -73,6 +73,9 @@ function parseOptions(argv: string[]): BenchOptions {
   return { apps, rounds: readInteger(values.rounds, 'rounds', 1, 10) };
 }
 
+/** The build log's line naming the Node.js and npm a build chose. */
+const TOOLCHAIN_LINE = /Node\.js (\S+), npm (\S+)/;
+
 const progress = (message: string) => process.stderr.write(`bench:frameworks ${message}\n`);
 const seconds = (ms: number) => (ms / 1000).toFixed(1);
 
@@ -268,7 +271,7 @@ async function main(): Promise<number> {
         await toolchainWarmUpZip(app),
       );
       progress(`${app.name}: toolchain provisioned in ${seconds(provisioned.ms)} s (not measured)`);
-      const toolchain = /Node\.js (\S+), npm (\S+)/.exec(provisioned.log);
+      const toolchain = TOOLCHAIN_LINE.exec(provisioned.log);
       const [, provisionedNode, provisionedNpm] = toolchain ?? [];
       if (provisionedNode === undefined || provisionedNpm === undefined)
         throw new Error(`no toolchain in the warm-up's build log:\n${provisioned.log}`);
@@ -297,7 +300,7 @@ async function main(): Promise<number> {
         const warm = await timeAtollBuild(product, endings, environment, zip);
         if (!warm.log.includes('install skipped'))
           throw new Error(`the warm build installed again:\n${warm.log}`);
-        const chosen = /Node\.js (\S+), npm (\S+)/.exec(cold.log);
+        const chosen = TOOLCHAIN_LINE.exec(cold.log);
         if (chosen?.[1] !== provisionedNode || chosen[2] !== provisionedNpm)
           throw new Error(`the build chose another toolchain than the warm-up:\n${cold.log}`);
         const plain = plainBefore ?? (await plainBuild());

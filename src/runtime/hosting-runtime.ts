@@ -134,13 +134,13 @@ interface Deployment {
  */
 export class HostingRuntime implements Deployer {
   readonly #live = new Map<string, Deployment>();
-  /** Folders of deployments being prepared (not live yet) or drained (replaced): sweeps leave them alone. */
+  /** Folders of deployments being prepared (not live yet): sweeps leave them alone. */
   readonly #preparing = new Set<string>();
-  readonly #retiring = new Set<string>();
-  /** Replaced deployments being drained, stopped and removed in the background, and when that ends. */
+  /**
+   * Replaced deployments being drained, stopped and removed in the background, and when that ends;
+   * sweeps leave their folders alone until then.
+   */
   readonly #retirements = new Map<Deployment, Promise<void>>();
-  /** Activations of one environment run one after the other. */
-  readonly #switching = new Map<string, Promise<void>>();
 
   constructor(private readonly settings: HostingRuntimeSettings) {}
 
@@ -314,7 +314,7 @@ export class HostingRuntime implements Deployer {
   #inUse(folder: string): boolean {
     return (
       this.#preparing.has(folder) ||
-      this.#retiring.has(folder) ||
+      [...this.#retirements.keys()].some((d) => d.folder === folder) ||
       [...this.#live.values()].some((d) => d.folder === folder)
     );
   }
@@ -336,7 +336,10 @@ export class HostingRuntime implements Deployer {
   #prepared(deployment: Deployment): PreparedDeployment {
     return {
       kind: deployment.target.kind,
-      activate: () => this.#serialized(deployment.environmentId, () => this.#activate(deployment)),
+      activate: () => {
+        this.#activate(deployment);
+        return Promise.resolve();
+      },
       discard: async () => {
         this.#preparing.delete(deployment.folder);
         deployment.next?.watcher.close();
@@ -346,18 +349,8 @@ export class HostingRuntime implements Deployer {
     };
   }
 
-  async #serialized(environmentId: string, step: () => Promise<void>): Promise<void> {
-    const before = this.#switching.get(environmentId) ?? Promise.resolve();
-    const next = before.then(step, step);
-    this.#switching.set(environmentId, next);
-    try {
-      await next;
-    } finally {
-      if (this.#switching.get(environmentId) === next) this.#switching.delete(environmentId);
-    }
-  }
-
-  #activate(deployment: Deployment): Promise<void> {
+  /** Synchronous, so two activations of one environment cannot interleave. */
+  #activate(deployment: Deployment): void {
     const { router } = this.settings;
     const previous = this.#live.get(deployment.environmentId);
     this.#live.set(deployment.environmentId, deployment);
@@ -366,7 +359,6 @@ export class HostingRuntime implements Deployer {
     router.clearCache(deployment.environmentId);
     this.#publish();
     if (previous && previous !== deployment) this.#retire(previous);
-    return Promise.resolve();
   }
 
   /**
@@ -376,15 +368,10 @@ export class HostingRuntime implements Deployer {
    */
   #retire(previous: Deployment): void {
     const { router, drainTimeoutMs, logger } = this.settings;
-    this.#retiring.add(previous.folder);
     const retired = (async () => {
-      try {
-        previous.next?.watcher.close();
-        await router.drain(previous.environmentId, previous.buildId, drainTimeoutMs);
-        await previous.process?.stop();
-      } finally {
-        this.#retiring.delete(previous.folder);
-      }
+      previous.next?.watcher.close();
+      await router.drain(previous.environmentId, previous.buildId, drainTimeoutMs);
+      await previous.process?.stop();
       // A folder of the old one that cannot go is the sweep's.
       await this.#removeFolder(previous.folder, previous.environmentId);
     })()
