@@ -27,6 +27,7 @@ import {
   type SandboxSpec,
 } from './command-runner.js';
 import { findFreePort } from './free-port.js';
+import { retrySandboxSetupFailures } from './sandbox-setup-retry.js';
 import { sandboxFirewallRules, SANDBOX_DNS } from './sandbox-firewall.js';
 import {
   mountArgs,
@@ -149,7 +150,10 @@ export function bubblewrapArgs(
     spec.workDir,
     // setpriv and prlimit run with nothing of the platform's environment, nor of the command's.
     '--clearenv',
-    ...(withNetworkFds ? ['--info-fd', String(INFO_FD), '--block-fd', String(BLOCK_FD)] : []),
+    // The info fd names pid 1 (kill() needs it); the block fd holds the command until its network is attached.
+    '--info-fd',
+    String(INFO_FD),
+    ...(withNetworkFds ? ['--block-fd', String(BLOCK_FD)] : []),
     '--',
     'setpriv',
     `--reuid=${spec.uid}`,
@@ -283,6 +287,9 @@ function readInfo(stream: Readable): Promise<number> {
   });
 }
 
+/** How long kill() waits for bwrap to name pid 1 (it does so at once) before it kills bwrap anyway. */
+const KILL_NAMING_WAIT_MS = 5_000;
+
 /**
  * SIGKILL to a sandbox's pid 1 (bubblewrap as the namespace's init), when that pid is still bubblewrap's:
  * once it ended, the number may belong to another process.
@@ -309,25 +316,81 @@ function killSandboxInit(pid: number): void {
  */
 const SANDBOX_RESOLV_CONF = `nameserver ${SANDBOX_DNS}\noptions timeout:1 attempts:4\n`;
 
-export async function runSandboxed(spec: SandboxSpec, settings: SandboxSettings): Promise<SandboxResult> {
+/**
+ * Runs a command in the sandbox (bubblewrapArgs), again when bubblewrap failed its own setup before
+ * the command ran (sandbox-setup-retry.ts).
+ */
+export function runSandboxed(spec: SandboxSpec, settings: SandboxSettings): Promise<SandboxResult> {
+  return retrySandboxSetupFailures(spec, (attempt) => runSandboxedOnce(attempt, settings));
+}
+
+/**
+ * How long the end of a sandbox waits for its output pipes to close after bubblewrap exited. With
+ * bubblewrap gone its pid namespace is gone too, so nothing holds them: they close at once, and the
+ * bound only guards against the unforeseen.
+ */
+const OUTPUT_CLOSE_MS = 2_000;
+
+/** Resolves when the child's output pipes closed (every line it wrote was read), or after OUTPUT_CLOSE_MS. */
+function outputClosed(child: ChildProcess): Promise<void> {
+  const pipes = [child.stdout, child.stderr].filter((pipe) => pipe !== null && !pipe.closed);
+  if (pipes.length === 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    let open = pipes.length;
+    const timer = setTimeout(resolve, OUTPUT_CLOSE_MS);
+    for (const pipe of pipes)
+      pipe?.once('close', () => {
+        open -= 1;
+        if (open > 0) return;
+        clearTimeout(timer);
+        resolve();
+      });
+  });
+}
+
+async function runSandboxedOnce(spec: SandboxSpec, settings: SandboxSettings): Promise<SandboxResult> {
   const withNetwork = spec.network === 'outbound';
-  const stdio: ('pipe' | 'ignore')[] = [spec.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', 'pipe', 'pipe'];
-  if (withNetwork) stdio.push('pipe', 'pipe');
+  const stdio: ('pipe' | 'ignore')[] = [
+    spec.stdin ? 'pipe' : 'ignore',
+    'pipe',
+    'pipe',
+    'pipe',
+    'pipe',
+    'pipe',
+  ];
+  if (withNetwork) stdio.push('pipe');
   const child: ChildProcess = spawn('bwrap', bubblewrapArgs(spec, readSandboxHost(), withNetwork), { stdio });
   // These pipes close when bwrap ends (or reads no more): a reset there is the end, not a fault.
   for (const pipe of child.stdio.slice(3)) pipe?.on('error', () => undefined);
   const env = spec.inbound ? { ...spec.env, PORT: String(spec.inbound.guestPort) } : spec.env;
   (child.stdio[ENV_FD] as Writable).end(JSON.stringify(env));
   (child.stdio[RESOLV_FD] as Writable).end(SANDBOX_RESOLV_CONF);
-  // With network, bwrap names the sandbox's pid 1 on its info fd before it waits on the block fd.
-  const sandboxPid = withNetwork ? readInfo(child.stdio[INFO_FD] as Readable) : undefined;
-  sandboxPid?.catch(() => undefined);
+  // bwrap names the sandbox's pid 1 on its info fd right after making it (and before the block fd).
+  const sandboxPid = readInfo(child.stdio[INFO_FD] as Readable);
+  sandboxPid.catch(() => undefined);
+  let killing = false;
   const kill = () => {
-    // bwrap is pid 1's parent with --die-with-parent: killing it ends the whole pid namespace.
-    if (child.exitCode === null) child.kill('SIGKILL');
-    // Unless it is killed before pid 1 armed that: pid 1 then lives on, orphaned, waiting on the block fd
-    // this process holds. Killing pid 1 itself ends the namespace in every case.
-    void sandboxPid?.then(killSandboxInit, () => undefined);
+    if (killing) return;
+    killing = true;
+    const killBwrap = () => {
+      // bwrap is pid 1's parent with --die-with-parent: killing it ends the whole pid namespace.
+      if (child.exitCode === null) child.kill('SIGKILL');
+    };
+    // Not before bwrap named pid 1: killed between making it and that, bwrap leaves pid 1 waiting for
+    // good on an eventfd (bubblewrap.c), --die-with-parent not armed yet and its pid unknown here. Once
+    // named, pid 1 is killed as well: it may not have armed --die-with-parent yet either.
+    const named = Promise.race([
+      sandboxPid,
+      new Promise<undefined>((resolve) => {
+        setTimeout(() => {
+          resolve(undefined);
+        }, KILL_NAMING_WAIT_MS).unref();
+      }),
+    ]);
+    void named.then((pid) => {
+      killBwrap();
+      if (pid !== undefined) killSandboxInit(pid);
+    }, killBwrap);
   };
   const inbound = spec.inbound;
   const apiSocket = inbound
@@ -349,7 +412,7 @@ export async function runSandboxed(spec: SandboxSpec, settings: SandboxSettings)
     removeSocket();
   };
   const attachNetwork = async () => {
-    const childPid = await (sandboxPid ?? readInfo(child.stdio[INFO_FD] as Readable));
+    const childPid = await sandboxPid;
     await applyFirewall(
       childPid,
       sandboxFirewallRules({
@@ -376,6 +439,8 @@ export async function runSandboxed(spec: SandboxSpec, settings: SandboxSettings)
     ended = true;
     // Also when the command ended before the network was attached, after slirp4netns made the socket.
     stopSlirp();
+    // Its last lines (bubblewrap's own failure, say) reach onLine before the caller learns the end.
+    await outputClosed(child);
   }
 }
 

@@ -29,6 +29,12 @@ const canSandbox =
   process.getuid?.() === 0 &&
   spawnSync('bwrap', ['--version']).status === 0 &&
   spawnSync('slirp4netns', ['--version']).status === 0;
+/** The real bubblewrap, for a test that puts a failing one ahead of it on PATH. */
+const BWRAP =
+  (process.env.PATH ?? '')
+    .split(':')
+    .map((folder) => join(folder, 'bwrap'))
+    .find((candidate) => existsSync(candidate)) ?? 'bwrap';
 /** A uid of this test process's own range: no other test file's sandbox runs under it. */
 const UID = testUidRange().first;
 const LIMITS = {
@@ -449,6 +455,20 @@ describe(
       }
     });
 
+    it('leaves no sandbox behind when it is stopped as it starts, with or without network (prevents a pid 1 orphaned by bwrap waiting for good)', async () => {
+      // Killed between making the sandbox's pid 1 and naming it, bwrap left pid 1 blocked on an eventfd
+      // for good, holding the command's output pipes; the runner now waits for the name before killing.
+      for (let round = 0; round < 20; round += 1)
+        for (const network of ['none', 'outbound'] as const) {
+          const controller = new AbortController();
+          const running = run('sleep 30', { network, signal: controller.signal });
+          controller.abort();
+          assert.equal((await running).aborted, true);
+        }
+      const gone = await eventually(() => sandboxesIn(work).length === 0, 10_000);
+      assert.ok(gone, `sandboxes left: ${sandboxesIn(work).join(', ')}`);
+    });
+
     it('stops when its abort signal fires', async () => {
       const controller = new AbortController();
       setTimeout(() => {
@@ -482,6 +502,31 @@ describe(
       const gone = await eventually(() => processesOf(UID) === '', 10_000);
       assert.ok(gone, `nothing survives (left: ${processesOf(UID)})`);
     });
+
+    for (const network of ['none', 'outbound'] as const) {
+      it(`runs a command again when bubblewrap failed its loopback setup before it ran (prevents builds failing on bubblewrap's start-up race; network: ${network})`, async () => {
+        // A bwrap ahead of the real one on PATH fails as bubblewrap 0.8 does when its rtnetlink answer
+        // goes astray, once, then hands over to the real one.
+        const shim = mkdtempSync(join(tmpdir(), 'atoll-bwrap-shim-'));
+        const failedOnce = join(shim, 'failed-once');
+        writeFileSync(
+          join(shim, 'bwrap'),
+          `#!/bin/sh\nif [ ! -e ${failedOnce} ]; then : > ${failedOnce}; echo 'bwrap: loopback: Failed RTM_NEWADDR: No child processes' >&2; exit 1; fi\nexec ${BWRAP} "$@"\n`,
+          { mode: 0o755 },
+        );
+        const path = process.env.PATH;
+        process.env.PATH = `${shim}:${path ?? ''}`;
+        try {
+          const result = await run('echo ran', { network });
+          assert.ok(existsSync(failedOnce), 'the first attempt met the failure');
+          assert.equal(result.exitCode, 0, result.output);
+          assert.equal(result.output, 'stdout: ran', "bubblewrap's failure stays off the command's log");
+        } finally {
+          process.env.PATH = path;
+          rmSync(shim, { recursive: true, force: true });
+        }
+      });
+    }
 
     it('ends a command at its CPU time and data size limits with signs the build can name', async () => {
       const spin = await run('while :; do :; done', { limits: { ...LIMITS, cpuSeconds: 1 } });

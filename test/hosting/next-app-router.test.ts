@@ -158,13 +158,26 @@ describe('Next.js 16.4 App Router without atlas-next (revalidatePath, revalidate
     // Past its revalidate, at the edge and in Next alike (a wait, not a timed assertion).
     await new Promise((resolve) => setTimeout(resolve, (TIMED_REVALIDATE_S + 1) * 1_000));
     const burst = await Promise.all(Array.from({ length: 20 }, () => h.edge('/timed')));
-    const pages = await Promise.all(burst.map((answer) => answer.text()));
-    // Every visitor got the stale copy from the edge at once: none waited for the app.
-    assert.deepEqual(
-      burst.map((answer) => `${String(answer.status)} ${String(answer.headers.get('x-cache'))}`),
-      Array<string>(20).fill('200 STALE'),
+    const answers = await Promise.all(
+      burst.map(async (answer) => ({
+        status: answer.status,
+        cache: answer.headers.get('x-cache'),
+        stamp: stampOf(await answer.text()),
+      })),
     );
-    assert.deepEqual(new Set(pages.map(stampOf)), new Set([first.stamp]));
+    const summary = JSON.stringify(answers);
+    assert.ok(
+      answers.every((answer) => answer.status === 200),
+      summary,
+    );
+    // Visitors who came before the new page was in got the stale copy from the edge at once: none
+    // waited for the app. On a loaded machine the burst spreads out and the regenerated page can land
+    // before its last visitors arrive: they get that page (HIT, or one MISS after the watcher's purge),
+    // never a third version.
+    const stale = answers.filter((answer) => answer.cache === 'STALE');
+    assert.ok(stale.length > 0, summary);
+    assert.deepEqual(new Set(stale.map((answer) => answer.stamp)), new Set([first.stamp]), summary);
+    assert.ok(new Set(answers.map((answer) => answer.stamp)).size <= 2, summary);
     // The edge refetched it in the background (one request at a time); Next answered with the
     // old page and regenerated it once; the watcher purged the old copy; the edge serves the new.
     let fresh = { stamp: '', renders: 0 };
