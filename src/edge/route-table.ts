@@ -118,6 +118,7 @@ function compileTarget(
         root: target.root,
         memoryBytes: options.staticMemoryBytes,
         spaFallback: target.spaFallback ?? false,
+        basePath: target.basePath ?? '',
       }),
     };
   if (target.port === undefined) return { kind: 'server', pool: undefined, port: undefined };

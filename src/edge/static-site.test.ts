@@ -891,6 +891,72 @@ describe('StaticSite with the single-page app fallback', () => {
   });
 });
 
+describe('StaticSite under a basePath (a Next.js static export)', () => {
+  let base: string;
+  let site: TestServer;
+
+  before(async () => {
+    base = await mkdtemp(join(tmpdir(), 'atoll-static-site-'));
+    await writeFiles(join(base, 'out'), {
+      'index.html': 'home',
+      'target.html': 'target',
+      'guides/index.html': 'guides',
+      '_next/static/chunks/app-0a1b2c3d.js': 'chunk',
+      '404.html': 'not here',
+    });
+    await writeFile(join(base, 'secret.txt'), SECRET);
+    site = await startServer({ root: join(base, 'out'), basePath: '/docs' });
+  });
+
+  after(async () => {
+    await site.close();
+    await Promise.all(site.served);
+    assert.deepEqual(site.errors, []);
+    await rm(base, { recursive: true, force: true });
+  });
+
+  it('serves the files under the basePath, the prefix itself as the home page', async () => {
+    for (const [path, body] of [
+      ['/docs', 'home'],
+      ['/docs/', 'home'],
+      ['/docs/target', 'target'],
+      ['/docs/guides/', 'guides'],
+      ['/docs/_next/static/chunks/app-0a1b2c3d.js', 'chunk'],
+    ] as const) {
+      const reply = await request(site.port, path);
+      assert.equal(reply.status, 200, path);
+      assert.equal(reply.body.toString(), body, path);
+    }
+    assert.match(
+      String(
+        (await request(site.port, '/docs/_next/static/chunks/app-0a1b2c3d.js')).headers['cache-control'],
+      ),
+      /immutable/,
+    );
+  });
+
+  it('redirects a folder to its slash under the basePath, query kept', async () => {
+    const reply = await request(site.port, '/docs/guides?x=1');
+    assert.equal(reply.status, 301);
+    assert.equal(reply.headers.location, '/docs/guides/?x=1');
+  });
+
+  it("answers 404 with the site's page outside the basePath, and never a path outside the root", async () => {
+    for (const path of ['/', '/target', '/_next/static/chunks/app-0a1b2c3d.js', '/docsx', '/docsx/target']) {
+      const reply = await request(site.port, path);
+      assert.equal(reply.status, 404, path);
+      assert.equal(reply.body.toString(), 'not here', path);
+    }
+    assert.notEqual((await request(site.port, '/docs/%2e%2e/secret.txt')).body.toString(), SECRET);
+    assert.notEqual((await request(site.port, '/docs/../secret.txt')).body.toString(), SECRET);
+  });
+
+  it('refuses a basePath Next.js would refuse', () => {
+    for (const basePath of ['docs', '/docs/', '/', '/a?b'])
+      assert.throws(() => new StaticSite({ root: base, basePath }), RangeError, basePath);
+  });
+});
+
 describe('chooseCacheControl', () => {
   const cases: [string, string][] = [
     ['index.html', REVALIDATE],

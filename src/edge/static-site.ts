@@ -29,6 +29,11 @@ export interface StaticSiteOptions {
    * root's index.html with 200, so the app's router answers deep links. A missing asset stays 404.
    */
   readonly spaFallback?: boolean;
+  /**
+   * The URL prefix the site lives under ('' or unset: none), as a Next.js static export with `basePath`
+   * expects: `/docs/about` is the root's `about.html`, and no path outside the prefix is the site's.
+   */
+  readonly basePath?: string;
 }
 
 /** One stored representation of a file: the file itself or a precompressed copy of it. */
@@ -137,6 +142,7 @@ export class StaticSite {
   readonly #maxMemoryFileBytes: number;
   readonly #onError: ((error: unknown) => void) | undefined;
   readonly #spaFallback: boolean;
+  readonly #basePath: string;
   readonly #routes: LRUCache<string, Route>;
   /** Apart from #routes so that visitors probing random paths cannot evict the site's real files. */
   readonly #missing: LRUCache<string, true>;
@@ -166,6 +172,10 @@ export class StaticSite {
     this.#maxMemoryFileBytes = maxMemoryFileBytes;
     this.#onError = options.onError;
     this.#spaFallback = options.spaFallback ?? false;
+    const basePath = options.basePath ?? '';
+    if (basePath !== '' && !/^\/[^?#]*[^/?#]$/.test(basePath))
+      throw new RangeError(`basePath must start with / and not end with one, got ${basePath}`);
+    this.#basePath = basePath;
     const measurePath = (_value: unknown, key: string): number => key.length * 2 + PATH_ENTRY_OVERHEAD_BYTES;
     this.#routes = new LRUCache<string, Route>({
       max: maxPaths,
@@ -208,7 +218,7 @@ export class StaticSite {
       sendText(res, 400, 'Bad Request', isHead);
       return;
     }
-    const key = normalizeRequestPath(target.pathname);
+    const key = this.#withoutBasePath(normalizeRequestPath(target.pathname));
     if (key === 400) {
       sendText(res, 400, 'Bad Request', isHead);
       return;
@@ -222,10 +232,18 @@ export class StaticSite {
     if (route === undefined) {
       await this.#sendNotFound(req, res, isHead);
     } else if (route.kind === 'redirect') {
-      sendRedirect(res, route.location + encodeUnsafeCharacters(target.query), isHead);
+      sendRedirect(res, this.#basePath + route.location + encodeUnsafeCharacters(target.query), isHead);
     } else {
       await this.#sendResource(req, res, route.resource, isHead);
     }
+  }
+
+  /** A normalized request path as a path of the root: without the basePath; 404 outside it. */
+  #withoutBasePath(key: string | 400 | 404): string | 400 | 404 {
+    const basePath = this.#basePath;
+    if (basePath === '' || typeof key !== 'string') return key;
+    if (key === basePath) return '/';
+    return key.startsWith(`${basePath}/`) ? key.slice(basePath.length) : 404;
   }
 
   async #route(key: string): Promise<Route | undefined> {

@@ -39,7 +39,7 @@ import type { NextRouteMap } from '../domain/hosting/next-routes.js';
 import { AppProcess, type AppProcessSettings } from './app-process.js';
 import { unpackArtifact } from './artifact-unpacker.js';
 import { appFolderOf, hoistedPath } from './app-folder.js';
-import { findNextDistDir, NextCacheWatcher, readNextRoutes } from './next-cache-watcher.js';
+import { findNextDistDir, NextCacheWatcher, readNextBasePath, readNextRoutes } from './next-cache-watcher.js';
 import { carryNextCache } from './next-cache-carry.js';
 import { nextImageCacheMount } from './next-image-cache.js';
 
@@ -185,8 +185,11 @@ export class HostingRuntime implements Deployer {
     if (appFolder !== folder) progress.log(`workspace app: serving from ${relative(folder, appFolder)}`);
     const plan = await this.#plan(appFolder, spec.framework, variables, folder);
     if (plan.kind === 'static') {
+      // A Next.js static export with a basePath links its pages and assets under it.
+      const basePath = plan.root === 'out' ? await readNextBasePath(appFolder) : '';
       progress.log(
         `static site: the edge serves ${plan.root === '' ? 'the uploaded folder' : plan.root}` +
+          (basePath === '' ? '' : ` under ${basePath} (basePath)`) +
           (plan.spaFallback ? ', with index.html for paths that are not files (ATLAS_SPA_FALLBACK)' : ''),
       );
       return this.#prepared({
@@ -195,7 +198,12 @@ export class HostingRuntime implements Deployer {
         artifactKey: spec.artifactKey,
         folder,
         appFolder,
-        target: { kind: 'static', root: join(appFolder, plan.root), spaFallback: plan.spaFallback },
+        target: {
+          kind: 'static',
+          root: join(appFolder, plan.root),
+          spaFallback: plan.spaFallback,
+          ...(basePath === '' ? {} : { basePath }),
+        },
         process: undefined,
       });
     }

@@ -83,6 +83,17 @@ export async function readNextRoutes(folder: string): Promise<NextRouteMap | und
   );
 }
 
+/**
+ * The basePath of a Next.js build (`routes-manifest.json` in its dist folder), '' without one or when
+ * the folder holds no Next.js build: the URL prefix a static export's pages are served under.
+ */
+export async function readNextBasePath(folder: string): Promise<string> {
+  const distDir = await findNextDistDir(folder);
+  if (distDir === undefined) return '';
+  const routing = await readCapped(join(folder, distDir, 'routes-manifest.json'), MAX_MANIFEST_BYTES);
+  return parseNextRoutingConfig(routing?.toString('utf8')).basePath;
+}
+
 /** Files whose content tells a new version of a page: its HTML, or a route handler's body. */
 function isPageContentFile(name: string): boolean {
   return name.endsWith('.html') || name.endsWith('.body');

@@ -10,8 +10,9 @@ import { BuildHarness, eventually } from '../helpers/build-harness.js';
  * (started as `.next/standalone/server.js`, node_modules left out of the artifact), `basePath`
  * (pages, hashed assets, a route handler, the 404), the proxy (Next 16's middleware: a header, a
  * redirect, a rewrite), `next/image` optimisation with the optimizer's cache kept across
- * deployments of the environment; and the same app as `output: 'export'` with `"start": "next
- * start"`, served as static files from out/.
+ * deployments of the environment, ISR revalidated on demand under the basePath; and the same app
+ * as `output: 'export'` with `"start": "next start"`, served as static files from out/ under the
+ * same basePath.
  */
 
 const APP = '41-nextjs-features';
@@ -19,6 +20,10 @@ const APP = '41-nextjs-features';
 const BUILD_TIMEOUT_MS = 15 * 60_000;
 const TELEMETRY_OFF = { key: 'NEXT_TELEMETRY_DISABLED', value: '1' };
 const IMMUTABLE = /max-age=31536000.*immutable|immutable.*max-age=31536000/;
+/** What the issue asks of on-demand revalidation: every edge serves the new page within 2 s. */
+const FRESH_WITHIN_MS = 2_000;
+/** The stamp the ISR page rendered (Date.now() at render). */
+const stampOf = (html: string): string => /stamp:(?:<!-- -->)?(\d+)(?:<!-- -->)?:/.exec(html)?.[1] ?? '';
 
 describe('Next.js 16.4 standalone output, basePath, proxy, next/image and static export', () => {
   let h: BuildHarness;
@@ -105,6 +110,33 @@ describe('Next.js 16.4 standalone output, basePath, proxy, next/image and static
     assert.equal(target.headers.get('x-proxy'), 'atoll');
   });
 
+  it('serves /docs/isr fresh within 2 s of revalidatePath in a route handler (ISR under basePath, standalone output)', async () => {
+    const first = await h.edge('/docs/isr');
+    const html = await first.text();
+    assert.equal(first.status, 200, html);
+    assert.match(first.headers.get('cache-control') ?? '', /s-maxage=3600/);
+    const old = stampOf(html);
+    assert.notEqual(old, '', html);
+    assert.ok(
+      await eventually(async () => {
+        const again = await h.edge('/docs/isr');
+        return again.headers.get('x-cache') === 'HIT' && stampOf(await again.text()) === old;
+      }, 30_000),
+      '/docs/isr is served from the edge cache',
+    );
+    const answer = await h.edge('/docs/api/revalidate', { method: 'POST' });
+    assert.equal(answer.status, 200, await answer.text());
+    let fresh = '';
+    assert.ok(
+      await eventually(async () => {
+        fresh = stampOf(await (await h.edge('/docs/isr')).text());
+        return fresh !== '' && fresh !== old;
+      }, FRESH_WITHIN_MS),
+      `the edge still serves /docs/isr of ${old} after ${String(FRESH_WITHIN_MS)} ms`,
+    );
+    assert.ok(Number(fresh) > Number(old));
+  });
+
   it('optimises next/image through the edge and keeps the optimised file in the environment cache', async () => {
     const html = await (await h.edge('/docs')).text();
     imageUrl = (/\/docs\/_next\/image\?[^"\s]+/.exec(html)?.[0] ?? '').replaceAll('&amp;', '&');
@@ -134,7 +166,7 @@ describe('Next.js 16.4 standalone output, basePath, proxy, next/image and static
     assert.equal(readdirSync(imageCacheOf(h.envId)).length, 1);
   });
 
-  it("serves output: 'export' from out/ though the start script is next start", async () => {
+  it("serves output: 'export' from out/ under its basePath though the start script is next start", async () => {
     const created = await h.api.request('POST', '/v1/accounts/acme/apps/web/environments', {
       auth: h.owner,
       body: {
@@ -146,20 +178,24 @@ describe('Next.js 16.4 standalone output, basePath, proxy, next/image and static
     assert.equal(created.status, 200, created.text);
     const envId = /environments\/([^/]+)\//.exec(created.body.name)?.[1] ?? '';
     const { log } = await deploy(envId);
-    assert.match(log, /static site: the edge serves out/);
+    assert.match(log, /static site: the edge serves out under \/docs \(basePath\)/);
     assert.match(log, /deployment live \(static site\)/);
     const host = h.hostOf(envId);
-    const page = await h.edge('/', { host });
+    const page = await h.edge('/docs', { host });
     const html = await page.text();
     assert.equal(page.status, 200, html);
     assert.match(html, /Next\.js features fixture/);
-    assert.match(await (await h.edge('/target', { host })).text(), /<h1>target page<\/h1>/);
-    const asset = /\/_next\/static\/[^"]+\.js/.exec(html)?.[0];
+    assert.match(await (await h.edge('/docs/target', { host })).text(), /<h1>target page<\/h1>/);
+    // The export links its assets under the basePath, where the edge serves them.
+    const asset = /\/docs\/_next\/static\/[^"]+\.js/.exec(html)?.[0];
     assert.ok(asset, html);
     const script = await h.edge(asset, { host });
     assert.equal(script.status, 200);
     assert.match(script.headers.get('cache-control') ?? '', IMMUTABLE);
-    assert.equal((await h.edge('/no-such-page', { host })).status, 404);
+    assert.equal((await h.edge('/docs/no-such-page', { host })).status, 404);
+    // Outside the basePath there is no site, as with Next's own server.
+    assert.equal((await h.edge('/', { host })).status, 404);
+    assert.equal((await h.edge('/target', { host })).status, 404);
     // A static site has no image optimizer, and the other environment's cache is not its own.
     assert.equal(existsSync(imageCacheOf(envId)), false);
   });

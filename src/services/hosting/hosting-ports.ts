@@ -68,6 +68,8 @@ export type RouteTarget =
       readonly root: string;
       /** Extensionless paths that are not files get the root's index.html (a single-page app's deep links). */
       readonly spaFallback?: boolean;
+      /** The URL prefix the files live under (a Next.js static export's basePath); unset: none. */
+      readonly basePath?: string;
     }
   /** port undefined: the app is restarting (the edge answers 502 until it is back). */
   | { readonly kind: 'server'; readonly port: number | undefined };
