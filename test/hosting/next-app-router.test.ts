@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { BuildHarness, eventually } from '../helpers/build-harness.js';
+import { cachedAtEdge, FRESH_WITHIN_MS, newStampWithin, stampOf } from '../helpers/isr-probes.js';
 
 /**
  * The newest Next.js 16 App Router app, without any vendor package (Next keeps ISR pages in its
@@ -14,11 +15,6 @@ import { BuildHarness, eventually } from '../helpers/build-harness.js';
 
 /** Generous bound for an install and build from the registry (not a timed assertion). */
 const BUILD_TIMEOUT_MS = 15 * 60_000;
-/** What the issue asks of on-demand revalidation: every edge serves the new page within 2 s. */
-const FRESH_WITHIN_MS = 2_000;
-
-/** The stamp a page rendered (Date.now() at render, or in its tagged cache entry). */
-const stampOf = (html: string): string => /stamp:(?:<!-- -->)?(\d+)(?:<!-- -->)?:/.exec(html)?.[1] ?? '';
 /** What a page shows after its stamp (`renders:<n>`, `source:<fetch|build>`), comments of React's removed. */
 const fieldOf = (html: string, name: string): string =>
   new RegExp(`${name}:(\\w+):`).exec(html.replaceAll('<!-- -->', ''))?.[1] ?? '';
@@ -44,29 +40,16 @@ describe('Next.js 16.4 App Router without atlas-next (revalidatePath, revalidate
     assert.match(first.headers.get('cache-control') ?? '', /s-maxage=3600/);
     const stamp = stampOf(html);
     assert.notEqual(stamp, '', html);
-    assert.ok(
-      await eventually(async () => {
-        const again = await h.edge(path);
-        return again.headers.get('x-cache') === 'HIT' && stampOf(await again.text()) === stamp;
-      }, 30_000),
-      `${path} is served from the edge cache`,
-    );
+    assert.ok(await cachedAtEdge(h, path, stamp), `${path} is served from the edge cache`);
     return stamp;
   }
 
   /** Polls the edge until it serves another stamp than `old`, within the bound. */
   async function freshWithin(path: string, old: string): Promise<string> {
-    let fresh = '';
-    const seen: string[] = [];
-    assert.ok(
-      await eventually(async () => {
-        const answer = await h.edge(path);
-        fresh = stampOf(await answer.text());
-        seen.push(
-          `${fresh} ${String(answer.headers.get('x-cache'))}/${String(answer.headers.get('x-nextjs-cache'))}`,
-        );
-        return fresh !== '' && fresh !== old;
-      }, FRESH_WITHIN_MS),
+    const { fresh, seen } = await newStampWithin(h, path, old);
+    assert.notEqual(
+      fresh,
+      '',
       `the edge still serves ${path} of ${old} after ${String(FRESH_WITHIN_MS)} ms (${seen.join(', ')}):\n${await runtimeLog()}`,
     );
     assert.ok(Number(fresh) > Number(old));
@@ -97,13 +80,7 @@ describe('Next.js 16.4 App Router without atlas-next (revalidatePath, revalidate
     const answer = await h.edge('/api/revalidate-path', { method: 'POST' });
     assert.equal(answer.status, 200, await answer.text());
     const fresh = await freshWithin('/', old);
-    assert.ok(
-      await eventually(async () => {
-        const again = await h.edge('/');
-        return again.headers.get('x-cache') === 'HIT' && stampOf(await again.text()) === fresh;
-      }, 30_000),
-      'the new page is cached at the edge again',
-    );
+    assert.ok(await cachedAtEdge(h, '/', fresh), 'the new page is cached at the edge again');
   });
 
   it('serves /tagged fresh within 2 s of revalidateTag(tag, { expire: 0 }) in a route handler', async () => {

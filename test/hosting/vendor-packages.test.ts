@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { BuildHarness, eventually } from '../helpers/build-harness.js';
+import { cachedAtEdge, newStampWithin, stampOf } from '../helpers/isr-probes.js';
 
 /**
  * The vendor's own client packages, unmodified, against the platform end to end: uploaded,
@@ -112,9 +113,6 @@ describe('@wpengine/atlas-next 3.0.3 in a Next.js 15.5.29 app (pages router, ISR
   let buildId = '';
   let firstStamp = '';
 
-  /** The stamp the page rendered (getStaticProps's Date.now()). */
-  const stampOf = (html: string): string => /stamp:(?:<!-- -->)?(\d+)(?:<!-- -->)?:/.exec(html)?.[1] ?? '';
-
   before(async () => {
     h = await BuildHarness.start({
       shellVariables: [
@@ -199,22 +197,14 @@ describe('@wpengine/atlas-next 3.0.3 in a Next.js 15.5.29 app (pages router, ISR
     // The KV write marked OnDemandISR purges the page before the revalidation answers; the
     // watcher on Next's file-system cache purges it again moments later (both are signals of the
     // platform's own): whatever the order, the edge serves the new page from then on.
-    let fresh = '';
-    assert.ok(
-      await eventually(async () => {
-        fresh = stampOf(await (await h.edge('/')).text());
-        return fresh !== '' && fresh !== firstStamp;
-      }, 2_000),
-      `the edge still serves the page of ${firstStamp}; the app's log:\n${await runtimeLog(h)}`,
+    const { fresh, seen } = await newStampWithin(h, '/', firstStamp);
+    assert.notEqual(
+      fresh,
+      '',
+      `the edge still serves the page of ${firstStamp} (${seen.join(', ')}); the app's log:\n${await runtimeLog(h)}`,
     );
     assert.ok(Number(fresh) > Number(firstStamp));
-    assert.ok(
-      await eventually(async () => {
-        const again = await h.edge('/');
-        return again.headers.get('x-cache') === 'HIT' && stampOf(await again.text()) === fresh;
-      }, 30_000),
-      'cached again, with the new page',
-    );
+    assert.ok(await cachedAtEdge(h, '/', fresh), 'cached again, with the new page');
     const entry = JSON.parse(
       (await h.api.testStore.store.kv.get(h.envId, `.atlas/${buildId}/next/index`)) ??
         (await h.api.testStore.store.kv.get(
