@@ -6,6 +6,7 @@ import { mkdir } from 'node:fs/promises';
 import type { SandboxLimits } from '../domain/sandbox-limits.js';
 import type { CommandRunner } from '../sandbox/command-runner.js';
 import { removeTree } from '../sandbox/remove-tree.js';
+import { runSystemTool } from './system-tool.js';
 
 /**
  * Unpacks a build's artifact into a deployment folder. tar runs in the sandbox as the
@@ -22,9 +23,9 @@ export async function unpackArtifact(
   await removeTree(target);
   await mkdir(target, { recursive: true, mode: 0o755 });
   await runner.handOver(target, settings.uid);
-  const lines: string[] = [];
-  const result = await runner.run({
-    argv: [
+  const unpacked = await runSystemTool(
+    { runner, ...settings },
+    [
       'tar',
       '-x',
       artifactPath.endsWith('.zst') ? '--zstd' : '--gzip',
@@ -34,22 +35,7 @@ export async function unpackArtifact(
       '-C',
       target,
     ],
-    workDir: target,
-    hidden: [settings.dataDir],
-    readOnly: [],
-    stdin: createReadStream(artifactPath),
-    uid: settings.uid,
-    gid: settings.uid,
-    env: { PATH: '/usr/bin:/bin' },
-    network: 'none',
-    limits: settings.limits,
-    onLine: (_stream, line) => {
-      if (lines.length < 20) lines.push(line);
-    },
-  });
-  if (result.exitCode !== 0 || result.limit !== undefined) {
-    throw new Error(
-      `unpacking the artifact failed (${result.limit ?? `exit code ${String(result.exitCode)}`}): ${lines.join(' | ')}`,
-    );
-  }
+    { workDir: target, stdin: createReadStream(artifactPath), keptLines: 20 },
+  );
+  if (!unpacked.ok) throw new Error(`unpacking the artifact failed (${unpacked.reason}): ${unpacked.output}`);
 }

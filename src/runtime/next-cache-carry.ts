@@ -8,18 +8,13 @@
  */
 import { lstat, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { SandboxLimits } from '../domain/sandbox-limits.js';
-import type { CommandRunner } from '../sandbox/command-runner.js';
+import { runSystemTool, type SystemToolSettings } from './system-tool.js';
 
 /** Where the previous deployment's folder is seen inside the sandbox (read-only). */
 const PREVIOUS_MOUNT = '/opt/atoll/previous';
 
-export interface NextCacheCarrySettings {
-  readonly runner: CommandRunner;
-  readonly uid: number;
-  readonly dataDir: string;
-  readonly limits: SandboxLimits;
-}
+/** The copies run as the environment's uid in the sandbox (system-tool.ts). */
+export type NextCacheCarrySettings = SystemToolSettings;
 
 async function isDirectory(path: string): Promise<boolean> {
   return (await lstat(path).catch(() => undefined))?.isDirectory() === true;
@@ -76,23 +71,13 @@ export async function carryNextCache(
     );
   if (steps.length === 0) return 'ISR: the live deployment has no regenerated pages to carry over';
   for (const argv of steps) {
-    const lines: string[] = [];
-    const result = await settings.runner.run({
-      argv,
+    const copied = await runSystemTool(settings, argv, {
       workDir: next,
-      hidden: [settings.dataDir],
       readOnly: [{ source: previous, target: PREVIOUS_MOUNT }],
-      uid: settings.uid,
-      gid: settings.uid,
-      env: { PATH: '/usr/bin:/bin' },
-      network: 'none',
-      limits: settings.limits,
-      onLine: (_stream, line) => {
-        if (lines.length < 5) lines.push(line);
-      },
+      keptLines: 5,
     });
-    if (result.exitCode !== 0 || result.limit !== undefined)
-      return `ISR: could not carry the live deployment's regenerated pages over (${result.limit ?? `exit code ${String(result.exitCode)}`}: ${lines.join(' | ')}); the app starts from the build's pages`;
+    if (!copied.ok)
+      return `ISR: could not carry the live deployment's regenerated pages over (${copied.reason}: ${copied.output}); the app starts from the build's pages`;
   }
   return "ISR: carried the live deployment's regenerated pages over (same Next.js build)";
 }

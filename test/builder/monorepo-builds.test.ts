@@ -1,9 +1,9 @@
 /**
  * Real monorepos built from the repository root with `rootDirectory` naming the app: a Yarn 4 (Berry)
  * workspace on the node-modules linker, whose package cache is kept between builds, a Yarn 1
- * workspace, and a Next.js 16
- * app in an npm workspace rendering a component of a private workspace package (transpilePackages),
- * started in the sandbox and served through the edge, then deployed again warm.
+ * workspace, and a Next.js 16 app rendering a component of a private workspace package
+ * (transpilePackages), started in the sandbox and served through the edge: in an npm workspace, then
+ * deployed again warm, and in a pnpm workspace (its node_modules links into the .pnpm store).
  */
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
@@ -14,7 +14,7 @@ import { BuildHarness } from '../helpers/build-harness.js';
 /** Generous bound for a Next.js install and build from the registry (not a timed assertion). */
 const NEXT_BUILD_TIMEOUT_MS = 15 * 60_000;
 
-describe('monorepos (Yarn 4 and Yarn 1 workspaces, a Next.js app in npm workspaces)', () => {
+describe('monorepos (Yarn 4 and Yarn 1 workspaces, a Next.js app in npm and in pnpm workspaces)', () => {
   let h: BuildHarness;
 
   before(async () => {
@@ -45,6 +45,19 @@ describe('monorepos (Yarn 4 and Yarn 1 workspaces, a Next.js app in npm workspac
     const log = await h.logOf(buildId);
     assert.equal(done.error, undefined, `${JSON.stringify(done.error)}\n${log}`);
     return { buildId, log };
+  }
+
+  /** The page a Next.js workspace app renders: the shared component, from the member's folder, and its assets. */
+  async function assertNextWorkspaceServed(envId: string): Promise<void> {
+    const page = await h.edge('/', { host: h.hostOf(envId) });
+    const html = await page.text();
+    assert.equal(page.status, 200, html);
+    assert.match(html, /Shared badge from @fixture-next\/ui for the (?:<!-- -->)?web(?:<!-- -->)? app/);
+    assert.match(html, /running in (?:<!-- -->)?apps\/web/);
+    // Next's own hashed assets, from the member's .next, through the edge.
+    const asset = /"(\/_next\/static\/[^"]+\.js)"/.exec(html)?.[1];
+    assert.ok(asset !== undefined, html);
+    assert.equal((await h.edge(asset, { host: h.hostOf(envId) })).status, 200, asset);
   }
 
   it('installs a Yarn 4 workspace at its root from yarn.lock, builds apps/web with its workspace:* package, and installs again from the kept Yarn cache', async () => {
@@ -128,19 +141,6 @@ describe('monorepos (Yarn 4 and Yarn 1 workspaces, a Next.js app in npm workspac
       { key: 'NEXT_TELEMETRY_DISABLED', value: '1' },
     ]);
 
-    /** The page the running server renders: the shared component, from the member's folder. */
-    async function assertServed(): Promise<void> {
-      const page = await h.edge('/', { host: h.hostOf(envId) });
-      const html = await page.text();
-      assert.equal(page.status, 200, html);
-      assert.match(html, /Shared badge from @fixture-next\/ui for the (?:<!-- -->)?web(?:<!-- -->)? app/);
-      assert.match(html, /running in (?:<!-- -->)?apps\/web/);
-      // Next's own hashed assets, from the member's .next, through the edge.
-      const asset = /"(\/_next\/static\/[^"]+\.js)"/.exec(html)?.[1];
-      assert.ok(asset !== undefined, html);
-      assert.equal((await h.edge(asset, { host: h.hostOf(envId) })).status, 200, asset);
-    }
-
     const cold = await buildOf(envId, app, NEXT_BUILD_TIMEOUT_MS);
     assert.match(
       cold.log,
@@ -149,7 +149,7 @@ describe('monorepos (Yarn 4 and Yarn 1 workspaces, a Next.js app in npm workspac
     assert.match(cold.log, /framework: nextjs/);
     assert.match(cold.log, /\$ npm ci/);
     assert.match(cold.log, /Next\.js 16\.4\.6/);
-    await assertServed();
+    await assertNextWorkspaceServed(envId);
 
     // Warm: Next's build cache comes back into apps/web, the npm cache serves the install.
     const warm = await buildOf(envId, app, NEXT_BUILD_TIMEOUT_MS);
@@ -157,6 +157,21 @@ describe('monorepos (Yarn 4 and Yarn 1 workspaces, a Next.js app in npm workspac
     assert.match(warm.log, /Next\.js 16\.4\.6/);
     const environment = await h.api.testStore.store.environments.findById(envId);
     assert.equal(environment?.liveBuildId, warm.buildId, 'the warm build is live');
-    await assertServed();
+    await assertNextWorkspaceServed(envId);
+  });
+
+  it('builds and starts a Next.js 16 app of a pnpm workspace (workspace:*, node_modules linked into the .pnpm store)', async () => {
+    const envId = await environmentFor('next-pnpm-workspace', 'apps/web', [
+      { key: 'NEXT_TELEMETRY_DISABLED', value: '1' },
+    ]);
+    const { log } = await buildOf(envId, '36-nextjs-pnpm-workspaces', NEXT_BUILD_TIMEOUT_MS);
+    assert.match(
+      log,
+      /workspace: apps\/web is a member of the workspace at 36-nextjs-pnpm-workspaces\/ \(pnpm-workspace\.yaml\)/,
+    );
+    assert.match(log, /Node\.js 22\.\S+, pnpm 10\.34\.9 \(pnpm-lock\.yaml\)/);
+    assert.match(log, /framework: nextjs/);
+    assert.match(log, /Next\.js 16\.4\.6/);
+    await assertNextWorkspaceServed(envId);
   });
 });

@@ -11,28 +11,31 @@ export const FRESH_WITHIN_MS = 2_000;
 export const stampOf = (html: string): string =>
   /stamp:(?:<!-- -->)?(\d+)(?:<!-- -->)?:/.exec(html)?.[1] ?? '';
 
-/** Whether the edge serves `path` from its cache (x-cache: HIT) with `stamp`, within 30 s. */
-export function cachedAtEdge(h: BuildHarness, path: string, stamp: string): Promise<boolean> {
+/**
+ * Whether the edge serves `path` from its cache (x-cache: HIT) with `stamp`, within 30 s; `host`: another
+ * environment's hostname than the harness's own.
+ */
+export function cachedAtEdge(h: BuildHarness, path: string, stamp: string, host?: string): Promise<boolean> {
   return eventually(async () => {
-    const answer = await h.edge(path);
+    const answer = await h.edge(path, host === undefined ? {} : { host });
     return answer.headers.get('x-cache') === 'HIT' && stampOf(await answer.text()) === stamp;
   }, 30_000);
 }
 
 /**
- * Polls the edge for `path` until it serves another stamp than `old`, for `withinMs`: the new stamp, or ''
+ * Polls the edge for `path` (of `host`) until it serves another stamp than `old`, for `withinMs`: the new stamp, or ''
  * when it did not; `seen` lists every answer (stamp, x-cache and x-nextjs-cache) for a failure's message.
  */
 export async function newStampWithin(
   h: BuildHarness,
   path: string,
   old: string,
-  withinMs: number = FRESH_WITHIN_MS,
+  { withinMs = FRESH_WITHIN_MS, host }: { withinMs?: number; host?: string } = {},
 ): Promise<{ fresh: string; seen: string[] }> {
   let fresh = '';
   const seen: string[] = [];
   const found = await eventually(async () => {
-    const answer = await h.edge(path);
+    const answer = await h.edge(path, host === undefined ? {} : { host });
     fresh = stampOf(await answer.text());
     seen.push(
       `${fresh} ${String(answer.headers.get('x-cache'))}/${String(answer.headers.get('x-nextjs-cache'))}`,

@@ -224,6 +224,47 @@ describe('@wpengine/atlas-next 3.0.3 in a Next.js 15.5.29 app (pages router, ISR
     assert.match(log, /ISR: Next\.js regenerated \/; purged \/ \/_next\/data\/[^/\s]+\/index\.json/);
   });
 
+  it("runs the same app as output: 'standalone' on Next 15 (.next/standalone/server.js), its page fresh within 2 s of on-demand revalidation", async () => {
+    const created = await h.api.request('POST', '/v1/accounts/acme/apps/web/environments', {
+      auth: h.owner,
+      body: {
+        displayName: 'Standalone',
+        branch: 'uploadable',
+        shellVariables: [
+          { key: 'NEXT_TELEMETRY_DISABLED', value: '1' },
+          { key: 'NEXT_OUTPUT', value: 'standalone' },
+        ],
+      },
+    });
+    assert.equal(created.status, 200, created.text);
+    const envId = /environments\/([^/]+)\//.exec(created.body.name)?.[1] ?? '';
+    const upload = await h.upload(APP, envId);
+    const done = await h.waitDone(upload.operation, BUILD_TIMEOUT_MS);
+    const log = await h.logOf(upload.buildId);
+    assert.equal(done.error, undefined, `${JSON.stringify(done.error)}\n${log}`);
+    assert.match(log, /Next\.js 15\.5\.\d+/);
+    assert.match(log, /server app: starting \.next\/standalone\/server\.js \(output: 'standalone'\)/);
+    const host = h.hostOf(envId);
+    const first = await h.edge('/', { host });
+    const html = await first.text();
+    assert.equal(first.status, 200, html);
+    assert.match(first.headers.get('cache-control') ?? '', /s-maxage=3600/);
+    const old = stampOf(html);
+    assert.notEqual(old, '', html);
+    assert.ok(await cachedAtEdge(h, '/', old, host), "the standalone app's page is cached at the edge");
+    const revalidate = await h.edge('/api/revalidate', { method: 'POST', host });
+    const answer = await revalidate.text();
+    assert.equal(revalidate.status, 200, answer);
+    assert.deepEqual(JSON.parse(answer), { revalidated: true });
+    const { fresh, seen } = await newStampWithin(h, '/', old, { host });
+    assert.notEqual(
+      fresh,
+      '',
+      `the edge still serves the standalone app's page of ${old} (${seen.join(', ')})`,
+    );
+    assert.ok(Number(fresh) > Number(old));
+  });
+
   it('round-trips a value through the KV store with the vendor KV client', async () => {
     const kv = await h.edge('/api/kv');
     const text = await kv.text();
