@@ -26,18 +26,11 @@ describe('monorepos (Yarn 4 and Yarn 1 workspaces, a Next.js app in npm and in p
   });
 
   /** A new environment of app `web` whose rootDirectory names the member. */
-  async function environmentFor(
+  const environmentFor = (
     displayName: string,
     rootDirectory: string,
     shellVariables: { key: string; value: string }[] = [],
-  ): Promise<string> {
-    const created = await h.api.request('POST', '/v1/accounts/acme/apps/web/environments', {
-      auth: h.owner,
-      body: { displayName, branch: 'uploadable', rootDirectory, shellVariables },
-    });
-    assert.equal(created.status, 200, created.text);
-    return /environments\/([^/]+)\//.exec(created.body.name)?.[1] ?? '';
-  }
+  ) => h.createEnvironment(displayName, { rootDirectory, shellVariables });
 
   async function buildOf(envId: string, app: string, timeoutMs?: number) {
     const { operation, buildId } = await h.upload(app, envId);

@@ -22,14 +22,7 @@ describe('package managers', () => {
     for (const folder of folders) rmSync(folder, { recursive: true, force: true });
   });
 
-  async function environment(name: string, rootDirectory = ''): Promise<string> {
-    const created = await h.api.request('POST', '/v1/accounts/acme/apps/web/environments', {
-      auth: h.owner,
-      body: { displayName: name, branch: 'uploadable', rootDirectory },
-    });
-    assert.equal(created.status, 200, created.text);
-    return /environments\/([^/]+)\//.exec(created.body.name)?.[1] ?? '';
-  }
+  const environment = (name: string, rootDirectory = '') => h.createEnvironment(name, { rootDirectory });
 
   async function buildOf(envId: string, app: string, root?: string) {
     const { operation, buildId } = await h.upload(app, envId, root);

@@ -18,14 +18,7 @@ describe('workspace monorepos (npm workspaces)', () => {
   });
 
   /** A new environment of app `web` whose rootDirectory names the member. */
-  async function environmentFor(rootDirectory: string): Promise<string> {
-    const created = await h.api.request('POST', '/v1/accounts/acme/apps/web/environments', {
-      auth: h.owner,
-      body: { displayName: rootDirectory, branch: 'uploadable', rootDirectory },
-    });
-    assert.equal(created.status, 200, created.text);
-    return /environments\/([^/]+)\//.exec(created.body.name)?.[1] ?? '';
-  }
+  const environmentFor = (rootDirectory: string) => h.createEnvironment(rootDirectory, { rootDirectory });
 
   it('builds apps/web from the root lockfile with its private workspace package and serves its dist through the edge (regression: registry 404 for the workspace package)', async () => {
     const envId = await environmentFor('apps/web');

@@ -64,22 +64,14 @@ describe('framework starters, built and served by Atoll', { skip: sandboxProblem
 
   /** An environment of app `web` for one starter, with the shell variables its pages show. */
   async function createEnvironment(app: FrameworkApp): Promise<string> {
-    const created = await h.api.request('POST', '/v1/accounts/acme/apps/web/environments', {
-      auth: h.owner,
-      body: {
-        displayName: app.name,
-        branch: 'uploadable',
-        shellVariables: [
-          SHELL_VARIABLE,
-          VITE_SHELL_VARIABLE,
-          ...(app.variables ?? []),
-          ...(mocksGoogleFonts(app) ? [GOOGLE_FONTS_MOCK_VARIABLE] : []),
-        ],
-      },
+    const envId = await h.createEnvironment(app.name, {
+      shellVariables: [
+        SHELL_VARIABLE,
+        VITE_SHELL_VARIABLE,
+        ...(app.variables ?? []),
+        ...(mocksGoogleFonts(app) ? [GOOGLE_FONTS_MOCK_VARIABLE] : []),
+      ],
     });
-    assert.equal(created.status, 200, created.text);
-    const envId = /environments\/([^/]+)\//.exec(created.body.name)?.[1] ?? '';
-    assert.notEqual(envId, '', created.text);
     await npmCache.lendTo(envId);
     return envId;
   }

@@ -123,6 +123,24 @@ export class BuildHarness {
     return new BuildHarness(api, owner, envId, api.services.buildRunner.run());
   }
 
+  /**
+   * A new environment of app `web` on the upload branch, its id: `rootDirectory` names a workspace member,
+   * `shellVariables` are its own.
+   */
+  async createEnvironment(
+    displayName: string,
+    options: { rootDirectory?: string; shellVariables?: { key: string; value: string }[] } = {},
+  ): Promise<string> {
+    const created = await this.api.request('POST', '/v1/accounts/acme/apps/web/environments', {
+      auth: this.owner,
+      body: { displayName, branch: 'uploadable', ...options },
+    });
+    assert.equal(created.status, 200, created.text);
+    const envId = /environments\/([^/]+)\//.exec(String(created.body.name))?.[1] ?? '';
+    assert.notEqual(envId, '', created.text);
+    return envId;
+  }
+
   get envPath(): string {
     return `/v1/accounts/acme/apps/web/environments/${this.envId}`;
   }

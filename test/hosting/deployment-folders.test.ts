@@ -47,14 +47,7 @@ describe('deployment folders', { skip: sandboxProblem() }, () => {
     return root;
   }
 
-  async function createEnvironment(displayName: string): Promise<string> {
-    const created = await h.api.request('POST', '/v1/accounts/acme/apps/web/environments', {
-      auth: h.owner,
-      body: { displayName, branch: 'uploadable' },
-    });
-    assert.equal(created.status, 200, created.text);
-    return /environments\/([^/]+)\//.exec(created.body.name)?.[1] ?? '';
-  }
+  const createEnvironment = (displayName: string) => h.createEnvironment(displayName);
 
   /** Uploads a site saying `label` to the environment and waits until it is live; returns its build id. */
   async function deploy(envId: string, label: string): Promise<string> {

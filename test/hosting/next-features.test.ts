@@ -156,16 +156,9 @@ describe('Next.js 16.4 standalone output, basePath, proxy, next/image and static
   });
 
   it("serves output: 'export' from out/ under its basePath though the start script is next start", async () => {
-    const created = await h.api.request('POST', '/v1/accounts/acme/apps/web/environments', {
-      auth: h.owner,
-      body: {
-        displayName: 'Static export',
-        branch: 'uploadable',
-        shellVariables: [TELEMETRY_OFF, { key: 'NEXT_OUTPUT', value: 'export' }],
-      },
+    const envId = await h.createEnvironment('Static export', {
+      shellVariables: [TELEMETRY_OFF, { key: 'NEXT_OUTPUT', value: 'export' }],
     });
-    assert.equal(created.status, 200, created.text);
-    const envId = /environments\/([^/]+)\//.exec(created.body.name)?.[1] ?? '';
     const { log } = await deploy(envId);
     assert.match(log, /static site: the edge serves out under \/docs \(basePath\)/);
     assert.match(log, /deployment live \(static site\)/);

@@ -119,12 +119,7 @@ describe('static deployments through the edge', () => {
     let liveBuildId = '';
 
     before(async () => {
-      const created = await h.api.request('POST', '/v1/accounts/acme/apps/web/environments', {
-        auth: h.owner,
-        body: { displayName: 'SPA', branch: 'uploadable' },
-      });
-      assert.equal(created.status, 200, created.text);
-      spaEnv = /environments\/([^/]+)\//.exec(String(created.body.name))?.[1] ?? '';
+      spaEnv = await h.createEnvironment('SPA');
     });
 
     const spa = (path: string) => h.edge(path, { host: h.hostOf(spaEnv) });

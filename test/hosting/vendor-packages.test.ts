@@ -225,19 +225,12 @@ describe('@wpengine/atlas-next 3.0.3 in a Next.js 15.5.29 app (pages router, ISR
   });
 
   it("runs the same app as output: 'standalone' on Next 15 (.next/standalone/server.js), its page fresh within 2 s of on-demand revalidation", async () => {
-    const created = await h.api.request('POST', '/v1/accounts/acme/apps/web/environments', {
-      auth: h.owner,
-      body: {
-        displayName: 'Standalone',
-        branch: 'uploadable',
-        shellVariables: [
-          { key: 'NEXT_TELEMETRY_DISABLED', value: '1' },
-          { key: 'NEXT_OUTPUT', value: 'standalone' },
-        ],
-      },
+    const envId = await h.createEnvironment('Standalone', {
+      shellVariables: [
+        { key: 'NEXT_TELEMETRY_DISABLED', value: '1' },
+        { key: 'NEXT_OUTPUT', value: 'standalone' },
+      ],
     });
-    assert.equal(created.status, 200, created.text);
-    const envId = /environments\/([^/]+)\//.exec(created.body.name)?.[1] ?? '';
     const upload = await h.upload(APP, envId);
     const done = await h.waitDone(upload.operation, BUILD_TIMEOUT_MS);
     const log = await h.logOf(upload.buildId);
