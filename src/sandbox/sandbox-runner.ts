@@ -388,8 +388,10 @@ async function runSandboxedOnce(spec: SandboxSpec, settings: SandboxSettings): P
       }),
     ]);
     void named.then((pid) => {
+      // bwrap ends only after pid 1 did: once it exited on its own, that pid may be another process's.
+      const bwrapRunning = child.exitCode === null && child.signalCode === null;
       killBwrap();
-      if (pid !== undefined) killSandboxInit(pid);
+      if (bwrapRunning && pid !== undefined) killSandboxInit(pid);
     }, killBwrap);
   };
   const inbound = spec.inbound;
