@@ -11,6 +11,7 @@ import {
   cacheKeyOfFile,
   parseNextRoutes,
   parseNextRoutingConfig,
+  type NextRoutingConfig,
   purgeTagsForCacheKey,
   type NextRouteMap,
 } from '../domain/hosting/next-routes.js';
@@ -75,12 +76,13 @@ export async function readNextRoutes(folder: string): Promise<NextRouteMap | und
   const manifest = await readCapped(join(dist, 'prerender-manifest.json'), MAX_MANIFEST_BYTES);
   if (!manifest) return undefined;
   const buildId = (await readCapped(join(dist, 'BUILD_ID'), 1_024))?.toString('utf8').trim() ?? '';
+  return parseNextRoutes(manifest.toString('utf8'), buildId, await readRoutingConfig(dist));
+}
+
+/** basePath and i18n of the build in `dist` (its `routes-manifest.json`); none when unreadable. */
+async function readRoutingConfig(dist: string): Promise<NextRoutingConfig> {
   const routing = await readCapped(join(dist, 'routes-manifest.json'), MAX_MANIFEST_BYTES);
-  return parseNextRoutes(
-    manifest.toString('utf8'),
-    buildId,
-    parseNextRoutingConfig(routing?.toString('utf8')),
-  );
+  return parseNextRoutingConfig(routing?.toString('utf8'));
 }
 
 /**
@@ -90,8 +92,7 @@ export async function readNextRoutes(folder: string): Promise<NextRouteMap | und
 export async function readNextBasePath(folder: string): Promise<string> {
   const distDir = await findNextDistDir(folder);
   if (distDir === undefined) return '';
-  const routing = await readCapped(join(folder, distDir, 'routes-manifest.json'), MAX_MANIFEST_BYTES);
-  return parseNextRoutingConfig(routing?.toString('utf8')).basePath;
+  return (await readRoutingConfig(join(folder, distDir))).basePath;
 }
 
 /** Files whose content tells a new version of a page: its HTML, or a route handler's body. */
