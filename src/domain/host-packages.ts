@@ -20,6 +20,7 @@ export interface HostCommand {
 export const HOST_COMMANDS: readonly HostCommand[] = [
   { command: 'bwrap', pkg: 'bubblewrap', usedBy: 'the sandbox' },
   { command: 'slirp4netns', pkg: 'slirp4netns', usedBy: "the sandbox's network" },
+  { command: 'unshare', pkg: 'util-linux', usedBy: "the sandbox's network" },
   { command: 'nft', pkg: 'nftables', usedBy: "the sandbox's firewall" },
   { command: 'nsenter', pkg: 'util-linux', usedBy: "the sandbox's firewall" },
   { command: 'setpriv', pkg: 'util-linux', usedBy: "the sandbox's uid drop" },

@@ -27,7 +27,6 @@ import {
   type SandboxSpec,
 } from './command-runner.js';
 import { findFreePort } from './free-port.js';
-import { retrySandboxSetupFailures } from './sandbox-setup-retry.js';
 import { sandboxFirewallRules, SANDBOX_DNS } from './sandbox-firewall.js';
 import {
   mountArgs,
@@ -113,11 +112,7 @@ async function currentAllowance(settings: SandboxSettings): Promise<AllowedNetwo
  * slirp4netns behind the sandbox's own firewall (sandbox-firewall.ts). No shell: every
  * argument is an array element.
  */
-export function bubblewrapArgs(
-  spec: SandboxSpec,
-  sandboxHost: SandboxHost,
-  withNetworkFds: boolean,
-): string[] {
+export function bubblewrapArgs(spec: SandboxSpec, sandboxHost: SandboxHost, withNetwork: boolean): string[] {
   const steps: MountStep[] = [
     ...sandboxHost.system,
     // slirp4netns's DNS forwarder: the host's resolver may sit on an address the firewall refuses.
@@ -138,7 +133,8 @@ export function bubblewrapArgs(
   return [
     '--unshare-ipc',
     '--unshare-pid',
-    '--unshare-net',
+    // With outbound network the namespace is unshare's (sandboxArgv): bubblewrap sets up no loopback there.
+    ...(withNetwork ? [] : ['--unshare-net']),
     '--unshare-uts',
     '--unshare-cgroup-try',
     '--die-with-parent',
@@ -153,7 +149,7 @@ export function bubblewrapArgs(
     // The info fd names pid 1 (kill() needs it); the block fd holds the command until its network is attached.
     '--info-fd',
     String(INFO_FD),
-    ...(withNetworkFds ? ['--block-fd', String(BLOCK_FD)] : []),
+    ...(withNetwork ? ['--block-fd', String(BLOCK_FD)] : []),
     '--',
     'setpriv',
     `--reuid=${spec.uid}`,
@@ -171,6 +167,24 @@ export function bubblewrapArgs(
     '--',
     ...spec.argv,
   ];
+}
+
+/**
+ * The whole command line of a sandbox: bubblewrap (bubblewrapArgs) and, with outbound network, `unshare --net`
+ * ahead of it. bubblewrap's --unshare-net sets up the new namespace's loopback in its child after it named
+ * pid 1 on the info fd, with an rtnetlink RTM_NEWADDR that must create 127.0.0.1 (NLM_F_EXCL); slirp4netns,
+ * started once pid 1 is named, brings lo up, and the kernel then adds 127.0.0.1 itself. When slirp4netns
+ * came first, bubblewrap ended with "bwrap: loopback: Failed RTM_NEWADDR" before the command ran (about one
+ * start in nine with bubblewrap short of CPU; docs/architecture.md "Notes on the stack"). In a namespace
+ * unshare made, bubblewrap touches no interface and slirp4netns alone sets lo and tap0 up.
+ */
+function sandboxArgv(
+  spec: SandboxSpec,
+  sandboxHost: SandboxHost,
+  withNetwork: boolean,
+): readonly [string, ...string[]] {
+  const bwrap = bubblewrapArgs(spec, sandboxHost, withNetwork);
+  return withNetwork ? ['unshare', '--net', '--', 'bwrap', ...bwrap] : ['bwrap', ...bwrap];
 }
 
 /**
@@ -317,14 +331,6 @@ function killSandboxInit(pid: number): void {
 const SANDBOX_RESOLV_CONF = `nameserver ${SANDBOX_DNS}\noptions timeout:1 attempts:4\n`;
 
 /**
- * Runs a command in the sandbox (bubblewrapArgs), again when bubblewrap failed its own setup before
- * the command ran (sandbox-setup-retry.ts).
- */
-export function runSandboxed(spec: SandboxSpec, settings: SandboxSettings): Promise<SandboxResult> {
-  return retrySandboxSetupFailures(spec, (attempt) => runSandboxedOnce(attempt, settings));
-}
-
-/**
  * How long the end of a sandbox waits for its output pipes to close after bubblewrap exited. With
  * bubblewrap gone its pid namespace is gone too, so nothing holds them: they close at once, and the
  * bound only guards against the unforeseen.
@@ -348,7 +354,8 @@ function outputClosed(child: ChildProcess): Promise<void> {
   });
 }
 
-async function runSandboxedOnce(spec: SandboxSpec, settings: SandboxSettings): Promise<SandboxResult> {
+/** Runs a command in the sandbox (sandboxArgv). */
+export async function runSandboxed(spec: SandboxSpec, settings: SandboxSettings): Promise<SandboxResult> {
   const withNetwork = spec.network === 'outbound';
   const stdio: ('pipe' | 'ignore')[] = [
     spec.stdin ? 'pipe' : 'ignore',
@@ -359,7 +366,8 @@ async function runSandboxedOnce(spec: SandboxSpec, settings: SandboxSettings): P
     'pipe',
   ];
   if (withNetwork) stdio.push('pipe');
-  const child: ChildProcess = spawn('bwrap', bubblewrapArgs(spec, readSandboxHost(), withNetwork), { stdio });
+  const [command, ...args] = sandboxArgv(spec, readSandboxHost(), withNetwork);
+  const child: ChildProcess = spawn(command, args, { stdio });
   // These pipes close when bwrap ends (or reads no more): a reset there is the end, not a fault.
   for (const pipe of child.stdio.slice(3)) pipe?.on('error', () => undefined);
   const env = spec.inbound ? { ...spec.env, PORT: String(spec.inbound.guestPort) } : spec.env;
@@ -470,7 +478,7 @@ export async function chownTree(path: string, uid: number): Promise<void> {
 /**
  * Why builds cannot run here, or undefined: the worker runs as root to hand each environment its
  * own uid, and needs the commands of HOST_COMMANDS (bubblewrap, slirp4netns, util-linux's setpriv,
- * prlimit and nsenter, nft, tar, gzip, chown, cp). `atoll serve` installs them first where it can.
+ * prlimit, unshare and nsenter, nft, tar, gzip, chown, cp). `atoll serve` installs them first where it can.
  */
 export function sandboxProblem(): string | undefined {
   if (process.getuid?.() !== 0)
