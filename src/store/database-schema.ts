@@ -60,6 +60,23 @@ export interface EnvironmentsTable {
   url_domain: ColumnType<string | null, string | null | undefined, string | null>;
   url_https: ColumnType<boolean, boolean | undefined, boolean>;
   https_redirect: ColumnType<boolean, boolean | undefined, boolean>;
+  git_depth: ColumnType<number, number | undefined, number>;
+  previews_enabled: ColumnType<boolean, boolean | undefined, boolean>;
+  previews_allow_forks: ColumnType<boolean, boolean | undefined, boolean>;
+  pull_request: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+export interface RepositoriesTable {
+  app_pk: string;
+  url: string;
+  provider: string;
+  access_token_sealed: string;
+  deploy_key_sealed: string;
+  deploy_key_public: string;
+  known_host: string;
+  webhook_secret_sealed: string;
+  create_time: Timestamp;
+  update_time: Timestamp;
 }
 
 export interface OperationsTable {
@@ -98,6 +115,9 @@ export interface BuildsTable {
   variables_sealed: ColumnType<string, string | undefined, string>;
   archived: ColumnType<boolean, boolean | undefined, boolean>;
   live_time: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  commit_sha: ColumnType<string, string | undefined, string>;
+  commit_message: ColumnType<string, string | undefined, string>;
+  commit_author: ColumnType<string, string | undefined, string>;
 }
 
 export interface BuildLogLinesTable {
@@ -279,6 +299,7 @@ export interface Database {
   memberships: MembershipsTable;
   credentials: CredentialsTable;
   apps: AppsTable;
+  repositories: RepositoriesTable;
   environments: EnvironmentsTable;
   operations: OperationsTable;
   builds: BuildsTable;

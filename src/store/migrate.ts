@@ -10,6 +10,7 @@ import * as domains from './migrations/0005-domains.js';
 import * as events from './migrations/0006-events.js';
 import * as reports from './migrations/0007-reports.js';
 import * as sessions from './migrations/0008-sessions.js';
+import * as gitRepositories from './migrations/0009-git-repositories.js';
 
 /** Every migration, in order. Names never change once released. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0006-events': events,
   '0007-reports': reports,
   '0008-sessions': sessions,
+  '0009-git-repositories': gitRepositories,
 };
 
 /** Names of every migration, in the order they apply. */

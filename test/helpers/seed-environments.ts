@@ -19,6 +19,7 @@ export async function seedEnvironments(
     accountId,
     appId: 'web',
     region: 'UK',
+    sourceKind: 'uploadable',
     createTime: now,
     updateTime: now,
   });

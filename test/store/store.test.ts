@@ -27,6 +27,7 @@ describe(`store (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embedded PG
       accountId,
       appId: 'web',
       region: 'UK',
+      sourceKind: 'uploadable',
       createTime: now,
       updateTime: now,
     });
@@ -68,6 +69,7 @@ describe(`store (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embedded PG
       accountId: account.id,
       appId: 'web',
       region: 'UK' as const,
+      sourceKind: 'uploadable' as const,
       createTime: now,
       updateTime: now,
     };
@@ -79,6 +81,48 @@ describe(`store (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embedded PG
     assert.equal((await t.store.apps.list(account.id, { pageSize: 10, after: undefined })).items.length, 1);
   });
 
+  it('writes a repository app with its repository, or neither when the name is taken', async () => {
+    const account = await seedAccount();
+    const app = {
+      id: randomUUID(),
+      accountId: account.id,
+      appId: 'site',
+      region: 'UK' as const,
+      sourceKind: 'repository' as const,
+      createTime: now,
+      updateTime: now,
+    };
+    const repository = {
+      appPk: app.id,
+      url: 'git@github.com:acme/site.git',
+      provider: 'GITHUB' as const,
+      accessTokenSealed: '',
+      deployKeySealed: 'sealed-private-key',
+      deployKeyPublic: 'ssh-ed25519 AAAA atoll-site',
+      knownHost: '',
+      webhookSecretSealed: 'sealed-secret',
+      createTime: now,
+      updateTime: now,
+    };
+    assert.equal(await t.store.apps.insert(app, repository), 'created');
+    assert.equal((await t.store.apps.find(account.id, 'site'))?.sourceKind, 'repository');
+    assert.deepEqual(await t.store.apps.findRepository(app.id), repository);
+    const later = new Date(now.getTime() + 1000);
+    await t.store.apps.updateRepository(app.id, { knownHost: 'github.com ssh-ed25519 AAAAC3' }, later);
+    const updated = await t.store.apps.findRepository(app.id);
+    assert.ok(updated);
+    assert.equal(updated.knownHost, 'github.com ssh-ed25519 AAAAC3');
+    assert.equal(updated.webhookSecretSealed, 'sealed-secret');
+    assert.equal(updated.updateTime.getTime(), later.getTime());
+    // The name is taken: the second app and its repository are both left out.
+    const other = { ...app, id: randomUUID() };
+    assert.equal(await t.store.apps.insert(other, { ...repository, appPk: other.id }), 'duplicate');
+    assert.equal(await t.store.apps.findRepository(other.id), undefined);
+    // Deleting the app takes its repository along.
+    await t.store.apps.delete(app.id);
+    assert.equal(await t.store.apps.findRepository(app.id), undefined);
+  });
+
   it('rolls back everything a failed transaction wrote', async () => {
     const account = await seedAccount();
     await assert.rejects(
@@ -88,6 +132,7 @@ describe(`store (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embedded PG
           accountId: account.id,
           appId: 'half',
           region: 'UK',
+          sourceKind: 'uploadable',
           createTime: now,
           updateTime: now,
         });

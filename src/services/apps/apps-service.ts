@@ -85,6 +85,7 @@ export class AppsService {
       accountId: grant.accountId,
       appId,
       region,
+      sourceKind: 'uploadable',
       createTime: now,
       updateTime: now,
     };

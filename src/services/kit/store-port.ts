@@ -1,6 +1,7 @@
 /**
  * The store port: the records and repositories services use, implemented over SQL by src/store.
  */
+import type { GitProvider } from '../../domain/git/repository-url.js';
 import type { RegionId } from '../../domain/region.js';
 import type { Role } from '../../domain/role.js';
 import type {
@@ -57,6 +58,28 @@ export interface AppRecord {
   readonly accountId: string;
   readonly appId: string;
   readonly region: RegionId;
+  /** Where its code comes from: uploaded archives, or the branches of a git repository (RepositoryRecord). */
+  readonly sourceKind: 'uploadable' | 'repository';
+  readonly createTime: Date;
+  readonly updateTime: Date;
+}
+
+/** The git repository of an application whose sourceKind is 'repository' (docs/git.md). */
+export interface RepositoryRecord {
+  readonly appPk: string;
+  /** The clone URL as the user gave it (domain/git/repository-url.ts). */
+  readonly url: string;
+  readonly provider: GitProvider;
+  /** A private https repository's token, sealed with the platform key; '' when none. */
+  readonly accessTokenSealed: string;
+  /** The ssh deploy key's private half (OpenSSH format), sealed; '' for https repositories. */
+  readonly deployKeySealed: string;
+  /** Its public half (`ssh-ed25519 AAAA… atoll-…`), shown so that the user can add it to the repository. */
+  readonly deployKeyPublic: string;
+  /** The ssh host key trusted on first use (a known_hosts line); '' until the first fetch. */
+  readonly knownHost: string;
+  /** The secret push webhooks are signed with, sealed (the providers' HMACs need the secret itself). */
+  readonly webhookSecretSealed: string;
   readonly createTime: Date;
   readonly updateTime: Date;
 }
@@ -194,7 +217,15 @@ export interface CredentialsRepository {
 }
 
 export interface AppsRepository {
-  insert(record: AppRecord): Promise<Inserted>;
+  /** The app and, for a repository app, its repository: both or neither. */
+  insert(record: AppRecord, repository?: RepositoryRecord): Promise<Inserted>;
+  findRepository(appPk: string): Promise<RepositoryRecord | undefined>;
+  /** Changes the host key or the webhook secret of an app's repository. */
+  updateRepository(
+    appPk: string,
+    changes: Partial<Pick<RepositoryRecord, 'knownHost' | 'webhookSecretSealed'>>,
+    updateTime: Date,
+  ): Promise<void>;
   find(accountId: string, appId: string): Promise<AppRecord | undefined>;
   list(accountId: string, page: PageRequest): Promise<Page<AppRecord>>;
   delete(id: string): Promise<void>;
