@@ -31,7 +31,9 @@ import type {
   BuildOutcome,
   BuildReporter,
   DetectedProject,
+  GitSource,
 } from '../services/builds/build-ports.js';
+import { checkoutGitSource } from './git-checkout.js';
 import { isUuid } from '../domain/identifier-rules.js';
 import type { BlobStore, Logger } from '../services/kit/platform-ports.js';
 import { EnvironmentBuildCache } from './build-cache.js';
@@ -43,11 +45,12 @@ import {
   packageManagerPackage,
   type ToolchainProvisioner,
 } from '../sandbox/toolchain-provisioner.js';
-import { unpackArchive, UnpackError } from './unpack-archive.js';
+import { unpackArchive, UnpackError, type UnpackResult } from './unpack-archive.js';
 import { installArguments, packageManagerEnvironment } from './package-manager-commands.js';
 import { readProjectManifests, writeAppDirectoryMarker } from './workspace-layout.js';
 import { PLACE_STANDALONE_ASSETS, STANDALONE_ARTIFACT_EXCLUDES } from './next-standalone.js';
 import { servesStaticOutput, writeStaticOutputMarker } from './static-output.js';
+import { SYSTEM_CA_BUNDLE } from '../sandbox/sandbox-filesystem.js';
 
 export interface BuildExecutorSettings {
   readonly buildsDir: string;
@@ -67,6 +70,12 @@ export interface BuildExecutorSettings {
   /** The bubblewrap sandbox; the unsafe runner only where ATOLL_UNSAFE_BUILDS=1 allows it. */
   readonly runner: CommandRunner;
   readonly logger: Logger;
+  /** A build of a repository's branch: the fetch's time and size limits (docs/git.md). */
+  readonly gitFetch: {
+    readonly timeoutMs: number;
+    readonly maxBytes: number;
+    readonly caFile: string | undefined;
+  };
 }
 
 /** What every step of one build works with. */
@@ -101,7 +110,6 @@ interface Toolchain {
 /** Lines of a command's output searched for the signs of a limit, and for the framework's error, when it fails. */
 const LAST_LINES_KEPT = 100;
 const NODE_MOUNT = '/opt/atoll/node';
-const SYSTEM_CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
 const PM_MOUNT = '/opt/atoll/package-manager';
 
 /** The npm that comes with each Node.js major. */
@@ -316,7 +324,7 @@ export class SandboxedBuildExecutor implements BuildExecutor {
     work: string,
     detected: Detected,
   ): Promise<BuildOutcome> {
-    const { source, appDirectory } = await this.#unpack(inputs, reporter, work);
+    const { source, appDirectory } = await this.#unpack(inputs, reporter, work, signal);
     const app = join(source, appDirectory);
     // The cache in use and the node_modules worth keeping: kept whether the build succeeds or not.
     const kept: KeptCache = { cache: undefined, dependencyKey: undefined };
@@ -382,32 +390,67 @@ export class SandboxedBuildExecutor implements BuildExecutor {
     }
   }
 
-  /** The source archive unpacked into the work folder's `source`; returns that folder and the app's in it. */
+  /**
+   * The source archive unpacked, or the repository's commit checked out, into the work folder's
+   * `source`; returns that folder and the app's in it.
+   */
   async #unpack(
     inputs: BuildInputs,
     reporter: BuildReporter,
     work: string,
+    signal: AbortSignal,
   ): Promise<{ source: string; appDirectory: string }> {
     const source = join(work, 'source');
     await mkdir(work, { recursive: true, mode: 0o755 });
 
     await reporter.phase('UNPACKING');
-    const unpacked = await unpackArchive(
-      inputs.sourcePath,
-      source,
-      this.settings.archiveLimits,
-      inputs.rootDirectory,
-    );
-    reporter.log(
-      'atoll',
-      `unpacked ${unpacked.files} files (${unpacked.bytes} bytes)${unpacked.root ? ` from ${unpacked.root}/` : ''}`,
-    );
+    let unpacked: Pick<UnpackResult, 'root' | 'appDirectory' | 'workspace'>;
+    if (inputs.source.kind === 'git')
+      unpacked = await this.#checkout(inputs.source, inputs, reporter, work, signal);
+    else {
+      const archive = await unpackArchive(
+        inputs.source.path,
+        source,
+        this.settings.archiveLimits,
+        inputs.rootDirectory,
+      );
+      reporter.log(
+        'atoll',
+        `unpacked ${archive.files} files (${archive.bytes} bytes)${archive.root ? ` from ${archive.root}/` : ''}`,
+      );
+      unpacked = archive;
+    }
     if (unpacked.workspace !== undefined)
       reporter.log(
         'atoll',
         `workspace: ${unpacked.appDirectory} is a member of the workspace at ${unpacked.root || 'the archive root'}/ (${unpacked.workspace}); installing there, building in ${unpacked.appDirectory}`,
       );
     return { source, appDirectory: unpacked.appDirectory };
+  }
+
+  /** The repository's commit checked out as the build's source (git-checkout.ts), recorded on the build. */
+  async #checkout(
+    git: GitSource,
+    inputs: BuildInputs,
+    reporter: BuildReporter,
+    work: string,
+    signal: AbortSignal,
+  ): Promise<Pick<UnpackResult, 'root' | 'appDirectory' | 'workspace'>> {
+    const { gitFetch } = this.settings;
+    const checkedOut = await checkoutGitSource(git, work, inputs.rootDirectory, {
+      runner: this.settings.runner,
+      uid: inputs.uid,
+      dataDir: this.settings.dataDir,
+      limits: { ...this.settings.sandboxLimits, wallMs: gitFetch.timeoutMs },
+      maxBytes: gitFetch.maxBytes,
+      caFile: gitFetch.caFile,
+      signal,
+      log: (line) => {
+        reporter.log('atoll', line);
+      },
+    });
+    await reporter.commit(checkedOut.commit);
+    return checkedOut;
   }
 
   /** A project with package.json: its toolchain provisioned, its caches back, then install and build. */

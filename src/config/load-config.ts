@@ -36,6 +36,7 @@ export interface Config {
   readonly rateLimitPerMinute: number;
   readonly webhookTriggersPerMinute: number;
   readonly events: EventSettings;
+  readonly git: GitSettings;
   readonly authFailuresPerMinute: number;
   readonly authCacheTtlMs: number;
   readonly accessCacheTtlMs: number;
@@ -69,6 +70,23 @@ export interface EventSettings {
   readonly retryBaseMs: number;
   readonly maxAgeMs: number;
   readonly timeoutMs: number;
+}
+
+/** Applications built from git repositories (docs/git.md). */
+export interface GitSettings {
+  /** ATOLL_GIT_ALLOW_PRIVATE: repositories on loopback, private and link-local addresses may be fetched. */
+  readonly allowPrivate: boolean;
+  /** ATOLL_GIT_POLL_INTERVAL_MS: how often each branch head is read for hosts without webhooks; 0 = never. */
+  readonly pollIntervalMs: number;
+  /** ATOLL_GIT_FETCH_TIMEOUT_MS: a build's fetch (submodules and LFS included) ends after this. */
+  readonly fetchTimeoutMs: number;
+  /** ATOLL_GIT_MAX_FETCH_BYTES: the checkout, .git included, may not grow beyond this. */
+  readonly maxFetchBytes: number;
+  /**
+   * ATOLL_GIT_CA_FILE: a PEM file of CAs git trusts besides the machine's, for a self-hosted git
+   * server with a certificate of the operator's own CA; unset = the machine's alone.
+   */
+  readonly caFile: string | undefined;
 }
 
 export interface ReportSettings {
@@ -495,6 +513,11 @@ function readSessions(env: Env, problems: string[]): Config['sessions'] {
   });
 }
 
+/** A path setting resolved against the working directory; undefined when unset. */
+function optionalPath(cwd: string, value: string | undefined): string | undefined {
+  return value === undefined ? undefined : resolve(cwd, value);
+}
+
 export function loadConfig(env: Env, cwd: string): Config {
   const problems: string[] = [];
   const dataDir = resolve(cwd, readString(env, 'ATOLL_DATA_DIR') ?? './data');
@@ -552,6 +575,20 @@ export function loadConfig(env: Env, cwd: string): Config {
       retryBaseMs: readInteger(env, 'ATOLL_EVENT_RETRY_BASE_MS', 10_000, 10, 3_600_000, problems),
       maxAgeMs: readInteger(env, 'ATOLL_EVENT_RETRY_HOURS', 24, 1, 720, problems) * 3_600_000,
       timeoutMs: readInteger(env, 'ATOLL_EVENT_TIMEOUT_MS', 10_000, 100, 120_000, problems),
+    }),
+    git: Object.freeze({
+      allowPrivate: readFlag(env, 'ATOLL_GIT_ALLOW_PRIVATE', problems),
+      pollIntervalMs: readInteger(env, 'ATOLL_GIT_POLL_INTERVAL_MS', 300_000, 0, 86_400_000, problems),
+      fetchTimeoutMs: readInteger(env, 'ATOLL_GIT_FETCH_TIMEOUT_MS', 300_000, 1_000, 3_600_000, problems),
+      maxFetchBytes: readInteger(
+        env,
+        'ATOLL_GIT_MAX_FETCH_BYTES',
+        1_073_741_824,
+        1_048_576,
+        68_719_476_736,
+        problems,
+      ),
+      caFile: optionalPath(cwd, readString(env, 'ATOLL_GIT_CA_FILE')),
     }),
     authFailuresPerMinute: readInteger(env, 'ATOLL_AUTH_FAILURES_PER_MINUTE', 20, 1, 1_000_000, problems),
     authCacheTtlMs: readInteger(env, 'ATOLL_AUTH_CACHE_TTL_MS', 300_000, 1, 86_400_000, problems),

@@ -14,23 +14,62 @@ export const ListRegionsResponseSchema = Type.Object(
   { title: 'ListRegionsResponse' },
 );
 
+const PROVIDERS = ['GITHUB', 'GITLAB', 'BITBUCKET', 'GITEA', 'GENERIC'];
+
 /**
- * A git repository source, as the public service describes one. Its name and provider are
- * required: a repository that names none is a malformed request (400 naming the field), not
- * the unimplemented feature (501) that a well-formed one meets (issue 20's fuzz test).
+ * A git repository to connect (docs/git.md): its clone URL, or for the hosted providers the
+ * public service's `name` (owner/repo) with its `provider`. `accessToken` is write-only.
  */
+export const RepositoryInputSchema = Type.Object(
+  {
+    url: Type.Optional(
+      Type.String({
+        description:
+          'Clone URL: https://host/owner/repo.git, ssh://git@host/owner/repo.git or git@host:owner/repo.git',
+      }),
+    ),
+    provider: Type.Optional(
+      Type.String({
+        enum: [...PROVIDERS, 'UPLOADABLE'],
+        description:
+          'Guessed from the URL\'s host when left out; UPLOADABLE is refused (send "uploadable": {})',
+      }),
+    ),
+    accessToken: Type.Optional(
+      Type.String({
+        description:
+          'For a private https repository: a token with read access. Stored sealed, never answered. Not for ssh URLs (those use the deploy key).',
+      }),
+    ),
+    name: Type.Optional(
+      Type.String({
+        description: 'owner/repo: with provider GITHUB, GITLAB or BITBUCKET it stands for the https URL',
+      }),
+    ),
+    displayName: Type.Optional(Type.String({ description: 'Ignored: derived from the URL' })),
+  },
+  { additionalProperties: false, title: 'RepositoryInput' },
+);
+export type RepositoryInput = Static<typeof RepositoryInputSchema>;
+
 export const RepositorySchema = Type.Object(
   {
-    displayName: Type.Optional(Type.String()),
-    name: Type.String({ minLength: 1, description: 'owner/name of the repository' }),
-    provider: Type.String({ enum: ['GITHUB', 'GITLAB', 'BITBUCKET', 'UPLOADABLE'] }),
+    url: Type.String({ description: 'The clone URL' }),
+    provider: Type.String({ enum: PROVIDERS }),
+    name: Type.String({ description: 'The repository path on its host: owner/repo (groups included)' }),
+    displayName: Type.String({ description: 'owner/repo' }),
+    accessTokenSet: Type.Boolean({ description: 'Whether an access token is stored (it is never shown)' }),
+    deployKey: Type.Optional(
+      Type.String({ description: 'ssh URLs: the public deploy key to add (read-only) to the repository' }),
+    ),
+    hostKeyFingerprint: Type.Optional(
+      Type.String({ description: 'ssh URLs: the host key trusted on the first fetch (SHA256:…)' }),
+    ),
+    webhookUrl: Type.String({ description: 'Where the git host sends push and pull request webhooks' }),
   },
-  {
-    additionalProperties: false,
-    description: 'Git repository source (not supported yet: answers 501)',
-    title: 'Repository',
-  },
+  { title: 'Repository' },
 );
+export type Repository = Static<typeof RepositorySchema>;
 
 export const AppSchema = Type.Object(
   {
@@ -38,6 +77,7 @@ export const AppSchema = Type.Object(
     appId: Type.String(),
     region: Type.String({ description: 'regions/US-C, regions/AUS-SE, regions/UK or regions/EU-W' }),
     uploadable: Type.Optional(Type.Object({}, { additionalProperties: false })),
+    repository: Type.Optional(RepositorySchema),
     createTime: Timestamp('When the application was created'),
     updateTime: Timestamp('When the application last changed'),
   },
@@ -56,7 +96,7 @@ export const CreateAppBodySchema = Type.Object(
         { additionalProperties: false, description: 'Send {} for a direct-upload application' },
       ),
     ),
-    repository: Type.Optional(RepositorySchema),
+    repository: Type.Optional(RepositoryInputSchema),
   },
   { additionalProperties: false, title: 'CreateAppBody' },
 );
@@ -73,3 +113,14 @@ export const ListAppsResponseSchema = Type.Object(
   { title: 'ListAppsResponse' },
 );
 export type ListAppsResponse = Static<typeof ListAppsResponseSchema>;
+
+export const RotateWebhookSecretResponseSchema = Type.Object(
+  {
+    webhookUrl: Type.String(),
+    secret: Type.String({
+      description: "Shown only in this answer: paste it into the git host's webhook settings",
+    }),
+  },
+  { title: 'RotateWebhookSecretResponse' },
+);
+export type RotateWebhookSecretResponse = Static<typeof RotateWebhookSecretResponseSchema>;

@@ -17,13 +17,19 @@ export const BuildSchema = Type.Object(
       description:
         'While running: UNPACKING, INSTALLING, BUILDING, PACKAGING or DEPLOYING; otherwise PHASE_UNSPECIFIED',
     }),
-    trigger: Type.String({ description: 'UPLOAD, REBUILD, CLEAN_REBUILD or REDEPLOY' }),
+    trigger: Type.String({
+      description:
+        'UPLOAD, REBUILD, CLEAN_REBUILD, REDEPLOY, PUSH (a branch head: a push, polling, a new environment) or PULL_REQUEST (a preview)',
+    }),
     createTime: Timestamp('When the build was created (queued)'),
     startTime: Type.Optional(Timestamp('When a worker started it')),
     finishTime: Type.Optional(Timestamp('When it finished; absent while queued or running')),
     branch: Type.String(),
-    commitSha: Type.String({ description: 'Empty for uploads' }),
-    commitMessage: Type.String({ description: 'Empty for uploads' }),
+    commitSha: Type.String({
+      description: 'The commit built (40 hex), once fetched; empty for uploads',
+    }),
+    commitMessage: Type.String({ description: "The first line of the commit's message; empty for uploads" }),
+    commitAuthor: Type.String({ description: 'The commit\'s author, "Name <email>"; empty for uploads' }),
     archived: Type.Boolean({ description: 'True once its artifact has been removed' }),
     sourceDigest: Type.String({ description: 'sha256:<hex> of the uploaded archive' }),
     sourceBytes: Type.Integer({ description: 'Size of the uploaded archive in bytes' }),

@@ -5,6 +5,7 @@ import {
   ROOT_DIRECTORY_MAX,
   UPLOADABLE_BRANCH,
   checkDisplayName,
+  checkGitBranch,
   checkRootDirectory,
   checkUploadableBranch,
   checkWpEnvironment,
@@ -112,5 +113,36 @@ describe('normaliseRootDirectory', () => {
     assert.equal(normaliseRootDirectory('apps/web///'), 'apps/web');
     assert.equal(normaliseRootDirectory('apps/web'), 'apps/web');
     assert.equal(normaliseRootDirectory(''), '');
+  });
+});
+
+describe('checkGitBranch', () => {
+  it('accepts the branch names teams use', () => {
+    for (const branch of ['main', 'feature/login-page', 'release-2.1', 'renovate/next-16.x', 'v1.0_hotfix'])
+      assert.deepEqual(checkGitBranch('branch', branch), [], branch);
+  });
+
+  it('refuses uploadable, and names git or a shell would read otherwise (prevents option and range injection)', () => {
+    for (const branch of [
+      'uploadable',
+      '',
+      '-upload-pack=touch',
+      '--orphan',
+      'a..b',
+      'main~1',
+      'main^',
+      'HEAD@{1}',
+      'a b',
+      'a:b',
+      'feature/',
+      '/main',
+      'main.lock',
+      '.hidden',
+      'feature/.x',
+      'a//b',
+      'x'.repeat(256),
+      'tab\there',
+    ])
+      assert.equal(checkGitBranch('branch', branch).length, 1, branch);
   });
 });

@@ -40,6 +40,43 @@ export function checkUploadableBranch(field: string, value: string): FieldViolat
     : [{ field, description: `must be "${UPLOADABLE_BRANCH}" for a direct-upload application` }];
 }
 
+/**
+ * The branch an environment of a repository application builds: a name `git check-ref-format
+ * --branch` accepts, never one git or a shell could read as an option or a range.
+ */
+export function checkGitBranch(field: string, value: string): FieldViolation[] {
+  if (value === UPLOADABLE_BRANCH)
+    return [
+      {
+        field,
+        description: `must name a branch of the repository: "${UPLOADABLE_BRANCH}" is for direct-upload applications`,
+      },
+    ];
+  const valid =
+    value.length >= 1 &&
+    value.length <= 255 &&
+    !/[\s\u0000-\u001f\u007f~^:?*[\\]/.test(value) &&
+    !value.startsWith('-') &&
+    !value.startsWith('/') &&
+    !value.endsWith('/') &&
+    !value.endsWith('.') &&
+    !value.endsWith('.lock') &&
+    !value.includes('..') &&
+    !value.includes('//') &&
+    !value.includes('@{') &&
+    value !== '@' &&
+    !value.split('/').some((part) => part.startsWith('.'));
+  return valid
+    ? []
+    : [
+        {
+          field,
+          description:
+            'must be a git branch name (1-255 characters; no spaces, ~ ^ : ? * [ \\, "..", "//" or "@{"; not starting with "-", "/" or "."; not ending with "/", "." or ".lock")',
+        },
+      ];
+}
+
 export const ROOT_DIRECTORY_MAX = 255;
 const ROOT_SEGMENT_RE = /^[A-Za-z0-9._@+-]+$/;
 

@@ -36,7 +36,7 @@ describe('AtollError', () => {
       ['APP_ALREADY_EXISTS', 409, 6],
       ['LAST_OWNER', 400, 9],
       ['NOT_UPLOADABLE', 400, 9],
-      ['GIT_APPS_UNSUPPORTED', 501, 12],
+      ['NOT_A_REPOSITORY_APP', 400, 9],
       ['RATE_LIMITED', 429, 8],
       ['UNAVAILABLE', 503, 14],
       ['INTERNAL', 500, 13],

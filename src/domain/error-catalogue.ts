@@ -187,7 +187,8 @@ export const ERROR_CATALOGUE = {
   NOT_UPLOADABLE: {
     grpc: 'FAILED_PRECONDITION',
     http: 400,
-    summary: 'The application is not a direct-upload application.',
+    summary:
+      "The application is not a direct-upload application: it builds its environments from its repository's branches, and uploads to it are refused.",
   },
   INVALID_ARCHIVE: {
     grpc: 'INVALID_ARGUMENT',
@@ -239,10 +240,11 @@ export const ERROR_CATALOGUE = {
     http: 429,
     summary: 'The environment key-value store holds ATOLL_KV_MAX_MB already; the write is refused.',
   },
-  GIT_APPS_UNSUPPORTED: {
-    grpc: 'UNIMPLEMENTED',
-    http: 501,
-    summary: 'Applications connected to a git repository are not supported yet; use uploadable: {}.',
+  NOT_A_REPOSITORY_APP: {
+    grpc: 'FAILED_PRECONDITION',
+    http: 400,
+    summary:
+      'The request is for an application connected to a git repository (a repository webhook, a branch build), and this one takes uploads.',
   },
   RATE_LIMITED: {
     grpc: 'RESOURCE_EXHAUSTED',

@@ -11,6 +11,7 @@ export type Action =
   | 'app.read'
   | 'app.create'
   | 'app.delete'
+  | 'repository.manage'
   | 'environment.read'
   | 'environment.write'
   | 'environment.delete'
@@ -26,6 +27,7 @@ const ALLOWED: Readonly<Record<Action, readonly Role[]>> = {
   'app.read': ['owner', 'developer', 'viewer'],
   'app.create': ['owner', 'developer'],
   'app.delete': ['owner'],
+  'repository.manage': ['owner', 'developer'],
   'environment.read': ['owner', 'developer', 'viewer'],
   'environment.write': ['owner', 'developer'],
   'environment.delete': ['owner', 'developer'],

@@ -16,12 +16,10 @@ import { openEmbeddedDatabase, openServerDatabase } from '../store/open-database
 import { sandboxSettingsOf } from './compose/runtime.js';
 import { missingHostCommands } from './host-packages.js';
 import { socketAnswers } from './socket-answers.js';
+import { SYSTEM_CA_BUNDLE } from '../sandbox/sandbox-filesystem.js';
 
 /** Below this much free space a build (node_modules, the artifact, the cache) is likely to fail. */
 export const MIN_FREE_BYTES = 2 * 1024 ** 3;
-
-/** The system's CA bundle, trusted by builds and apps as it is here (a TLS-inspecting proxy's CA, say). */
-const SYSTEM_CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
 
 /** The registry the builds install from (npm's default; the sandbox's firewall allows it by name). */
 const REGISTRY_PING = 'https://registry.npmjs.org/-/ping';

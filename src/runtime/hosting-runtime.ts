@@ -42,6 +42,7 @@ import { appFolderOf, hoistedPath } from './app-folder.js';
 import { findNextDistDir, NextCacheWatcher, readNextBasePath, readNextRoutes } from './next-cache-watcher.js';
 import { carryNextCache } from './next-cache-carry.js';
 import { nextImageCacheMount } from './next-image-cache.js';
+import { SYSTEM_CA_BUNDLE } from '../sandbox/sandbox-filesystem.js';
 
 const NODE_MOUNT = '/opt/atoll/node';
 const PM_MOUNT = '/opt/atoll/package-manager';
@@ -51,7 +52,6 @@ const PLATFORM_SOCKET_MOUNT = '/run/atoll/platform.sock';
 const PLATFORM_PORT_INSIDE = 9_000;
 /** The launcher writes the platform services' address where a variable holds this. */
 const PLATFORM_PLACEHOLDER = '{atoll-platform-services}';
-const SYSTEM_CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
 const LAUNCHER = fileURLToPath(new URL('../../assets/app-launcher.mjs', import.meta.url));
 
 /**

@@ -30,7 +30,12 @@ export interface SandboxSpec {
   readonly gid: number;
   /** The whole environment of the command: nothing of the platform's leaks in. */
   readonly env: Readonly<Record<string, string>>;
-  readonly network: 'none' | 'outbound';
+  /**
+   * none: loopback only. outbound: its own namespace behind slirp4netns and the sandbox's firewall.
+   * host: the host's network, for git fetches from a repository the operator allowed on a private
+   * address (ATOLL_GIT_ALLOW_PRIVATE): never for a user's build or app.
+   */
+  readonly network: 'none' | 'outbound' | 'host';
   /** Only with outbound network. */
   readonly inbound?: InboundPort;
   /** The command's standard input (none when unset); an app's launcher stops the app when it closes. */

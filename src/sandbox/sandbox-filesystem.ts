@@ -11,6 +11,9 @@ export type MountStep =
   | { readonly kind: 'data'; readonly fd: number; readonly target: string; readonly perms: string };
 
 /** The system's programs and libraries: /usr, and on a merged-/usr system the links into it. */
+/** Debian's bundle of the machine's trusted CAs (a TLS-inspecting proxy's among them), which sandboxes see. */
+export const SYSTEM_CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
+
 export const SYSTEM_PATHS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'] as const;
 
 /**

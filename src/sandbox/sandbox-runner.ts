@@ -134,7 +134,8 @@ export function bubblewrapArgs(spec: SandboxSpec, sandboxHost: SandboxHost, with
     '--unshare-ipc',
     '--unshare-pid',
     // With outbound network the namespace is unshare's (sandboxArgv): bubblewrap sets up no loopback there.
-    ...(withNetwork ? [] : ['--unshare-net']),
+    // With the host's network (a git fetch the operator allowed to private addresses) there is none.
+    ...(spec.network === 'none' ? ['--unshare-net'] : []),
     '--unshare-uts',
     '--unshare-cgroup-try',
     '--die-with-parent',
@@ -372,7 +373,10 @@ export async function runSandboxed(spec: SandboxSpec, settings: SandboxSettings)
   for (const pipe of child.stdio.slice(3)) pipe?.on('error', () => undefined);
   const env = spec.inbound ? { ...spec.env, PORT: String(spec.inbound.guestPort) } : spec.env;
   (child.stdio[ENV_FD] as Writable).end(JSON.stringify(env));
-  (child.stdio[RESOLV_FD] as Writable).end(SANDBOX_RESOLV_CONF);
+  // On the host's network, the host's resolver; otherwise slirp4netns's forwarder (or none, unreachable).
+  (child.stdio[RESOLV_FD] as Writable).end(
+    spec.network === 'host' ? readFileSync('/etc/resolv.conf', 'utf8') : SANDBOX_RESOLV_CONF,
+  );
   // bwrap names the sandbox's pid 1 on its info fd right after making it (and before the block fd).
   const sandboxPid = readInfo(child.stdio[INFO_FD] as Readable);
   sandboxPid.catch(() => undefined);

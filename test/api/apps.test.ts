@@ -89,18 +89,146 @@ describe('applications API', () => {
     );
   });
 
-  it('requires uploadable and answers 501 for a repository app', async () => {
+  it('requires uploadable or a repository, never both', async () => {
     const none = await createApp('no-source', { region: 'regions/UK' });
     assert.equal(none.status, 400);
     assert.match(none.body.message, /uploadable: is required/);
-    const git = await createApp('git-app', {
+    const both = await createApp('both-sources', {
       region: 'regions/UK',
-      repository: { name: 'o/r', provider: 'GITHUB' },
+      uploadable: {},
+      repository: { url: 'https://github.com/acme/site.git' },
     });
-    assert.equal(git.status, 501);
-    assert.equal(git.body.code, 12);
-    assert.match(git.body.message, /git repository are not supported yet/);
-    assert.equal((await api.request('GET', `${base}/git-app`, { auth: owner })).status, 404);
+    assert.equal(both.status, 400);
+    assert.match(both.body.message, /repository: cannot be sent with uploadable/);
+    assert.equal((await api.request('GET', `${base}/both-sources`, { auth: owner })).status, 404);
+  });
+
+  it('connects a public https repository and shows it, with its webhook URL', async () => {
+    const created = await createApp('git-app', {
+      region: 'regions/UK',
+      repository: { url: 'https://github.com/acme/site.git' },
+    });
+    assert.equal(created.status, 200, created.text);
+    const app = await api.request('GET', `${base}/git-app`, { auth: owner });
+    assert.equal(app.status, 200);
+    assert.equal(app.body.uploadable, undefined);
+    assert.deepEqual(app.body.repository, {
+      url: 'https://github.com/acme/site.git',
+      provider: 'GITHUB',
+      name: 'acme/site',
+      displayName: 'acme/site',
+      accessTokenSet: false,
+      webhookUrl: 'http://127.0.0.1:8080/wh/v1/accounts/acme/apps/git-app/repository:push',
+    });
+    // The public service's clients send owner/repo and a hosted provider: the https URL is derived.
+    const named = await createApp('named-app', {
+      region: 'regions/UK',
+      repository: { name: 'acme/site', provider: 'GITLAB', displayName: 'ignored' },
+    });
+    assert.equal(named.status, 200, named.text);
+    const shown = await api.request('GET', `${base}/named-app`, { auth: owner });
+    assert.equal(shown.body.repository.url, 'https://gitlab.com/acme/site.git');
+    assert.equal(shown.body.repository.provider, 'GITLAB');
+  });
+
+  it('never answers or lists the access token of a private repository (prevents a token read back)', async () => {
+    const token = 'ghp_token-that-must-stay-secret';
+    const created = await createApp('private-app', {
+      region: 'regions/UK',
+      repository: { url: 'https://git.example.com/acme/private.git', provider: 'GITEA', accessToken: token },
+    });
+    assert.equal(created.status, 200, created.text);
+    const app = await api.request('GET', `${base}/private-app`, { auth: owner });
+    assert.equal(app.body.repository.accessTokenSet, true);
+    assert.equal(app.body.repository.provider, 'GITEA');
+    const list = await api.request('GET', base, { auth: owner });
+    for (const answer of [app, list]) assert.doesNotMatch(answer.text, new RegExp(token));
+    const stored = await api.testStore.store.apps.findRepository(
+      (
+        await api.testStore.store.apps.find(
+          (await api.testStore.store.accounts.findByName('acme'))?.id ?? '',
+          'private-app',
+        )
+      )?.id ?? '',
+    );
+    assert.ok(stored);
+    assert.doesNotMatch(JSON.stringify(stored), new RegExp(token), 'stored sealed');
+  });
+
+  it('makes an ed25519 deploy key for an ssh repository and shows its public half', async () => {
+    const created = await createApp('ssh-app', {
+      region: 'regions/UK',
+      repository: { url: 'git@github.com:acme/site.git' },
+    });
+    assert.equal(created.status, 200, created.text);
+    const app = await api.request('GET', `${base}/ssh-app`, { auth: owner });
+    assert.match(
+      app.body.repository.deployKey,
+      /^ssh-ed25519 [A-Za-z0-9+/]+=* atoll-deploy-key accounts\/acme\/apps\/ssh-app$/,
+    );
+    assert.equal(app.body.repository.hostKeyFingerprint, undefined, 'trusted on the first fetch');
+    assert.doesNotMatch(app.text, /PRIVATE KEY/);
+  });
+
+  it('refuses repository URLs and tokens that break the rules, naming the field', async () => {
+    const cases: [object, string, RegExp][] = [
+      [{ url: 'file:///etc/passwd' }, 'repository.url', /must use https or ssh, not file/],
+      [{ url: 'ext::sh -c id' }, 'repository.url', /spaces|ext::/],
+      [{ url: '/srv/git/site.git' }, 'repository.url', /local paths are refused/],
+      [{ url: 'http://github.com/acme/site.git' }, 'repository.url', /not http/],
+      [{ url: 'https://user:pw@github.com/acme/site.git' }, 'repository.url', /accessToken/],
+      [{ url: 'https://127.0.0.1/acme/site.git' }, 'repository.url', /ATOLL_GIT_ALLOW_PRIVATE/],
+      [{ url: 'git@localhost:acme/site.git' }, 'repository.url', /ATOLL_GIT_ALLOW_PRIVATE/],
+      [{ url: 'https://10.1.2.3/acme/site.git' }, 'repository.url', /ATOLL_GIT_ALLOW_PRIVATE/],
+      [{ url: 'git@github.com:acme/site.git', accessToken: 'x' }, 'repository.accessToken', /only for https/],
+      [{ url: 'https://github.com/acme/site.git', accessToken: 'a b' }, 'repository.accessToken', /spaces/],
+      [{ provider: 'GITHUB' }, 'repository.url', /is required/],
+      [{ name: 'acme/site', provider: 'GENERIC' }, 'repository.url', /is required/],
+      [
+        { url: 'https://github.com/acme/site.git', provider: 'UPLOADABLE' },
+        'repository.provider',
+        /uploadable/,
+      ],
+    ];
+    for (const [repository, field, rule] of cases) {
+      const answer = await createApp('bad-repo', { region: 'regions/UK', repository });
+      assert.equal(answer.status, 400, `${JSON.stringify(repository)}: ${answer.text}`);
+      const violations = answer.body.details.find((d: any) =>
+        d['@type'].endsWith('BadRequest'),
+      ).fieldViolations;
+      assert.equal(violations[0].field, field, JSON.stringify(repository));
+      assert.match(violations[0].description, rule, JSON.stringify(repository));
+    }
+    assert.equal((await api.request('GET', `${base}/bad-repo`, { auth: owner })).status, 404);
+  });
+
+  it('rotates the webhook secret for owners and developers only, showing it once', async () => {
+    await createApp('hooked-app', {
+      region: 'regions/UK',
+      repository: { url: 'https://github.com/acme/site.git' },
+    });
+    const rotated = await api.request('POST', `${base}/hooked-app/repository:rotateWebhookSecret`, {
+      auth: owner,
+    });
+    assert.equal(rotated.status, 200, rotated.text);
+    assert.equal(
+      rotated.body.webhookUrl,
+      'http://127.0.0.1:8080/wh/v1/accounts/acme/apps/hooked-app/repository:push',
+    );
+    assert.match(rotated.body.secret, /^[A-Za-z0-9_-]{43}$/);
+    const again = await api.request('POST', `${base}/hooked-app/repository:rotateWebhookSecret`, {
+      auth: owner,
+    });
+    assert.notEqual(again.body.secret, rotated.body.secret);
+    const app = await api.request('GET', `${base}/hooked-app`, { auth: owner });
+    assert.doesNotMatch(app.text, new RegExp(again.body.secret));
+    const upload = await createApp('upload-only', { region: 'regions/UK', uploadable: {} });
+    assert.equal(upload.status, 200);
+    const none = await api.request('POST', `${base}/upload-only/repository:rotateWebhookSecret`, {
+      auth: owner,
+    });
+    assert.equal(none.status, 400);
+    assert.match(none.text, /"reason":"NOT_A_REPOSITORY_APP"/);
   });
 
   it('refuses unknown fields and non-object uploadable', async () => {

@@ -13,7 +13,7 @@ import { BuildRunner } from '../../src/services/builds/build-runner.js';
 import { DeploymentsService } from '../../src/services/builds/deployments-service.js';
 import type { Deployer } from '../../src/services/hosting/hosting-ports.js';
 import { eventually } from '../helpers/build-harness.js';
-import { TestApi, type Credentials } from '../helpers/test-api.js';
+import { secretBoxForTests, TestApi, type Credentials } from '../helpers/test-api.js';
 import { testUidRange } from '../helpers/test-run-uid-range.js';
 
 const staticSite = () => readFileSync(new URL('../fixtures/zips/static-site.zip', import.meta.url));
@@ -80,6 +80,9 @@ describe('the build worker', () => {
         store,
         environments: api.services.environments,
         blobs: createFilesystemBlobStore(join(api.dataDir, 'blobs')),
+        secretBox: secretBoxForTests(),
+        clock,
+        gitHostNetwork: false,
       },
       testUidRange(),
     );

@@ -21,8 +21,7 @@ import { TestApi, type Credentials } from '../helpers/test-api.js';
  * The inputs come from a seeded generator, so every run sends the same requests.
  *
  * What must hold for every answer:
- * - no 5xx, but for the one a client can cause by design: 501 GIT_APPS_UNSUPPORTED for a
- *   well-formed git repository source (docs/errors.md);
+ * - no 5xx;
  * - every 4xx has the documented shape: a google.rpc.Status whose ErrorInfo reason is a catalogue
  *   code with that HTTP status (the site reports API: `message` and `documentation_url`);
  * - every 400 and 413 of INVALID_ARGUMENT (and every 400/413 of the site reports API) names the
@@ -670,9 +669,6 @@ const REASONS = new Set(Object.keys(ERROR_CATALOGUE));
 
 /** Why an answer breaks the rules of the file comment, or undefined when it keeps them. */
 function problemOf(c: Case, answer: RawAnswer): string | undefined {
-  // The one documented 5xx a client can cause: a well-formed git repository source, a feature
-  // the platform does not have (GIT_APPS_UNSUPPORTED, UNIMPLEMENTED; docs/errors.md).
-  if (answer.status === 501 && /"reason":"GIT_APPS_UNSUPPORTED"/.test(answer.text)) return undefined;
   if (answer.status >= 500) return 'a 5xx';
   if (answer.status < 400) return undefined;
   let body: any;

@@ -316,13 +316,13 @@ describe('request hygiene: path ids, multipart uploads and bodies (issue 20)', (
       assert.equal(deep.status, 400);
     });
 
-    it('answers a repository source without name or provider with 400 naming them, not 501', async () => {
+    it('answers a repository source without a URL with 400 naming it', async () => {
       const answer = await api.request('POST', '/v1/accounts/acme/apps?appId=git-app', {
         auth: owner,
         body: { region: 'UK', repository: {} },
       });
       assert.equal(answer.status, 400, answer.text);
-      assert.deepEqual(fieldsOf(answer).sort(), ['repository.name', 'repository.provider']);
+      assert.deepEqual(fieldsOf(answer), ['repository.url']);
     });
   });
 });

@@ -129,6 +129,7 @@ export class TestApi {
         hosting,
         domains,
         events: config.events,
+        git: config.git,
         reports: config.reports,
         sessions: config.sessions,
         publicUrl: 'http://127.0.0.1:8080',

@@ -63,6 +63,13 @@ describe('loadConfig defaults', () => {
         rateLimitPerMinute: 1_200,
         webhookTriggersPerMinute: 10,
         events: { allowPrivate: false, retryBaseMs: 10_000, maxAgeMs: 24 * 3_600_000, timeoutMs: 10_000 },
+        git: {
+          allowPrivate: false,
+          pollIntervalMs: 300_000,
+          fetchTimeoutMs: 300_000,
+          maxFetchBytes: 1_073_741_824,
+          caFile: undefined,
+        },
         authFailuresPerMinute: 20,
         authCacheTtlMs: 300_000,
         accessCacheTtlMs: 30_000,

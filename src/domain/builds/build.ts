@@ -26,6 +26,8 @@ export const BUILD_TRIGGERS = [
   'REBUILD',
   'CLEAN_REBUILD',
   'REDEPLOY',
+  'PUSH',
+  'PULL_REQUEST',
 ] as const;
 export type BuildTrigger = (typeof BUILD_TRIGGERS)[number];
 

@@ -50,3 +50,16 @@ export function isPrivateAddress(address: string): boolean {
   if (mapped?.[1] !== undefined) return BLOCKED.check(mapped[1], 'ipv4');
   return BLOCKED.check(address, 'ipv6');
 }
+
+/**
+ * Whether a URL's host, as written, names this machine or a non-public network: `localhost` and its
+ * subdomains, or an IP literal isPrivateAddress refuses. A name is judged where it is resolved, at
+ * every connection (guarded-connector.ts, the sandbox's firewall).
+ */
+export function isLocalOrPrivateHost(host: string): boolean {
+  const name = host
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
+  return name === 'localhost' || name.endsWith('.localhost') || (isIP(name) !== 0 && isPrivateAddress(name));
+}

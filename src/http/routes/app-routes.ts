@@ -7,6 +7,7 @@ import {
   CreateAppQuerySchema,
   ListAppsResponseSchema,
   ListRegionsResponseSchema,
+  RotateWebhookSecretResponseSchema,
 } from '../../contract/app-schemas.js';
 import { REGIONS, regionName } from '../../domain/region.js';
 import type { ApiServices } from '../api-dependencies.js';
@@ -56,7 +57,8 @@ export function registerAppRoutes(app: ApiInstance, services: ApiServices): void
       schema: {
         tags,
         summary: 'Create an application',
-        description: 'Answers 200 with no body (seed). A repository instead of uploadable answers 501.',
+        description:
+          'Answers 200 with no body (seed). `uploadable: {}` makes a direct-upload application; `repository` connects a git repository whose branches environments build (docs/git.md).',
         params: AccountParamsSchema,
         querystring: CreateAppQuerySchema,
         body: CreateAppBodySchema,
@@ -87,6 +89,21 @@ export function registerAppRoutes(app: ApiInstance, services: ApiServices): void
       },
     },
     (request) => services.apps.get(principalOf(request), request.params.account, request.params.app),
+  );
+
+  app.post(
+    `${APP_PATH}/repository::rotateWebhookSecret`,
+    {
+      schema: {
+        tags,
+        summary: "Make a new secret for the repository's webhooks (shown only in this answer)",
+        description: 'Owners and developers. Webhooks signed with the old secret are refused from now on.',
+        params: AppParamsSchema,
+        response: responses({ 200: RotateWebhookSecretResponseSchema }),
+      },
+    },
+    (request) =>
+      services.apps.rotateWebhookSecret(principalOf(request), request.params.account, request.params.app),
   );
 
   app.delete(

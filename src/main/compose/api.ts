@@ -9,6 +9,9 @@ import { yauzlArchiveInspector } from '../../builder/archive-inspector.js';
 import type { Edge } from '../../edge/edge-server.js';
 import type { ApiServices } from '../../http/api-dependencies.js';
 import { ReportsService } from '../../reports/reports-service.js';
+import { AppRepositories } from '../../services/apps/app-repositories.js';
+import { createSshDeployKeyMaker } from '../../adapters/ssh-deploy-key-maker.js';
+import { queueFirstBuild } from '../../services/builds/build-enqueue.js';
 import { AppsService } from '../../services/apps/apps-service.js';
 import { EnvironmentsService } from '../../services/apps/environments-service.js';
 import { OperationsService } from '../../services/apps/operations-service.js';
@@ -46,7 +49,14 @@ export function composeApi(base: Base, inputs: ApiInputs): ApiRole {
   const { router } = inputs;
   const accessServices = composeAccess(base);
   const { access } = accessServices;
-  const apps = new AppsService({ store, access, clock, signals });
+  const repositories = new AppRepositories({
+    store,
+    secretBox,
+    clock,
+    deployKeys: createSshDeployKeyMaker(),
+    settings: { allowPrivate: settings.git.allowPrivate, publicUrl: settings.publicUrl },
+  });
+  const apps = new AppsService({ store, access, clock, signals, repositories });
   const environments = new EnvironmentsService({
     store,
     access,
@@ -55,6 +65,7 @@ export function composeApi(base: Base, inputs: ApiInputs): ApiRole {
     clock,
     signals,
     urlOf: base.urlOf,
+    queueFirstBuild,
   });
   const domainMappings = new DomainMappingsService({
     store,

@@ -26,6 +26,7 @@ export type ServiceSettings = Pick<
   | 'databaseUrl'
   | 'publicUrl'
   | 'events'
+  | 'git'
   | 'reports'
   | 'sessions'
 >;

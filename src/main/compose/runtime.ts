@@ -56,7 +56,14 @@ export function composeRuntime(base: Base, inputs: RuntimeInputs): RuntimeRole {
   const runner = inputs.commandRunner ?? createBubblewrapRunner(sandboxSettingsOf(builds));
   const toolchains = new ToolchainProvisioner(join(settings.dataDir, 'cache', 'toolchains'));
   const buildInputs = new BuildInputsSource(
-    { store, environments: inputs.environments, blobs },
+    {
+      store,
+      environments: inputs.environments,
+      blobs,
+      secretBox: base.secretBox,
+      clock,
+      gitHostNetwork: settings.git.allowPrivate,
+    },
     builds.uidRange,
   );
   const runtimeLogs = new RuntimeLogWriter({ store, clock, logger }, hosting.runtimeLogLines);

@@ -42,6 +42,11 @@ export function composeWorker(base: Base, runtime: Pick<RuntimeRole, 'deployment
         toolchains,
         runner,
         logger,
+        gitFetch: {
+          timeoutMs: settings.git.fetchTimeoutMs,
+          maxBytes: settings.git.maxFetchBytes,
+          caFile: settings.git.caFile,
+        },
       }),
       environments: buildInputs,
       deployments: runtime.deployments,

@@ -12,6 +12,7 @@ import {
 } from '../../domain/error-catalogue.js';
 import {
   checkDisplayName,
+  checkGitBranch,
   checkRootDirectory,
   checkUploadableBranch,
   checkWpEnvironment,
@@ -81,6 +82,11 @@ export class EnvironmentsService {
       signals: SignalSender;
       /** Where the edge serves an environment. */
       urlOf?: (environment: EnvironmentRecord) => string;
+      /**
+       * Queues the first build of a new environment of a repository application, in the transaction
+       * that creates it (services/builds/build-enqueue.ts); returns the build's id.
+       */
+      queueFirstBuild?: (tx: Repositories, environment: EnvironmentRecord, now: Date) => Promise<string>;
     },
   ) {}
 
@@ -121,17 +127,25 @@ export class EnvironmentsService {
       domains: [],
       urlDomain: null,
     };
-    assertNoViolations(this.#check(record, variables, ''));
+    assertNoViolations(this.#check(scope.app, record, variables, ''));
     const sealed: EnvironmentRecord = { ...record, shellVariablesSealed: this.#seal(variables) };
+    const { queueFirstBuild } = this.deps;
+    if (scope.app.sourceKind === 'repository' && queueFirstBuild === undefined)
+      throw new Error('no build queue was composed for repository applications');
     await this.deps.store.transaction(async (tx) => {
       await tx.environments.insert(sealed);
-      // Nothing to build for a direct-upload app until code arrives: the operation is done
-      // as soon as the environment exists; the create answer keeps the shape docs/api.md shows.
+      // A direct-upload app has nothing to build until code arrives: the operation is done as soon as
+      // the environment exists (the create answer keeps the shape docs/api.md shows). A repository
+      // app's first build (the branch's head) is queued with it, and the operation ends with that build.
+      const firstBuild =
+        scope.app.sourceKind === 'repository' && queueFirstBuild !== undefined
+          ? await queueFirstBuild(tx, sealed, record.createTime)
+          : undefined;
       await tx.operations.insert({
         environmentId: record.id,
         operationId: NO_BUILD,
-        buildId: NO_BUILD,
-        done: true,
+        buildId: firstBuild ?? NO_BUILD,
+        done: firstBuild === undefined,
         error: null,
         resultKind: 'environment',
         createTime: record.createTime,
@@ -191,7 +205,7 @@ export class EnvironmentsService {
           : current.shellVariablesSealed,
         updateTime: query.validateOnly === true ? current.updateTime : this.deps.clock.now(),
       };
-      assertNoViolations(this.#check(next, variables, ''));
+      assertNoViolations(this.#check(scope.app, next, variables, ''));
       if (query.validateOnly !== true) await tx.environments.update(next);
       return {
         answer: this.toEnvironment(scope, next, variables),
@@ -278,13 +292,16 @@ export class EnvironmentsService {
   }
 
   #check(
+    app: AppRecord,
     record: Omit<EnvironmentRecord, 'shellVariablesSealed'>,
     variables: readonly ShellVariable[],
     prefix: string,
   ): FieldViolation[] {
     return [
       ...checkDisplayName(`${prefix}displayName`, record.displayName),
-      ...checkUploadableBranch(`${prefix}branch`, record.branch),
+      ...(app.sourceKind === 'repository'
+        ? checkGitBranch(`${prefix}branch`, record.branch)
+        : checkUploadableBranch(`${prefix}branch`, record.branch)),
       ...checkWpEnvironment(`${prefix}wpEnvironment`, record.wpEnvironment),
       ...checkRootDirectory(`${prefix}rootDirectory`, record.rootDirectory),
       ...checkShellVariables(`${prefix}shellVariables`, variables),

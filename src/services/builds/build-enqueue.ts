@@ -8,7 +8,8 @@ import { UPDATE_ENVIRONMENT_METADATA_TYPE } from '../../domain/operation.js';
 import { buildName, operationName } from '../../domain/resource-names.js';
 import type { Operation } from '../../contract/operation-schemas.js';
 import { cancelBuild } from './build-outcome.js';
-import type { BuildRecord, EnvironmentRecord, Store } from '../kit/store-port.js';
+import type { BuildCommit } from './build-ports.js';
+import type { BuildRecord, EnvironmentRecord, Repositories, Store } from '../kit/store-port.js';
 
 export interface BuildSource {
   readonly sourceKey: string;
@@ -28,21 +29,16 @@ export type EarlierOutput = Pick<
   | 'variablesSealed'
 >;
 
-/**
- * Queues a build of the environment with its operation, in one transaction: a build still
- * waiting is superseded (only the latest request gets built). Uploads and rebuilds share it.
- */
-export async function enqueueBuild(
-  store: Store,
+/** A new QUEUED build of the environment, as enqueueBuild and queueFirstBuild insert it. */
+function newBuild(
   environment: EnvironmentRecord,
   trigger: BuildTrigger,
   source: BuildSource,
   now: Date,
   earlier?: EarlierOutput,
-  /** A queued build this request may join instead (webhook bursts): it is answered, nothing new is queued. */
-  join?: (queued: BuildRecord) => boolean,
-): Promise<BuildRecord> {
-  const build: BuildRecord = {
+  commit?: BuildCommit,
+): BuildRecord {
+  return {
     id: randomUUID(),
     environmentId: environment.id,
     state: 'QUEUED',
@@ -50,6 +46,9 @@ export async function enqueueBuild(
     trigger,
     branch: environment.branch,
     ...source,
+    commitSha: commit?.sha ?? '',
+    commitMessage: commit?.message ?? '',
+    commitAuthor: commit?.author ?? '',
     artifactDigest: '',
     artifactKey: '',
     nodeVersion: '',
@@ -74,6 +73,27 @@ export async function enqueueBuild(
     startTime: null,
     finishTime: null,
   };
+}
+
+/** A build of a repository application: no archive, the branch (or the commit) is fetched by the builder. */
+export const FROM_BRANCH: BuildSource = { sourceKey: '', sourceDigest: '', sourceBytes: 0 };
+
+/**
+ * Queues a build of the environment with its operation, in one transaction: a build still
+ * waiting is superseded (only the latest request gets built). Uploads and rebuilds share it.
+ */
+export async function enqueueBuild(
+  store: Store,
+  environment: EnvironmentRecord,
+  trigger: BuildTrigger,
+  source: BuildSource,
+  now: Date,
+  earlier?: EarlierOutput,
+  /** A queued build this request may join instead (webhook bursts): it is answered, nothing new is queued. */
+  join?: (queued: BuildRecord) => boolean,
+  commit?: BuildCommit,
+): Promise<BuildRecord> {
+  const build = newBuild(environment, trigger, source, now, earlier, commit);
   return store.transaction(async (tx) => {
     // The environment row serialises requests: two at once never both see "nothing queued".
     await tx.environments.find(environment.appPk, environment.id, true);
@@ -101,6 +121,20 @@ export async function enqueueBuild(
     });
     return build;
   });
+}
+
+/**
+ * The first build of a new environment of a repository application (its branch's head), queued in the
+ * transaction that creates the environment: its creation operation (`no_build`) ends with it.
+ */
+export async function queueFirstBuild(
+  tx: Repositories,
+  environment: EnvironmentRecord,
+  now: Date,
+): Promise<string> {
+  const build = newBuild(environment, 'PUSH', FROM_BRANCH, now);
+  await tx.builds.insert(build);
+  return build.id;
 }
 
 /** The long-running operation of a build, as docs/api.md shows it under Long-running operations (named by the build id). */

@@ -1,15 +1,24 @@
 /**
  * What a build runs with, resolved once by the runner: the environment's settings, decrypted variables, uid.
  */
-import type { BlobStore } from '../kit/platform-ports.js';
-import type { BuildEnvironmentSource, EnvironmentInputs } from './build-ports.js';
+import { checkRepositoryUrl } from '../../domain/git/repository-url.js';
+import type { BlobStore, Clock, SecretBox } from '../kit/platform-ports.js';
+import type { BuildEnvironmentSource, BuildSourceInput, EnvironmentInputs } from './build-ports.js';
 import type { EnvironmentsService } from '../apps/environments-service.js';
 import type { BuildRecord, Store } from '../kit/store-port.js';
 
 /** Gathers what a build runs with: the environment's settings, its decrypted variables and its uid. */
 export class BuildInputsSource implements BuildEnvironmentSource {
   constructor(
-    private readonly deps: { store: Store; environments: EnvironmentsService; blobs: BlobStore },
+    private readonly deps: {
+      store: Store;
+      environments: EnvironmentsService;
+      blobs: BlobStore;
+      secretBox: SecretBox;
+      clock: Clock;
+      /** Git fetches on the host's network (ATOLL_GIT_ALLOW_PRIVATE). */
+      gitHostNetwork: boolean;
+    },
     private readonly uidRange: { readonly first: number; readonly last: number },
   ) {}
 
@@ -39,7 +48,31 @@ export class BuildInputsSource implements BuildEnvironmentSource {
     };
   }
 
-  sourcePath(build: BuildRecord): string {
-    return this.deps.blobs.localPath(build.sourceKey);
+  async sourceOf(build: BuildRecord): Promise<BuildSourceInput> {
+    if (build.sourceKey !== '') return { kind: 'archive', path: this.deps.blobs.localPath(build.sourceKey) };
+    const { store, secretBox } = this.deps;
+    const environment = await store.environments.findById(build.environmentId);
+    if (!environment) throw new Error(`environment ${build.environmentId} of build ${build.id} is gone`);
+    const repository = await store.apps.findRepository(environment.appPk);
+    if (!repository) throw new Error(`build ${build.id} has no archive and its application no repository`);
+    const url = checkRepositoryUrl(repository.url);
+    if (!url.ok)
+      throw new Error(`the stored repository URL of build ${build.id} fails its rules: ${url.rule}`);
+    const open = (sealed: string) => (sealed === '' ? '' : secretBox.open(sealed));
+    return {
+      kind: 'git',
+      url: url.repository.url,
+      transport: url.repository.transport,
+      host: url.repository.host,
+      branch: build.branch,
+      commitSha: build.commitSha,
+      depth: environment.gitDepth ?? 1,
+      accessToken: open(repository.accessTokenSealed),
+      deployKey: open(repository.deployKeySealed),
+      knownHost: repository.knownHost,
+      hostNetwork: this.deps.gitHostNetwork,
+      trustHostKey: (knownHost) =>
+        store.apps.updateRepository(environment.appPk, { knownHost }, this.deps.clock.now()),
+    };
   }
 }

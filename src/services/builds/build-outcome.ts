@@ -4,7 +4,8 @@
 import { GRPC_CODES, type GrpcCodeName } from '../../domain/error-catalogue.js';
 import type { BuildOutcome, DetectedProject } from './build-ports.js';
 import { publishBuildEvent } from '../kit/event-outbox.js';
-import type { BuildRecord, Repositories } from '../kit/store-port.js';
+import { NO_BUILD } from '../../domain/resource-names.js';
+import type { BuildRecord, OperationRecord, Repositories } from '../kit/store-port.js';
 
 /** How a build that built but could not be deployed says so (and is reported as deployment.failed too). */
 export const DEPLOYMENT_FAILED_PREFIX = 'deployment failed: ';
@@ -43,15 +44,25 @@ export async function endBuild(
   await publishBuildEvent(tx, ended, ending.state === 'CANCELLED' ? 'build.cancelled' : 'build.failed', now);
   if (ending.message.startsWith(DEPLOYMENT_FAILED_PREFIX))
     await publishBuildEvent(tx, ended, 'deployment.failed', now);
-  const operation = await tx.operations.find(build.environmentId, build.id);
-  if (operation && !operation.done) {
+  for (const operation of await openOperationsOf(tx, build))
     await tx.operations.update({
       ...operation,
       done: true,
       error: { code: GRPC_CODES[ending.code], message: ending.message, details: [] },
       updateTime: now,
     });
-  }
+}
+
+/**
+ * The build's own operation and, for the first build of a new environment of a repository application,
+ * the environment creation's (`no_build`, which names it): those not done yet.
+ */
+async function openOperationsOf(tx: Repositories, build: BuildRecord): Promise<OperationRecord[]> {
+  const own = await tx.operations.find(build.environmentId, build.id);
+  const creation = await tx.operations.find(build.environmentId, NO_BUILD);
+  return [own, creation?.buildId === build.id ? creation : undefined].filter(
+    (operation): operation is OperationRecord => operation !== undefined && !operation.done,
+  );
 }
 
 /** Cancels an unfinished build (by request, or superseded by a newer upload). */
@@ -83,8 +94,8 @@ export async function succeedBuild(
     liveTime,
     finishTime: now,
   });
-  const operation = await tx.operations.find(build.environmentId, build.id);
-  if (operation && !operation.done) await tx.operations.update({ ...operation, done: true, updateTime: now });
+  for (const operation of await openOperationsOf(tx, build))
+    await tx.operations.update({ ...operation, done: true, updateTime: now });
   const succeeded = { ...build, state: 'SUCCEEDED' as const };
   await publishBuildEvent(tx, succeeded, 'build.succeeded', now);
   if (liveTime !== null) await publishBuildEvent(tx, succeeded, 'deployment.live', now);

@@ -6,12 +6,45 @@ import type { PackageVersion } from '../../domain/builds/project-detection.js';
 import type { ShellVariable } from '../../domain/shell-variables.js';
 import type { BuildLogLine, BuildRecord } from '../kit/store-port.js';
 
+/** A commit of a repository: its sha (40 hex), its message's first line, its author ("Name <email>"). */
+export interface BuildCommit {
+  readonly sha: string;
+  readonly message: string;
+  readonly author: string;
+}
+
+/** The branch (or the commit) of a repository a build fetches (docs/git.md). */
+export interface GitSource {
+  readonly kind: 'git';
+  /** The clone URL (domain/git/repository-url.ts checked it). */
+  readonly url: string;
+  readonly transport: 'https' | 'ssh';
+  readonly host: string;
+  readonly branch: string;
+  /** The commit a push named; '' builds the branch's head. */
+  readonly commitSha: string;
+  /** Commits of history fetched: 1 by default, 0 = all. */
+  readonly depth: number;
+  /** An https repository's token, opened; '' when none. */
+  readonly accessToken: string;
+  /** An ssh repository's deploy key (OpenSSH private key), opened; '' for https. */
+  readonly deployKey: string;
+  /** The host key trusted on the first fetch (known_hosts line); '' = trust the one met now. */
+  readonly knownHost: string;
+  /** Fetch on the host's network: the operator allows repositories on private addresses (ATOLL_GIT_ALLOW_PRIVATE). */
+  readonly hostNetwork: boolean;
+  /** Records the host key the first ssh fetch trusted. */
+  readonly trustHostKey: (knownHost: string) => Promise<void>;
+}
+
+/** Where a build's code comes from: an uploaded archive, or a repository's branch. */
+export type BuildSourceInput = { readonly kind: 'archive'; readonly path: string } | GitSource;
+
 /** What a build needs to run, gathered by the runner from the store. */
 export interface BuildInputs {
   readonly buildId: string;
   readonly environmentId: string;
-  /** Local path of the uploaded source archive. */
-  readonly sourcePath: string;
+  readonly source: BuildSourceInput;
   readonly rootDirectory: string;
   readonly wpEnvironment: string;
   readonly shellVariables: readonly ShellVariable[];
@@ -49,6 +82,8 @@ export interface DetectedProject {
 export interface BuildReporter {
   phase(phase: 'UNPACKING' | 'INSTALLING' | 'BUILDING' | 'PACKAGING' | 'DEPLOYING'): Promise<void>;
   log(stream: BuildLogLine['stream'], line: string): void;
+  /** The commit a build of a branch fetched: recorded on the build at once. */
+  commit(commit: BuildCommit): Promise<void>;
 }
 
 /** Runs the steps of one build (unpack, detect, install, build, package) in sandboxes. */
@@ -66,10 +101,11 @@ export interface BuildExecutor {
  * What the environment gives a build, resolved once by the runner and handed to both the
  * executor and the deployer (the uid is assigned and the variables decrypted once).
  */
-export type EnvironmentInputs = Omit<BuildInputs, 'sourcePath' | 'clean'>;
+export type EnvironmentInputs = Omit<BuildInputs, 'source' | 'clean'>;
 
 /** What the runner asks of the environments: decrypted variables and the sandbox uid. */
 export interface BuildEnvironmentSource {
   inputsFor(build: BuildRecord): Promise<EnvironmentInputs>;
-  sourcePath(build: BuildRecord): string;
+  /** The archive, or the repository and branch (with its credentials opened), the build is made from. */
+  sourceOf(build: BuildRecord): Promise<BuildSourceInput>;
 }

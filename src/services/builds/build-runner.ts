@@ -238,7 +238,7 @@ export class BuildRunner {
     return this.deps.executor.execute(
       {
         ...inputs,
-        sourcePath: this.deps.environments.sourcePath(build),
+        source: await this.deps.environments.sourceOf(build),
         clean: build.trigger === 'CLEAN_REBUILD',
       },
       running.reporter,

@@ -9,7 +9,7 @@ import { buildName, environmentName } from '../../domain/resource-names.js';
 import type { Build, ListBuildsQuery, ListBuildsResponse } from '../../contract/build-schemas.js';
 import type { Operation } from '../../contract/operation-schemas.js';
 import type { Principal } from '../access/auth-service.js';
-import { buildOperation, enqueueBuild } from './build-enqueue.js';
+import { buildOperation, enqueueBuild, FROM_BRANCH } from './build-enqueue.js';
 import { cancelBuild } from './build-outcome.js';
 import type { EnvironmentScope, EnvironmentsService } from '../apps/environments-service.js';
 import type { Clock, Timer } from '../kit/platform-ports.js';
@@ -29,8 +29,9 @@ export function toBuild(scope: EnvironmentScope, environment: EnvironmentRecord,
     ...(record.startTime ? { startTime: record.startTime.toISOString() } : {}),
     ...(record.finishTime ? { finishTime: record.finishTime.toISOString() } : {}),
     branch: record.branch,
-    commitSha: '',
-    commitMessage: '',
+    commitSha: record.commitSha,
+    commitMessage: record.commitMessage,
+    commitAuthor: record.commitAuthor,
     archived: record.archived,
     sourceDigest: record.sourceDigest,
     sourceBytes: record.sourceBytes,
@@ -96,7 +97,10 @@ export class BuildsService {
         { pageSize: 1, after: undefined },
       )
     ).items[0];
-    if (!latest) {
+    // A repository app's rebuild fetches its branch's current head again (the public service: a rebuild
+    // "pulls the latest commit"); an upload app's builds its newest archive again.
+    const fromBranch = scope.app.sourceKind === 'repository';
+    if (!latest && !fromBranch) {
       throw new AtollError(
         'NOTHING_TO_BUILD',
         `${environmentName(account, appId, environment.id)} has no uploaded source yet: upload a .zip first`,
@@ -106,7 +110,9 @@ export class BuildsService {
       this.deps.store,
       environment,
       clean ? 'CLEAN_REBUILD' : 'REBUILD',
-      { sourceKey: latest.sourceKey, sourceDigest: latest.sourceDigest, sourceBytes: latest.sourceBytes },
+      fromBranch || latest === undefined
+        ? FROM_BRANCH
+        : { sourceKey: latest.sourceKey, sourceDigest: latest.sourceDigest, sourceBytes: latest.sourceBytes },
       this.deps.clock.now(),
       undefined,
       // A queued clean rebuild does what a rebuild asks and more; a queued upload or rebuild builds the
@@ -114,7 +120,8 @@ export class BuildsService {
       coalesce
         ? (queued) =>
             queued.trigger === 'CLEAN_REBUILD' ||
-            (!clean && (queued.trigger === 'REBUILD' || queued.trigger === 'UPLOAD'))
+            (!clean &&
+              (queued.trigger === 'REBUILD' || queued.trigger === 'UPLOAD' || queued.trigger === 'PUSH'))
         : undefined,
     );
     void this.deps.signals.publish('build.queued', { environmentId: environment.id, buildId: build.id });

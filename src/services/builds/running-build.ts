@@ -26,6 +26,17 @@ export class RunningBuild {
       this.#seq += 1;
       this.#pending.push({ seq: this.#seq, time: this.deps.clock.now(), stream, line });
     },
+    commit: async (commit) => {
+      const { store } = this.deps;
+      const current = await store.builds.find(this.build.environmentId, this.build.id);
+      if (current?.state === 'RUNNING')
+        await store.builds.update({
+          ...current,
+          commitSha: commit.sha,
+          commitMessage: commit.message,
+          commitAuthor: commit.author,
+        });
+    },
   };
 
   constructor(

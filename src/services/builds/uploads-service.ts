@@ -9,6 +9,7 @@ import { archiveViolation, type ArchiveLimits } from '../../domain/builds/archiv
 import { AtollError } from '../../domain/error-catalogue.js';
 import type { Operation } from '../../contract/operation-schemas.js';
 import type { Principal } from '../access/auth-service.js';
+import { appName } from '../../domain/resource-names.js';
 import { buildOperation, enqueueBuild } from './build-enqueue.js';
 import { cancelBuild } from './build-outcome.js';
 import type { EnvironmentsService } from '../apps/environments-service.js';
@@ -51,7 +52,12 @@ export class UploadsService {
   async upload(principal: Principal, ref: EnvironmentRef, receive: ReceiveUpload): Promise<Operation> {
     const { account, app: appId } = ref;
     // Authorisation and the target come first: nothing is read from a caller who may not upload here.
-    const { environment } = await this.deps.environments.locate(principal, ref, 'environment.write');
+    const { scope, environment } = await this.deps.environments.locate(principal, ref, 'environment.write');
+    if (scope.app.sourceKind === 'repository')
+      throw new AtollError(
+        'NOT_UPLOADABLE',
+        `${appName(account, appId)} builds its environments from its repository's branches: push to the branch "${environment.branch}", or rebuild (:rebuild) to build its head again`,
+      );
     await mkdir(this.deps.tempDir, { recursive: true, mode: 0o700 });
     const temp = join(this.deps.tempDir, `upload-${randomUUID()}.zip`);
     try {

@@ -2,8 +2,7 @@
  * An account's event subscriptions: create, list, read, delete, test, and their deliveries.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { isIP } from 'node:net';
-import { isPrivateAddress } from '../../domain/network/address-rules.js';
+import { isLocalOrPrivateHost } from '../../domain/network/address-rules.js';
 import { AtollError, assertNoViolations, type FieldViolation } from '../../domain/error-catalogue.js';
 import { TEST_EVENT_TYPE } from '../../domain/events.js';
 import { nextPageToken, parsePageRequest } from '../../domain/page-token.js';
@@ -36,11 +35,7 @@ export function checkTargetUrl(field: string, value: string, allowPrivate: boole
   if (value.length > 2_048) return [{ field, description: 'must be at most 2048 characters' }];
   if (url.username !== '' || url.password !== '')
     return [{ field, description: 'must not carry credentials; deliveries are signed instead' }];
-  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '');
-  if (
-    !allowPrivate &&
-    (host === 'localhost' || host.endsWith('.localhost') || (isIP(host) !== 0 && isPrivateAddress(host)))
-  )
+  if (!allowPrivate && isLocalOrPrivateHost(url.hostname))
     return [
       {
         field,

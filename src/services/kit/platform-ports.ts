@@ -21,6 +21,11 @@ export interface PasswordHasher {
   verify(password: string, encoded: string): Promise<boolean>;
 }
 
+/** An ssh key pair for a repository's deploy key: the private half in OpenSSH's format, the public one as one line. */
+export interface DeployKeyMaker {
+  make(comment: string): Promise<{ readonly privateKey: string; readonly publicKey: string }>;
+}
+
 /** Authenticated encryption of secrets at rest with the platform key. */
 export interface SecretBox {
   seal(plaintext: string): string;

@@ -102,6 +102,8 @@ export interface EnvironmentRecord {
   /** What the environment shows of its domain mappings; written only by the domain mappings service. */
   readonly domains: readonly string[];
   readonly urlDomain: { readonly domain: string; readonly https: boolean } | null;
+  /** Commits of history a build of a repository's branch fetches: 1 unless set, 0 = all (gitDepth). */
+  readonly gitDepth?: number;
 }
 
 export interface OperationRecord {
@@ -122,7 +124,11 @@ export interface BuildRecord {
   readonly phase: BuildPhase;
   readonly trigger: BuildTrigger;
   readonly branch: string;
-  /** Blob store key of the uploaded source archive. */
+  /** The commit built (40 hex), its message's first line and author, for builds of a repository's branch; '' otherwise. */
+  readonly commitSha: string;
+  readonly commitMessage: string;
+  readonly commitAuthor: string;
+  /** Blob store key of the uploaded source archive; '' for a build of a repository's branch. */
   readonly sourceKey: string;
   readonly sourceDigest: string;
   readonly sourceBytes: number;

@@ -1,5 +1,5 @@
 /** Migration 0009: applications connected to a git repository, builds of a commit, preview environments. */
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 
 /**
  * An application's repository (apps.source_kind 'repository'): its clone URL and provider, the
@@ -35,14 +35,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('commit_message', 'text', (c) => c.notNull().defaultTo(''))
     .addColumn('commit_author', 'text', (c) => c.notNull().defaultTo(''))
     .execute();
-  // Providers deliver a push again when they miss an answer: one build per environment and commit.
-  await sql`CREATE UNIQUE INDEX builds_commit_once_idx ON builds (environment_id, commit_sha) WHERE commit_sha <> '' AND trigger IN ('PUSH', 'PULL_REQUEST')`.execute(
-    db,
-  );
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await sql`DROP INDEX IF EXISTS builds_commit_once_idx`.execute(db);
   await db.schema
     .alterTable('builds')
     .dropColumn('commit_sha')

@@ -1,0 +1,195 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { BuildHarness } from '../helpers/build-harness.js';
+import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
+
+/**
+ * Issue 23: applications built from a git repository's branch. Real git servers (`git http-backend`)
+ * on loopback, which the platform may fetch from only because the test allows private addresses
+ * (ATOLL_GIT_ALLOW_PRIVATE=1: the fetch then runs on the host's network, still sandboxed).
+ */
+describe('builds from a git branch (git http-backend on loopback)', () => {
+  let h: BuildHarness;
+  let git: GitHttpServer;
+  let privateGit: GitHttpServer;
+  let caBundle: string;
+  const token = 'glpat-secret-token-of-the-test';
+
+  before(async () => {
+    git = await startGitHttpServer();
+    privateGit = await startGitHttpServer({ token });
+    // The two servers' self-signed certificates, as an operator's own CA.
+    caBundle = join(mkdtempSync(join(tmpdir(), 'atoll-git-ca-')), 'ca.pem');
+    writeFileSync(caBundle, `${readFileSync(git.caFile, 'utf8')}${readFileSync(privateGit.caFile, 'utf8')}`);
+    h = await BuildHarness.start({
+      buildEnv: { ATOLL_GIT_ALLOW_PRIVATE: '1', ATOLL_GIT_CA_FILE: caBundle },
+    });
+    await h.api.startHosting();
+  });
+  after(async () => {
+    await h.stop();
+    await git.stop();
+    await privateGit.stop();
+    rmSync(dirname(caBundle), { recursive: true, force: true });
+  });
+
+  const createApp = (appId: string, repository: object) =>
+    h.api.request('POST', `/v1/accounts/acme/apps?appId=${appId}`, {
+      auth: h.owner,
+      body: { region: 'UK', repository },
+    });
+
+  const createEnvironment = async (appId: string, branch: string) => {
+    const created = await h.api.request('POST', `/v1/accounts/acme/apps/${appId}/environments`, {
+      auth: h.owner,
+      body: { displayName: `From ${branch}`, branch },
+    });
+    assert.equal(created.status, 200, created.text);
+    assert.equal(created.body.done, false);
+    assert.match(created.body.name, /\/operations\/no_build$/);
+    const envId = /environments\/([^/]+)\//.exec(String(created.body.name))?.[1] ?? '';
+    return { envId, operation: String(created.body.name) };
+  };
+
+  const builds = async (appId: string, envId: string) =>
+    (
+      await h.api.request('GET', `/v1/accounts/acme/apps/${appId}/environments/${envId}/builds`, {
+        auth: h.owner,
+      })
+    ).body.builds as any[];
+
+  it('builds the branch head when the environment is created, serves it, and rebuilds the new head', async () => {
+    const first = await git.createRepository(
+      'site',
+      { 'index.html': '<h1>commit one</h1>\n' },
+      { message: 'First page' },
+    );
+    const made = await createApp('site', { url: git.url('site') });
+    assert.equal(made.status, 200, made.text);
+    const { envId, operation } = await createEnvironment('site', 'main');
+    const done = await h.waitDone(operation);
+    assert.equal(done.error, undefined, JSON.stringify(done.error));
+    const [build] = await builds('site', envId);
+    assert.equal(build.state, 'SUCCEEDED');
+    assert.equal(build.trigger, 'PUSH');
+    assert.equal(build.branch, 'main');
+    assert.equal(build.commitSha, first);
+    assert.equal(build.commitMessage, 'First page');
+    assert.match(build.commitAuthor, /^Atoll Test <test@atoll\.invalid>$/);
+    assert.equal(build.live, true);
+    assert.match(await (await h.edge('/', { host: h.hostOf(envId) })).text(), /commit one/);
+
+    // Uploads are refused: the branch is the source.
+    const form = new FormData();
+    form.append('repository', new Blob([Buffer.from('PK\u0005\u0006'.padEnd(22, '\u0000'))]), 'code.zip');
+    const upload = await fetch(`${h.api.url}/fu/v1/accounts/acme/apps/site/environments/${envId}:upload`, {
+      method: 'POST',
+      headers: { authorization: h.auth() },
+      body: form,
+    });
+    assert.equal(upload.status, 400);
+    assert.match(await upload.text(), /NOT_UPLOADABLE/);
+
+    // A rebuild fetches the branch's current head.
+    const second = await git.commit('site', 'main', { 'index.html': '<h1>commit two</h1>\n' }, 'Second page');
+    const rebuild = await h.api.request('POST', `/v1/accounts/acme/apps/site/environments/${envId}:rebuild`, {
+      auth: h.owner,
+    });
+    assert.equal(rebuild.status, 200, rebuild.text);
+    await h.waitDone(String(rebuild.body.name));
+    const [latest] = await builds('site', envId);
+    assert.equal(latest.commitSha, second);
+    assert.equal(latest.trigger, 'REBUILD');
+    assert.match(await (await h.edge('/', { host: h.hostOf(envId) })).text(), /commit two/);
+  });
+
+  it('builds a Node.js app in a sub-folder (rootDirectory) from a feature branch', async () => {
+    await git.createRepository('mono', { 'README.md': '# mono\n' });
+    const head = await git.commit(
+      'mono',
+      'feature/page',
+      {
+        'apps/web/package.json': JSON.stringify({
+          name: 'web',
+          version: '1.0.0',
+          scripts: { build: 'node build.js' },
+        }),
+        'apps/web/build.js':
+          "require('fs').mkdirSync('dist',{recursive:true});require('fs').writeFileSync('dist/index.html','<p>built from feature</p>')",
+      },
+      'Add the web app',
+    );
+    assert.equal((await createApp('mono', { url: git.url('mono') })).status, 200);
+    const created = await h.api.request('POST', '/v1/accounts/acme/apps/mono/environments', {
+      auth: h.owner,
+      body: { displayName: 'Feature', branch: 'feature/page', rootDirectory: 'apps/web' },
+    });
+    assert.equal(created.status, 200, created.text);
+    const envId = /environments\/([^/]+)\//.exec(String(created.body.name))?.[1] ?? '';
+    const done = await h.waitDone(String(created.body.name));
+    assert.equal(done.error, undefined, JSON.stringify(done.error));
+    const [build] = await builds('mono', envId);
+    assert.equal(build.commitSha, head);
+    assert.match(await (await h.edge('/', { host: h.hostOf(envId) })).text(), /built from feature/);
+  });
+
+  it('fetches a private repository with its token, and the token is in no log or answer (prevents a token leak)', async () => {
+    await privateGit.createRepository('secret-site', { 'index.html': '<h1>private</h1>\n' });
+    assert.equal(
+      (await createApp('private', { url: privateGit.url('secret-site'), accessToken: token })).status,
+      200,
+    );
+    const { envId, operation } = await createEnvironment('private', 'main');
+    const done = await h.waitDone(operation);
+    assert.equal(done.error, undefined, JSON.stringify(done.error));
+    assert.match(await (await h.edge('/', { host: h.hostOf(envId) })).text(), /private/);
+    const [build] = await builds('private', envId);
+    const log = await h.logOf(String(build.name).split('/').pop() ?? '');
+    assert.match(log, /git fetch/);
+    const basic = Buffer.from(`x-access-token:${token}`).toString('base64');
+    for (const text of [log, JSON.stringify(done), JSON.stringify(build)]) {
+      assert.doesNotMatch(text, new RegExp(token));
+      assert.doesNotMatch(text, new RegExp(basic));
+    }
+    assert.ok(
+      privateGit.requests.some((r) => r.authorization === `Basic ${basic}` && r.status === 200),
+      'git sent the token to the repository host',
+    );
+
+    // A wrong token fails the build naming the credential.
+    assert.equal(
+      (await createApp('wrong-token', { url: privateGit.url('secret-site'), accessToken: 'not-the-token' }))
+        .status,
+      200,
+    );
+    const wrong = await createEnvironment('wrong-token', 'main');
+    const failed = await h.waitDone(wrong.operation);
+    assert.match(String(failed.error?.message), /refused the access token/);
+    // Without a token: a private repository needs one.
+    assert.equal((await createApp('no-token', { url: privateGit.url('secret-site') })).status, 200);
+    const bare = await createEnvironment('no-token', 'main');
+    assert.match(String((await h.waitDone(bare.operation)).error?.message), /needs an access token/);
+  });
+
+  it('fails a missing branch and a link out of the repository with messages that say so', async () => {
+    await git.createRepository('branchless', { 'index.html': 'x' });
+    assert.equal((await createApp('branchless', { url: git.url('branchless') })).status, 200);
+    const missing = await createEnvironment('branchless', 'does-not-exist');
+    assert.match(
+      String((await h.waitDone(missing.operation)).error?.message),
+      /the branch "does-not-exist" does not exist/,
+    );
+
+    await git.createRepository('linked', { 'index.html': 'x' });
+    await git.commitSymlink('linked', 'main', 'leak', '../../../../etc/passwd', 'Add a link');
+    assert.equal((await createApp('linked', { url: git.url('linked') })).status, 200);
+    const linked = await createEnvironment('linked', 'main');
+    assert.match(
+      String((await h.waitDone(linked.operation)).error?.message),
+      /symbolic link "leak" to "..\/..\/..\/..\/etc\/passwd", outside the repository/,
+    );
+  });
+});
