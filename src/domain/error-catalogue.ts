@@ -130,6 +130,12 @@ export const ERROR_CATALOGUE = {
     http: 409,
     summary: 'The environment has its webhooks already; regenerate them to get a new token.',
   },
+  WEBHOOK_SIGNATURE_INVALID: {
+    grpc: 'UNAUTHENTICATED',
+    http: 401,
+    summary:
+      "A repository webhook delivery is not signed with the application's webhook secret (or names no repository application): the same answer in every case, and nothing is built.",
+  },
   WEBHOOK_TOKEN_INVALID: {
     grpc: 'UNAUTHENTICATED',
     http: 401,

@@ -16,6 +16,7 @@ import type { UsageService } from '../services/apps/usage-service.js';
 import type { MembersService } from '../services/access/members-service.js';
 import type { OperationsService } from '../services/apps/operations-service.js';
 import type { UsersService } from '../services/access/users-service.js';
+import type { GitPushService } from '../services/builds/git-push-service.js';
 import type { WebhooksService } from '../services/builds/webhooks-service.js';
 import type { EventSubscriptionsService } from '../services/events/event-subscriptions-service.js';
 import type { ReportsService } from '../reports/reports-service.js';
@@ -38,6 +39,7 @@ export interface ApiServices {
   readonly usage: UsageService;
   readonly domainMappings: DomainMappingsService;
   readonly webhooks: WebhooksService;
+  readonly gitPushes: GitPushService;
   readonly eventSubscriptions: EventSubscriptionsService;
   readonly reports: ReportsService;
   readonly sessions: SessionsService;

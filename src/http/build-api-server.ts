@@ -18,6 +18,7 @@ import { registerHealthRoutes } from './routes/health-routes.js';
 import { registerHostingRoutes } from './routes/hosting-routes.js';
 import { registerDomainMappingRoutes } from './routes/domain-mapping-routes.js';
 import { registerWebhookRoutes, registerWebhookTriggers } from './routes/webhook-routes.js';
+import { registerRepositoryWebhook } from './routes/repository-webhook-routes.js';
 import { registerEventSubscriptionRoutes } from './routes/event-subscription-routes.js';
 import {
   registerSessionRoutes,
@@ -86,6 +87,11 @@ export async function buildApiServer(deps: ApiServerDeps): Promise<ApiInstance> 
   await app.register((triggers: ApiInstance) =>
     registerWebhookTriggers(triggers, services, { triggersPerMinute: options.webhookTriggersPerMinute }),
   );
+  // Push webhooks of repository applications authenticate by the host's signature over the raw body.
+  await app.register((webhooks: ApiInstance) => {
+    registerRepositoryWebhook(webhooks, services);
+    return Promise.resolve();
+  });
   return app;
 }
 

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHmac, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -172,6 +173,112 @@ describe('builds from a git branch (git http-backend on loopback)', () => {
     assert.equal((await createApp('no-token', { url: privateGit.url('secret-site') })).status, 200);
     const bare = await createEnvironment('no-token', 'main');
     assert.match(String((await h.waitDone(bare.operation)).error?.message), /needs an access token/);
+  });
+
+  it('builds a pushed commit from signed webhooks, once per commit, and refuses a bad signature (prevents builds started by anyone who knows the URL)', async () => {
+    await git.createRepository('hooked', { 'index.html': '<p>version one</p>' });
+    assert.equal((await createApp('hooked', { url: git.url('hooked') })).status, 200);
+    const { envId, operation } = await createEnvironment('hooked', 'main');
+    await h.waitDone(operation);
+    const rotated = await h.api.request(
+      'POST',
+      '/v1/accounts/acme/apps/hooked/repository:rotateWebhookSecret',
+      {
+        auth: h.owner,
+      },
+    );
+    const secret = String(rotated.body.secret);
+    const hookUrl = `${h.api.url}/wh/v1/accounts/acme/apps/hooked/repository:push`;
+    const deliver = (headers: Record<string, string>, payload: string) =>
+      fetch(hookUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: payload,
+      });
+    const github = (payload: string, key = secret) => ({
+      'x-github-event': 'push',
+      'x-github-delivery': randomUUID(),
+      'x-hub-signature-256': `sha256=${createHmac('sha256', key).update(payload).digest('hex')}`,
+    });
+    const pushOf = (sha: string, message: string) =>
+      JSON.stringify({
+        ref: 'refs/heads/main',
+        after: sha,
+        head_commit: { message, author: { name: 'Atoll Test', email: 'test@atoll.invalid' } },
+      });
+
+    const two = await git.commit(
+      'hooked',
+      'main',
+      { 'index.html': '<p>version two, pushed</p>' },
+      'Push two',
+    );
+    const payload = pushOf(two, 'Push two');
+    const before = (await builds('hooked', envId)).length;
+    const unsigned: Record<string, string>[] = [
+      {},
+      github(payload, 'not-the-secret'),
+      { 'x-github-event': 'push' },
+      { 'x-gitlab-event': 'Push Hook', 'x-gitlab-token': 'wrong' },
+    ];
+    for (const headers of unsigned) {
+      const refused = await deliver(headers, payload);
+      assert.equal(refused.status, 401, JSON.stringify(headers));
+      assert.match(await refused.text(), /WEBHOOK_SIGNATURE_INVALID/);
+    }
+    const elsewhere = await fetch(`${h.api.url}/wh/v1/accounts/acme/apps/nope/repository:push`, {
+      method: 'POST',
+      headers: github(payload),
+      body: payload,
+    });
+    assert.equal(elsewhere.status, 401, 'an unknown application answers as a bad signature');
+    assert.equal((await builds('hooked', envId)).length, before, 'nothing was built');
+
+    const ping = await deliver({ ...github('{"zen":"hi"}'), 'x-github-event': 'ping' }, '{"zen":"hi"}');
+    assert.equal(ping.status, 200);
+
+    const accepted = await deliver(github(payload), payload);
+    assert.equal(accepted.status, 200);
+    const answer = (await accepted.json()) as { builds: string[] };
+    assert.equal(answer.builds.length, 1);
+    const buildId = answer.builds[0]?.split('/').pop() ?? '';
+    await h.waitDone(`accounts/acme/apps/hooked/environments/${envId}/operations/${buildId}`);
+    const built = (await builds('hooked', envId)).find((b) => String(b.name).endsWith(buildId));
+    assert.equal(built.state, 'SUCCEEDED', JSON.stringify(built));
+    assert.equal(built.trigger, 'PUSH');
+    assert.equal(built.commitSha, two);
+    assert.match(await (await h.edge('/', { host: h.hostOf(envId) })).text(), /version two, pushed/);
+
+    // The host delivers it again: the same build answers, nothing new is queued.
+    const again = await deliver(github(payload), payload);
+    assert.deepEqual(((await again.json()) as { builds: string[] }).builds, answer.builds);
+    // A head commit asking for no build builds nothing.
+    const three = await git.commit('hooked', 'main', { 'index.html': 'three' }, 'Docs [skip ci]');
+    const skipped = pushOf(three, 'Docs [skip ci]');
+    assert.deepEqual(
+      ((await (await deliver(github(skipped), skipped)).json()) as { builds: string[] }).builds,
+      [],
+    );
+    assert.equal((await builds('hooked', envId)).length, before + 1);
+
+    // GitLab's scheme: the secret itself in X-Gitlab-Token.
+    const four = await git.commit(
+      'hooked',
+      'main',
+      { 'index.html': '<p>version four, from GitLab</p>' },
+      'Four',
+    );
+    const gitlab = JSON.stringify({
+      object_kind: 'push',
+      ref: 'refs/heads/main',
+      after: four,
+      commits: [{ id: four, message: 'Four', author: { name: 'Atoll Test', email: 'test@atoll.invalid' } }],
+    });
+    const fromGitLab = await deliver({ 'x-gitlab-event': 'Push Hook', 'x-gitlab-token': secret }, gitlab);
+    assert.equal(fromGitLab.status, 200);
+    const gitlabBuild = ((await fromGitLab.json()) as { builds: string[] }).builds[0]?.split('/').pop() ?? '';
+    await h.waitDone(`accounts/acme/apps/hooked/environments/${envId}/operations/${gitlabBuild}`);
+    assert.match(await (await h.edge('/', { host: h.hostOf(envId) })).text(), /version four, from GitLab/);
   });
 
   it('fails a missing branch and a link out of the repository with messages that say so', async () => {

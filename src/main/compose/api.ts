@@ -12,6 +12,7 @@ import { ReportsService } from '../../reports/reports-service.js';
 import { AppRepositories } from '../../services/apps/app-repositories.js';
 import { createSshDeployKeyMaker } from '../../adapters/ssh-deploy-key-maker.js';
 import { queueFirstBuild } from '../../services/builds/build-enqueue.js';
+import { GitPushService } from '../../services/builds/git-push-service.js';
 import { AppsService } from '../../services/apps/apps-service.js';
 import { EnvironmentsService } from '../../services/apps/environments-service.js';
 import { OperationsService } from '../../services/apps/operations-service.js';
@@ -108,6 +109,19 @@ export function composeApi(base: Base, inputs: ApiInputs): ApiRole {
       clock,
       throttle: new FailureThrottle(clock, settings.authFailuresPerMinute, 60_000),
       publicUrl: settings.publicUrl,
+    }),
+    gitPushes: new GitPushService({
+      store,
+      secretBox,
+      clock,
+      signals,
+      throttle: new FailureThrottle(
+        clock,
+        settings.authFailuresPerMinute,
+        60_000,
+        10_000,
+        'failed webhook signatures from this address',
+      ),
     }),
     eventSubscriptions: new EventSubscriptionsService({
       store,

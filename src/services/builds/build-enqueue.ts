@@ -100,6 +100,10 @@ export async function enqueueBuild(
     const waiting = await tx.builds.listQueuedForUpdate(environment.id);
     const joined = join === undefined ? undefined : waiting.find(join);
     if (joined) return joined;
+    // A commit is built once per environment: a host delivering the same push again (it retries
+    // when an answer is slow), or polling meeting a commit a push brought, queues nothing.
+    const built = commit === undefined ? undefined : await tx.builds.findOfCommit(environment.id, commit.sha);
+    if (built) return built;
     for (const queued of waiting) {
       await cancelBuild(
         tx,

@@ -248,6 +248,10 @@ export interface EnvironmentsRepository {
   /** forUpdate locks the row until the transaction ends (read-modify-write). */
   find(appPk: string, id: string, forUpdate?: boolean): Promise<EnvironmentRecord | undefined>;
   list(appPk: string, filter: EnvironmentFilter, page: PageRequest): Promise<Page<EnvironmentRecord>>;
+  /** The application's environments that build this branch, oldest first. */
+  listOfBranch(appPk: string, branch: string): Promise<EnvironmentRecord[]>;
+  /** Every environment of every repository application (the poller reads their branch heads). */
+  listBuildingBranches(): Promise<EnvironmentRecord[]>;
   update(record: EnvironmentRecord): Promise<void>;
   delete(id: string): Promise<void>;
   findById(id: string): Promise<EnvironmentRecord | undefined>;
@@ -359,6 +363,8 @@ export interface BuildsRepository {
   listActive(ids: readonly string[]): Promise<string[]>;
   /** Queued builds of the environment, locked until the transaction ends. */
   listQueuedForUpdate(environmentId: string): Promise<BuildRecord[]>;
+  /** The environment's newest build of this commit, whatever its state; undefined when none. */
+  findOfCommit(environmentId: string, commitSha: string): Promise<BuildRecord | undefined>;
   update(record: BuildRecord): Promise<void>;
   /** Successful builds that still have their artifact, newest first. */
   listDeployable(environmentId: string): Promise<BuildRecord[]>;

@@ -118,7 +118,12 @@ function buildQueueQueries(
   db: Kysely<Database>,
 ): Pick<
   BuildsRepository,
-  'claimNext' | 'heartbeat' | 'listStaleRunningForUpdate' | 'listActive' | 'listQueuedForUpdate'
+  | 'claimNext'
+  | 'heartbeat'
+  | 'listStaleRunningForUpdate'
+  | 'listActive'
+  | 'listQueuedForUpdate'
+  | 'findOfCommit'
 > {
   return {
     async claimNext(now) {
@@ -171,6 +176,17 @@ function buildQueueQueries(
         .where('state', 'in', ['QUEUED', 'RUNNING'])
         .execute();
       return rows.map((r) => r.id);
+    },
+    async findOfCommit(environmentId, commitSha) {
+      const row = await db
+        .selectFrom('builds')
+        .selectAll()
+        .where('environment_id', '=', environmentId)
+        .where('commit_sha', '=', commitSha)
+        .orderBy('create_time', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      return row && toBuild(row);
     },
     async listQueuedForUpdate(environmentId) {
       const rows = await db

@@ -21,6 +21,7 @@ function toEnvironment(row: Selectable<EnvironmentsTable>): EnvironmentRecord {
     updateTime: row.update_time,
     domains: row.domains as string[],
     urlDomain: row.url_domain === null ? null : { domain: row.url_domain, https: row.url_https },
+    gitDepth: row.git_depth,
   };
 }
 
@@ -35,6 +36,7 @@ function toRow(record: Omit<EnvironmentRecord, 'domains' | 'urlDomain'>) {
     live_build_id: record.liveBuildId,
     reconciling: record.reconciling,
     update_time: record.updateTime,
+    ...(record.gitDepth === undefined ? {} : { git_depth: record.gitDepth }),
   };
 }
 
@@ -51,6 +53,26 @@ export function createEnvironmentsRepository(db: Kysely<Database>): Environments
           create_time: record.createTime,
         })
         .execute();
+    },
+    async listOfBranch(appPk, branch) {
+      const rows = await db
+        .selectFrom('environments')
+        .selectAll()
+        .where('app_pk', '=', appPk)
+        .where('branch', '=', branch)
+        .orderBy('create_time')
+        .execute();
+      return rows.map(toEnvironment);
+    },
+    async listBuildingBranches() {
+      const rows = await db
+        .selectFrom('environments')
+        .innerJoin('apps', 'apps.id', 'environments.app_pk')
+        .selectAll('environments')
+        .where('apps.source_kind', '=', 'repository')
+        .orderBy('environments.create_time')
+        .execute();
+      return rows.map(toEnvironment);
     },
     async find(appPk, id, forUpdate = false) {
       let query = db.selectFrom('environments').selectAll().where('app_pk', '=', appPk).where('id', '=', id);

@@ -1,0 +1,184 @@
+/**
+ * The webhooks git hosts send to an application's `repository.webhookUrl`: which host sent one (by
+ * its headers), whether its signature is the application's secret's (each host's own scheme,
+ * compared in constant time), and what it says (a ping, a push of a branch). Pure.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+export type WebhookSender = 'GITHUB' | 'GITLAB' | 'GITEA' | 'BITBUCKET';
+
+/** Header names in lower case, as Node gives them; a repeated header's first value. */
+export type WebhookHeaders = Readonly<Record<string, string | undefined>>;
+
+/** The host that sent a delivery, by the event header each one sends; undefined for none of them. */
+export function webhookSender(headers: WebhookHeaders): WebhookSender | undefined {
+  if (headers['x-github-event'] !== undefined) return 'GITHUB';
+  if (headers['x-gitlab-event'] !== undefined) return 'GITLAB';
+  if (headers['x-gitea-event'] !== undefined || headers['x-forgejo-event'] !== undefined) return 'GITEA';
+  if (headers['x-event-key'] !== undefined) return 'BITBUCKET';
+  return undefined;
+}
+
+function sameText(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  // timingSafeEqual needs equal lengths; comparing b with itself keeps the time the same.
+  return a.length === b.length ? timingSafeEqual(a, b) : !timingSafeEqual(b, b);
+}
+
+function hmacHex(secret: string, body: Buffer): string {
+  return createHmac('sha256', secret).update(body).digest('hex');
+}
+
+/**
+ * Whether the delivery carries the secret the host's way: GitHub `X-Hub-Signature-256: sha256=<hmac>`,
+ * Gitea/Forgejo `X-Gitea-Signature` / `X-Forgejo-Signature: <hmac>`, Bitbucket Cloud
+ * `X-Hub-Signature: sha256=<hmac>` (HMAC-SHA256 of the raw body), GitLab `X-Gitlab-Token: <secret>`.
+ */
+export function hasValidSignature(
+  sender: WebhookSender,
+  headers: WebhookHeaders,
+  body: Buffer,
+  secret: string,
+): boolean {
+  switch (sender) {
+    case 'GITHUB':
+      return sameText(headers['x-hub-signature-256'] ?? '', `sha256=${hmacHex(secret, body)}`);
+    case 'BITBUCKET':
+      return sameText(headers['x-hub-signature'] ?? '', `sha256=${hmacHex(secret, body)}`);
+    case 'GITEA':
+      return sameText(
+        (headers['x-gitea-signature'] ?? headers['x-forgejo-signature'] ?? '').toLowerCase(),
+        hmacHex(secret, body),
+      );
+    case 'GITLAB':
+      return sameText(headers['x-gitlab-token'] ?? '', secret);
+  }
+}
+
+/** What a verified delivery asks for. */
+export type WebhookEvent =
+  | { readonly kind: 'ping' }
+  | {
+      readonly kind: 'push';
+      readonly branch: string;
+      /** The new head (40 hex). */
+      readonly sha: string;
+      /** The branch was deleted: nothing is built, nothing live stops. */
+      readonly deleted: boolean;
+      readonly message: string;
+      readonly author: string;
+      /** The head commit's message asks for no build: `[skip ci]`, `[ci skip]` or `[skip deploy]`. */
+      readonly skip: boolean;
+    }
+  | { readonly kind: 'ignored'; readonly why: string };
+
+const ZERO_SHA = /^0{40}$/;
+const SHA = /^[0-9a-f]{40}$/;
+
+type Json = Record<string, unknown>;
+const object = (value: unknown): Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {};
+const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+
+function firstLine(message: string): string {
+  return message.split('\n')[0]?.trim().slice(0, 512) ?? '';
+}
+
+function authorOf(value: unknown): string {
+  const author = object(value);
+  const name = text(author.name) || text(author.username);
+  const email = text(author.email);
+  return (email === '' ? name : `${name} <${email}>`).slice(0, 256);
+}
+
+function branchOf(ref: string): string | undefined {
+  return ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : undefined;
+}
+
+/** The event of a verified delivery: `eventName` is the host's event header, `payload` the parsed body. */
+export function parseWebhookEvent(sender: WebhookSender, eventName: string, payload: unknown): WebhookEvent {
+  const body = object(payload);
+  switch (sender) {
+    case 'GITHUB':
+    case 'GITEA':
+      if (eventName === 'ping') return { kind: 'ping' };
+      if (eventName === 'push') return pushOfGitHubShape(body);
+      return { kind: 'ignored', why: `${eventName} events build nothing` };
+    case 'GITLAB':
+      if (eventName === 'Push Hook') return pushOfGitLab(body);
+      if (eventName === 'System Hook' || eventName === 'Test Hook') return { kind: 'ping' };
+      return { kind: 'ignored', why: `${eventName} events build nothing` };
+    case 'BITBUCKET':
+      if (eventName === 'diagnostics:ping') return { kind: 'ping' };
+      if (eventName === 'repo:push') return pushOfBitbucket(body);
+      return { kind: 'ignored', why: `${eventName} events build nothing` };
+  }
+}
+
+/** GitHub's push payload, which Gitea and Forgejo copy: ref, after, deleted, head_commit. */
+function pushOfGitHubShape(body: Json): WebhookEvent {
+  const branch = branchOf(text(body.ref));
+  if (branch === undefined) return { kind: 'ignored', why: 'a push of a tag builds nothing' };
+  const sha = text(body.after);
+  const deleted = body.deleted === true || ZERO_SHA.test(sha);
+  const commits = Array.isArray(body.commits) ? body.commits : [];
+  const head = object(body.head_commit ?? commits[commits.length - 1]);
+  if (!deleted && !SHA.test(sha)) return { kind: 'ignored', why: 'the push names no commit' };
+  return {
+    kind: 'push',
+    branch,
+    sha,
+    deleted,
+    message: firstLine(text(head.message)),
+    author: authorOf(head.author),
+    skip: skipsDeploy(text(head.message)),
+  };
+}
+
+function pushOfGitLab(body: Json): WebhookEvent {
+  const branch = branchOf(text(body.ref));
+  if (branch === undefined) return { kind: 'ignored', why: 'a push of a tag builds nothing' };
+  const sha = text(body.after) || text(body.checkout_sha);
+  const deleted = ZERO_SHA.test(sha);
+  if (!deleted && !SHA.test(sha)) return { kind: 'ignored', why: 'the push names no commit' };
+  const commits = Array.isArray(body.commits) ? body.commits.map(object) : [];
+  const head = commits.find((commit) => text(commit.id) === sha) ?? commits[commits.length - 1] ?? {};
+  return {
+    kind: 'push',
+    branch,
+    sha,
+    deleted,
+    message: firstLine(text(head.message)),
+    author: authorOf(head.author),
+    skip: skipsDeploy(text(head.message)),
+  };
+}
+
+/** Bitbucket Cloud: push.changes[], each with the branch's new head (null when deleted). */
+function pushOfBitbucket(body: Json): WebhookEvent {
+  const changes = Array.isArray(object(body.push).changes) ? (object(body.push).changes as unknown[]) : [];
+  const change = object(changes[changes.length - 1]);
+  const next = object(change.new);
+  const old = object(change.old);
+  const ref = Object.keys(next).length > 0 ? next : old;
+  if (text(ref.type) !== 'branch') return { kind: 'ignored', why: 'a push of a tag builds nothing' };
+  const target = object(next.target);
+  const sha = text(target.hash);
+  const deleted = change.closed === true || Object.keys(next).length === 0;
+  if (!deleted && !SHA.test(sha)) return { kind: 'ignored', why: 'the push names no commit' };
+  return {
+    kind: 'push',
+    branch: text(ref.name),
+    sha: deleted ? '' : sha,
+    deleted,
+    message: firstLine(text(target.message)),
+    author: text(object(target.author).raw).slice(0, 256),
+    skip: skipsDeploy(text(target.message)),
+  };
+}
+
+/** A head commit whose message asks for no build (the convention every CI honours). */
+function skipsDeploy(message: string): boolean {
+  return /\[(skip ci|ci skip|skip deploy)\]/i.test(message);
+}

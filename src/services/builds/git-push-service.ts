@@ -1,0 +1,115 @@
+/**
+ * Push webhooks of repository applications (docs/git.md): a delivery to `repository.webhookUrl`,
+ * verified with the host's own signature scheme against the application's secret, builds the pushed
+ * commit in every environment of that branch. No Basic auth: the signature is the credential. A bad
+ * or missing one answers 401 (the same for an application that does not exist) and changes nothing;
+ * failed checks are throttled per client address, as webhook tokens are.
+ */
+import { AtollError } from '../../domain/error-catalogue.js';
+import {
+  hasValidSignature,
+  parseWebhookEvent,
+  webhookSender,
+  type WebhookHeaders,
+} from '../../domain/git/push-webhooks.js';
+import { buildName } from '../../domain/resource-names.js';
+import type { AppRef } from '../../contract/path-schemas.js';
+import type { FailureThrottle } from '../kit/failure-throttle.js';
+import type { Clock, SecretBox } from '../kit/platform-ports.js';
+import type { SignalSender } from '../kit/signals.js';
+import type { Store } from '../kit/store-port.js';
+import { enqueueBuild, FROM_BRANCH } from './build-enqueue.js';
+
+/** What a delivery did: the builds it queued (by name), or why it built nothing. */
+export interface PushAnswer {
+  readonly builds: string[];
+  readonly message: string;
+}
+
+const refused = () =>
+  new AtollError(
+    'WEBHOOK_SIGNATURE_INVALID',
+    "the delivery is not signed with this application's webhook secret",
+  );
+
+export class GitPushService {
+  constructor(
+    private readonly deps: {
+      readonly store: Store;
+      readonly secretBox: SecretBox;
+      readonly clock: Clock;
+      readonly signals: SignalSender;
+      readonly throttle: FailureThrottle;
+    },
+  ) {}
+
+  async receive(
+    ref: AppRef,
+    headers: WebhookHeaders,
+    body: Buffer,
+    clientAddress: string,
+  ): Promise<PushAnswer> {
+    const { store, throttle } = this.deps;
+    const fail = (): never => {
+      throttle.assertAllowed(clientAddress);
+      throttle.recordFailure(clientAddress);
+      throw refused();
+    };
+    throttle.assertAllowed(clientAddress);
+    const sender = webhookSender(headers);
+    const account = await store.accounts.findByName(ref.account);
+    const app = account && (await store.apps.find(account.id, ref.app));
+    const repository = app?.sourceKind === 'repository' ? await store.apps.findRepository(app.id) : undefined;
+    if (sender === undefined || !app || !repository) return fail();
+    const secret = this.deps.secretBox.open(repository.webhookSecretSealed);
+    if (!hasValidSignature(sender, headers, body, secret)) return fail();
+
+    let payload: unknown;
+    try {
+      payload = JSON.parse(body.toString('utf8')) as unknown;
+    } catch {
+      throw new AtollError(
+        'MALFORMED_JSON',
+        'the delivery body is not JSON (send the webhook as application/json)',
+      );
+    }
+    const eventName =
+      headers['x-github-event'] ??
+      headers['x-gitlab-event'] ??
+      headers['x-gitea-event'] ??
+      headers['x-forgejo-event'] ??
+      headers['x-event-key'] ??
+      '';
+    const event = parseWebhookEvent(sender, eventName, payload);
+    if (event.kind === 'ping') return { builds: [], message: 'pong: the webhook reaches Atoll' };
+    if (event.kind === 'ignored') return { builds: [], message: event.why };
+    if (event.deleted)
+      return { builds: [], message: `the branch ${event.branch} was deleted: nothing live stops` };
+    if (event.skip)
+      return { builds: [], message: 'the head commit asks for no build ([skip ci] or [skip deploy])' };
+
+    const now = this.deps.clock.now();
+    const names: string[] = [];
+    for (const environment of await store.environments.listOfBranch(app.id, event.branch)) {
+      const build = await enqueueBuild(store, environment, 'PUSH', FROM_BRANCH, now, undefined, undefined, {
+        sha: event.sha,
+        message: event.message,
+        author: event.author,
+      });
+      if (
+        build.createTime.getTime() === now.getTime() &&
+        build.trigger === 'PUSH' &&
+        build.state === 'QUEUED'
+      )
+        void this.deps.signals.publish('build.queued', { environmentId: environment.id, buildId: build.id });
+      names.push(buildName(ref.account, ref.app, environment.id, build.id));
+    }
+    return {
+      builds: names,
+      message:
+        names.length === 0
+          ? `no environment builds the branch ${event.branch}`
+          : `${event.sha.slice(0, 12)} of ${event.branch}: ${String(names.length)} environment(s)`,
+    };
+  }
+}
