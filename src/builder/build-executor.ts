@@ -437,20 +437,24 @@ export class SandboxedBuildExecutor implements BuildExecutor {
     signal: AbortSignal,
   ): Promise<Pick<UnpackResult, 'root' | 'appDirectory' | 'workspace'>> {
     const { gitFetch } = this.settings;
-    const checkedOut = await checkoutGitSource(git, work, inputs.rootDirectory, {
-      runner: this.settings.runner,
-      uid: inputs.uid,
-      dataDir: this.settings.dataDir,
-      limits: { ...this.settings.sandboxLimits, wallMs: gitFetch.timeoutMs },
-      maxBytes: gitFetch.maxBytes,
-      caFile: gitFetch.caFile,
-      signal,
-      log: (line) => {
-        reporter.log('atoll', line);
+    return checkoutGitSource(
+      git,
+      work,
+      inputs.rootDirectory,
+      {
+        runner: this.settings.runner,
+        uid: inputs.uid,
+        dataDir: this.settings.dataDir,
+        limits: { ...this.settings.sandboxLimits, wallMs: gitFetch.timeoutMs },
+        maxBytes: gitFetch.maxBytes,
+        caFile: gitFetch.caFile,
+        signal,
+        log: (line) => {
+          reporter.log('atoll', line);
+        },
       },
-    });
-    await reporter.commit(checkedOut.commit);
-    return checkedOut;
+      (commit) => reporter.commit(commit),
+    );
   }
 
   /** A project with package.json: its toolchain provisioned, its caches back, then install and build. */

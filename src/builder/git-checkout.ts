@@ -5,6 +5,7 @@
  * credentials reach it through its environment (never an argument or a config file a log could show)
  * and exist on disk only while it fetches, in a folder outside the one the user's build sees.
  */
+import { randomUUID } from 'node:crypto';
 import { lstat, mkdir, opendir, readFile, readlink, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { SandboxLimits } from '../domain/sandbox-limits.js';
@@ -12,7 +13,7 @@ import { describeFetchFailure } from '../domain/git/fetch-failure.js';
 import type { WorkspaceRoot } from '../domain/builds/workspace-rules.js';
 import type { CommandRunner } from '../sandbox/command-runner.js';
 import { SYSTEM_CA_BUNDLE } from '../sandbox/sandbox-filesystem.js';
-import type { BuildCommit, GitSource } from '../services/builds/build-ports.js';
+import type { BranchHeads, BuildCommit, GitSource } from '../services/builds/build-ports.js';
 import { removeTree } from '../sandbox/remove-tree.js';
 import { UnpackError } from './unpack-archive.js';
 import { findArchiveWorkspace, MANIFEST_MAX_BYTES } from './workspace-layout.js';
@@ -118,14 +119,68 @@ export async function checkoutGitSource(
   work: string,
   rootDirectory: string,
   settings: GitCheckoutSettings,
+  /** Told the commit as soon as it is fetched: a checkout refused after that still names it. */
+  onFetched: (commit: BuildCommit) => Promise<void>,
 ): Promise<CheckedOut> {
   const checkout = join(work, 'checkout');
   // Outside the work folder, which later steps (the user's code) see: gone before they run.
   const secrets = `${work}.git-credentials`;
   await mkdir(checkout, { recursive: true, mode: 0o755 });
-  await mkdir(secrets, { recursive: true, mode: 0o700 });
   try {
     await settings.runner.handOver(checkout, settings.uid);
+    const commit = await withGitCredentials(git, secrets, settings, (run) =>
+      fetchCommit(git, checkout, run, settings),
+    );
+    await onFetched(commit);
+    return { commit, ...(await chooseSource(checkout, join(work, 'source'), rootDirectory, settings)) };
+  } finally {
+    await removeTree(checkout).catch(() => undefined);
+  }
+}
+
+/** The branch's head commit (40 hex) as the repository answers `git ls-remote`: what the poller compares. */
+export async function readBranchHead(
+  git: GitSource,
+  scratch: string,
+  settings: Omit<GitCheckoutSettings, 'maxBytes' | 'log'>,
+): Promise<string> {
+  const folder = join(scratch, randomUUID());
+  await mkdir(folder, { recursive: true, mode: 0o755 });
+  try {
+    await settings.runner.handOver(folder, settings.uid);
+    const lines = await withGitCredentials(
+      git,
+      `${folder}.git-credentials`,
+      { ...settings, log: () => undefined },
+      (run) => run(folder, ['ls-remote', '--heads', '--', git.url, `refs/heads/${git.branch}`], true),
+    );
+    const sha = lines
+      .map((line) => line.split(/\s+/))
+      .find(([, ref]) => ref === `refs/heads/${git.branch}`)?.[0];
+    if (sha === undefined || !/^[0-9a-f]{40}$/.test(sha))
+      throw new UnpackError(`the branch "${git.branch}" does not exist in ${git.url}`);
+    return sha;
+  } finally {
+    await removeTree(folder).catch(() => undefined);
+  }
+}
+
+/** Runs git in the sandbox (in `workDir`) with the fetch's environment; the lines it printed. */
+type GitRun = (workDir: string, args: readonly string[], quiet?: boolean) => Promise<string[]>;
+
+/**
+ * The credentials folder of one fetch (the deploy key, the known host, the CA bundle, git's HOME),
+ * made for the environment's uid, handed to `use` with the way to run git, and removed after it; an
+ * ssh host key met for the first time is recorded once git is done.
+ */
+async function withGitCredentials<T>(
+  git: GitSource,
+  secrets: string,
+  settings: Omit<GitCheckoutSettings, 'maxBytes'>,
+  use: (run: GitRun) => Promise<T>,
+): Promise<T> {
+  await mkdir(join(secrets, 'home'), { recursive: true, mode: 0o700 });
+  try {
     if (git.transport === 'ssh') {
       await writeFile(join(secrets, 'key'), git.deployKey, { mode: 0o600 });
       await writeFile(join(secrets, 'known_hosts'), git.knownHost === '' ? '' : `${git.knownHost}\n`, {
@@ -134,7 +189,7 @@ export async function checkoutGitSource(
     }
     if (settings.caFile !== undefined) await writeCaBundle(settings.caFile, join(secrets, 'ca.pem'));
     await settings.runner.handOver(secrets, settings.uid);
-    const commit = await fetchCommit(git, checkout, secrets, settings);
+    const result = await use(sandboxedGit(git, secrets, settings));
     if (git.transport === 'ssh' && git.knownHost === '') {
       const learned = (await readFile(join(secrets, 'known_hosts'), 'utf8')).trim();
       if (learned !== '') {
@@ -144,32 +199,29 @@ export async function checkoutGitSource(
         );
       }
     }
-    return { commit, ...(await chooseSource(checkout, join(work, 'source'), rootDirectory, settings)) };
+    return result;
   } finally {
     await rm(secrets, { recursive: true, force: true });
-    await removeTree(checkout).catch(() => undefined);
   }
 }
 
-async function fetchCommit(
+function sandboxedGit(
   git: GitSource,
-  checkout: string,
   secrets: string,
-  settings: GitCheckoutSettings,
-): Promise<BuildCommit> {
-  const env = gitEnvironment(git, join(secrets, 'home'), settings.caFile !== undefined);
-  const sandboxEnv = { ...env, HOME: `${SECRETS_MOUNT}/home` };
-  const run = async (args: readonly string[], quiet = false): Promise<string[]> => {
+  settings: Omit<GitCheckoutSettings, 'maxBytes'>,
+): GitRun {
+  const env = { ...gitEnvironment(git, `${SECRETS_MOUNT}/home`, settings.caFile !== undefined) };
+  return async (workDir, args, quiet = false) => {
     const lines: string[] = [];
     const result = await settings.runner.run({
       argv: ['git', ...args],
-      workDir: checkout,
+      workDir,
       hidden: [settings.dataDir],
       readOnly: [],
       writable: [{ source: secrets, target: SECRETS_MOUNT }],
       uid: settings.uid,
       gid: settings.uid,
-      env: sandboxEnv,
+      env,
       network: git.hostNetwork ? 'host' : 'outbound',
       limits: settings.limits,
       signal: settings.signal,
@@ -198,8 +250,15 @@ async function fetchCommit(
       );
     return lines;
   };
-  await mkdir(join(secrets, 'home'), { recursive: true, mode: 0o700 });
-  await settings.runner.handOver(join(secrets, 'home'), settings.uid);
+}
+
+async function fetchCommit(
+  git: GitSource,
+  checkout: string,
+  runIn: GitRun,
+  settings: GitCheckoutSettings,
+): Promise<BuildCommit> {
+  const run = (args: readonly string[], quiet = false) => runIn(checkout, args, quiet);
   await run(['init', '--quiet', '.'], true);
   // `--` ends the options: the URL and the branch were checked, and still never read as one.
   await run(['remote', 'add', 'origin', '--', git.url], true);
@@ -297,4 +356,27 @@ async function writeCaBundle(caFile: string, target: string): Promise<void> {
   });
   const machine = await readFile(SYSTEM_CA_BUNDLE, 'utf8').catch(() => '');
   await writeFile(target, `${machine}\n${own}\n`, { mode: 0o644 });
+}
+
+/** The builder's BranchHeads: `git ls-remote` in the sandbox (readBranchHead), in a scratch folder of its own. */
+export function createBranchHeads(settings: {
+  readonly runner: CommandRunner;
+  readonly dataDir: string;
+  readonly scratchDir: string;
+  readonly limits: SandboxLimits;
+  readonly caFile: string | undefined;
+}): BranchHeads {
+  return {
+    async headOf(git, uid) {
+      await mkdir(settings.scratchDir, { recursive: true, mode: 0o755 });
+      return readBranchHead(git, settings.scratchDir, {
+        runner: settings.runner,
+        uid,
+        dataDir: settings.dataDir,
+        limits: settings.limits,
+        caFile: settings.caFile,
+        signal: AbortSignal.timeout(settings.limits.wallMs + 5_000),
+      });
+    },
+  };
 }

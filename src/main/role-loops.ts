@@ -34,7 +34,8 @@ export function startRoleLoops(
   // The worker's slots run until stop(); should they end before, /readyz says so.
   const building = sandboxed ? services.roles.watch('worker', services.buildRunner.run()) : undefined;
   const retention = startRetention(services, logger, sandboxed, restoring, timer);
-  return { building, restoring, periodic: [recheck, retention] };
+  const polling = sandboxed ? startGitPolling(services, config, logger, timer) : undefined;
+  return { building, restoring, periodic: [recheck, retention, ...(polling ? [polling] : [])] };
 }
 
 /** Events and domain mapping work of the control plane; returns the pending mappings' periodic re-check. */
@@ -60,6 +61,26 @@ function startControlPlane(services: Services, config: Config, logger: Logger, t
   );
   recheck.start();
   return recheck;
+}
+
+/** Branch heads of repository applications read every ATOLL_GIT_POLL_INTERVAL_MS (0: never). */
+function startGitPolling(
+  services: Services,
+  config: Config,
+  logger: Logger,
+  timer: Timer,
+): PeriodicTask | undefined {
+  if (config.git.pollIntervalMs === 0) return undefined;
+  const polling = new PeriodicTask(
+    async () => {
+      await services.gitPoller.pollOnce().catch((error: unknown) => {
+        logger.warn({ err: error }, 'git polling failed');
+      });
+    },
+    { everyMs: config.git.pollIntervalMs, timer },
+  );
+  polling.start();
+  return polling;
 }
 
 /** Live deployments come back from their artifacts (no rebuild); each environment on its own. */

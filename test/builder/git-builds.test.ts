@@ -281,6 +281,31 @@ describe('builds from a git branch (git http-backend on loopback)', () => {
     assert.match(await (await h.edge('/', { host: h.hostOf(envId) })).text(), /version four, from GitLab/);
   });
 
+  it('picks up a push by polling, once, and never builds a built commit again', async () => {
+    await git.createRepository('polled', { 'index.html': '<p>polled one</p>' });
+    assert.equal((await createApp('polled', { url: git.url('polled') })).status, 200);
+    const { envId, operation } = await createEnvironment('polled', 'main');
+    await h.waitDone(operation);
+    const poller = h.api.services.gitPoller;
+    // Nothing new on the branch: nothing queued for it (the other tests' environments are polled too).
+    await poller.pollOnce();
+    assert.equal((await builds('polled', envId)).length, 1);
+    const two = await git.commit('polled', 'main', { 'index.html': '<p>polled two</p>' }, 'Polled two');
+    const queued = await poller.pollOnce();
+    let [latest] = await builds('polled', envId);
+    const buildId = String(latest.name).split('/').pop() ?? '';
+    assert.ok(queued.includes(buildId), 'the pass queued a build of the new commit');
+    await h.waitDone(`accounts/acme/apps/polled/environments/${envId}/operations/${buildId}`);
+    [latest] = await builds('polled', envId);
+    assert.equal(latest.commitSha, two);
+    assert.equal(latest.trigger, 'PUSH');
+    assert.equal(latest.commitMessage, 'Polled two', 'the fetch recorded the message ls-remote cannot give');
+    assert.match(await (await h.edge('/', { host: h.hostOf(envId) })).text(), /polled two/);
+    // Built already: the next pass queues nothing for it.
+    await poller.pollOnce();
+    assert.equal((await builds('polled', envId)).length, 2);
+  });
+
   it('fails a missing branch and a link out of the repository with messages that say so', async () => {
     await git.createRepository('branchless', { 'index.html': 'x' });
     assert.equal((await createApp('branchless', { url: git.url('branchless') })).status, 200);
@@ -291,12 +316,23 @@ describe('builds from a git branch (git http-backend on loopback)', () => {
     );
 
     await git.createRepository('linked', { 'index.html': 'x' });
-    await git.commitSymlink('linked', 'main', 'leak', '../../../../etc/passwd', 'Add a link');
+    const linkedHead = await git.commitSymlink(
+      'linked',
+      'main',
+      'leak',
+      '../../../../etc/passwd',
+      'Add a link',
+    );
     assert.equal((await createApp('linked', { url: git.url('linked') })).status, 200);
     const linked = await createEnvironment('linked', 'main');
     assert.match(
       String((await h.waitDone(linked.operation)).error?.message),
       /symbolic link "leak" to "..\/..\/..\/..\/etc\/passwd", outside the repository/,
     );
+    // The refused commit is recorded: polling does not build it again and again.
+    const [refused] = await builds('linked', linked.envId);
+    assert.equal(refused.commitSha, linkedHead);
+    await h.api.services.gitPoller.pollOnce();
+    assert.equal((await builds('linked', linked.envId)).length, 1);
   });
 });

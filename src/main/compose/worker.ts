@@ -5,6 +5,8 @@
 import { join } from 'node:path';
 import { sweepEnvironmentCaches } from '../../builder/build-cache.js';
 import { SandboxedBuildExecutor } from '../../builder/build-executor.js';
+import { createBranchHeads } from '../../builder/git-checkout.js';
+import { GitPoller } from '../../services/builds/git-poller.js';
 import { BuildQueue } from '../../services/builds/build-queue.js';
 import { BuildRunner } from '../../services/builds/build-runner.js';
 import { Retention, type EnvironmentCaches } from '../../services/builds/retention.js';
@@ -18,6 +20,8 @@ export interface WorkerRole {
   readonly retention: Retention;
   /** Removes the build caches of environments that no longer exist; serve runs it at start. */
   readonly sweepBuildCaches: () => Promise<string[]>;
+  /** Reads the branch heads of repository applications; serve runs it every ATOLL_GIT_POLL_INTERVAL_MS. */
+  readonly gitPoller: GitPoller;
 }
 
 const DAY_MS = 86_400_000;
@@ -94,5 +98,19 @@ export function composeWorker(base: Base, runtime: Pick<RuntimeRole, 'deployment
       .removeUnused(blobKeys)
       .catch(warnOnFailure(logger, 'could not remove the blobs of deleted environments'));
   });
-  return { buildRunner, retention, sweepBuildCaches: () => caches.sweep() };
+  const gitPoller = new GitPoller({
+    store,
+    inputs: buildInputs,
+    heads: createBranchHeads({
+      runner,
+      dataDir: settings.dataDir,
+      scratchDir: join(settings.dataDir, 'builds', 'git-heads'),
+      limits: { ...settings.builds.limits, wallMs: Math.min(settings.git.fetchTimeoutMs, 60_000) },
+      caFile: settings.git.caFile,
+    }),
+    clock,
+    signals,
+    logger,
+  });
+  return { buildRunner, retention, sweepBuildCaches: () => caches.sweep(), gitPoller };
 }

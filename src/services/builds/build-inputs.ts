@@ -3,9 +3,14 @@
  */
 import { checkRepositoryUrl } from '../../domain/git/repository-url.js';
 import type { BlobStore, Clock, SecretBox } from '../kit/platform-ports.js';
-import type { BuildEnvironmentSource, BuildSourceInput, EnvironmentInputs } from './build-ports.js';
+import type {
+  BuildEnvironmentSource,
+  BuildSourceInput,
+  EnvironmentInputs,
+  GitSource,
+} from './build-ports.js';
 import type { EnvironmentsService } from '../apps/environments-service.js';
-import type { BuildRecord, Store } from '../kit/store-port.js';
+import type { BuildRecord, EnvironmentRecord, Store } from '../kit/store-port.js';
 
 /** Gathers what a build runs with: the environment's settings, its decrypted variables and its uid. */
 export class BuildInputsSource implements BuildEnvironmentSource {
@@ -25,16 +30,7 @@ export class BuildInputsSource implements BuildEnvironmentSource {
   async inputsFor(build: BuildRecord): Promise<EnvironmentInputs> {
     const environment = await this.deps.store.environments.findById(build.environmentId);
     if (!environment) throw new Error(`environment ${build.environmentId} of build ${build.id} is gone`);
-    const uid = await this.deps.store.environments.assignBuildUid(
-      environment.id,
-      this.uidRange.first,
-      this.uidRange.last,
-    );
-    if (uid === undefined) {
-      throw new Error(
-        `no free build uid left in ${this.uidRange.first}-${this.uidRange.last} (ATOLL_BUILD_UID_RANGE)`,
-      );
-    }
+    const uid = await this.uidOf(environment);
     return {
       buildId: build.id,
       environmentId: environment.id,
@@ -50,22 +46,27 @@ export class BuildInputsSource implements BuildEnvironmentSource {
 
   async sourceOf(build: BuildRecord): Promise<BuildSourceInput> {
     if (build.sourceKey !== '') return { kind: 'archive', path: this.deps.blobs.localPath(build.sourceKey) };
-    const { store, secretBox } = this.deps;
-    const environment = await store.environments.findById(build.environmentId);
+    const environment = await this.deps.store.environments.findById(build.environmentId);
     if (!environment) throw new Error(`environment ${build.environmentId} of build ${build.id} is gone`);
+    return this.gitSourceOf(environment, build.branch, build.commitSha);
+  }
+
+  /** The environment's repository and branch, with its credentials opened; `commitSha` '' = the head. */
+  async gitSourceOf(environment: EnvironmentRecord, branch: string, commitSha: string): Promise<GitSource> {
+    const { store, secretBox } = this.deps;
     const repository = await store.apps.findRepository(environment.appPk);
-    if (!repository) throw new Error(`build ${build.id} has no archive and its application no repository`);
+    if (!repository) throw new Error(`environment ${environment.id} belongs to no repository application`);
     const url = checkRepositoryUrl(repository.url);
     if (!url.ok)
-      throw new Error(`the stored repository URL of build ${build.id} fails its rules: ${url.rule}`);
+      throw new Error(`the stored repository URL of ${environment.id} fails its rules: ${url.rule}`);
     const open = (sealed: string) => (sealed === '' ? '' : secretBox.open(sealed));
     return {
       kind: 'git',
       url: url.repository.url,
       transport: url.repository.transport,
       host: url.repository.host,
-      branch: build.branch,
-      commitSha: build.commitSha,
+      branch,
+      commitSha,
       depth: environment.gitDepth ?? 1,
       accessToken: open(repository.accessTokenSealed),
       deployKey: open(repository.deployKeySealed),
@@ -74,5 +75,19 @@ export class BuildInputsSource implements BuildEnvironmentSource {
       trustHostKey: (knownHost) =>
         store.apps.updateRepository(environment.appPk, { knownHost }, this.deps.clock.now()),
     };
+  }
+
+  /** The environment's sandbox uid, taken on first use. */
+  async uidOf(environment: EnvironmentRecord): Promise<number> {
+    const uid = await this.deps.store.environments.assignBuildUid(
+      environment.id,
+      this.uidRange.first,
+      this.uidRange.last,
+    );
+    if (uid === undefined)
+      throw new Error(
+        `no free build uid left in ${this.uidRange.first}-${this.uidRange.last} (ATOLL_BUILD_UID_RANGE)`,
+      );
+    return uid;
   }
 }

@@ -109,3 +109,9 @@ export interface BuildEnvironmentSource {
   /** The archive, or the repository and branch (with its credentials opened), the build is made from. */
   sourceOf(build: BuildRecord): Promise<BuildSourceInput>;
 }
+
+/** Reads a branch's head commit where the repository is (the builder, with git in the sandbox). */
+export interface BranchHeads {
+  /** The head's sha (40 hex); throws with a message naming the cause when it cannot be read. */
+  headOf(source: GitSource, uid: number): Promise<string>;
+}
