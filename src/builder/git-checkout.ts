@@ -182,6 +182,13 @@ async function withGitCredentials<T>(
   await mkdir(join(secrets, 'home'), { recursive: true, mode: 0o700 });
   try {
     if (git.transport === 'ssh') {
+      // ssh refuses to run for a uid without a passwd entry: the sandbox's passwd names the build uid.
+      const passwd = await readFile('/etc/passwd', 'utf8').catch(() => '');
+      await writeFile(
+        join(secrets, 'passwd'),
+        `${passwd.trimEnd()}\natoll-build:x:${String(settings.uid)}:${String(settings.uid)}:Atoll build:${SECRETS_MOUNT}/home:/usr/sbin/nologin\n`,
+        { mode: 0o644 },
+      );
       await writeFile(join(secrets, 'key'), git.deployKey, { mode: 0o600 });
       await writeFile(join(secrets, 'known_hosts'), git.knownHost === '' ? '' : `${git.knownHost}\n`, {
         mode: 0o600,
@@ -217,7 +224,7 @@ function sandboxedGit(
       argv: ['git', ...args],
       workDir,
       hidden: [settings.dataDir],
-      readOnly: [],
+      readOnly: git.transport === 'ssh' ? [{ source: join(secrets, 'passwd'), target: '/etc/passwd' }] : [],
       writable: [{ source: secrets, target: SECRETS_MOUNT }],
       uid: settings.uid,
       gid: settings.uid,

@@ -8,6 +8,7 @@ const ALL_ACTIONS: readonly Action[] = [
   'app.create',
   'app.delete',
   'repository.manage',
+  'repository.trust',
   'environment.read',
   'environment.write',
   'environment.delete',

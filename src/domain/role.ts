@@ -12,6 +12,7 @@ export type Action =
   | 'app.create'
   | 'app.delete'
   | 'repository.manage'
+  | 'repository.trust'
   | 'environment.read'
   | 'environment.write'
   | 'environment.delete'
@@ -28,6 +29,7 @@ const ALLOWED: Readonly<Record<Action, readonly Role[]>> = {
   'app.create': ['owner', 'developer'],
   'app.delete': ['owner'],
   'repository.manage': ['owner', 'developer'],
+  'repository.trust': ['owner'],
   'environment.read': ['owner', 'developer', 'viewer'],
   'environment.write': ['owner', 'developer'],
   'environment.delete': ['owner', 'developer'],

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { createHmac, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, createHmac, randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { BuildHarness } from '../helpers/build-harness.js';
 import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
+import { startSshGitServer } from '../helpers/ssh-git-server.js';
 
 /**
  * Issue 23: applications built from a git repository's branch. Real git servers (`git http-backend`)
@@ -305,6 +306,61 @@ describe('builds from a git branch (git http-backend on loopback)', () => {
     await poller.pollOnce();
     assert.equal((await builds('polled', envId)).length, 2);
   });
+
+  it(
+    'fetches over ssh with the deploy key, trusts the host key on first use and refuses a changed one (prevents a fetch from a host in between)',
+    { skip: !existsSync('/usr/sbin/sshd') && 'needs openssh-server (.ci/run installs it)' },
+    async () => {
+      await git.createRepository('over-ssh', { 'index.html': '<p>fetched over ssh</p>' });
+      const sshd = await startSshGitServer(git.repositories);
+      try {
+        assert.equal((await createApp('ssh-site', { url: sshd.url('over-ssh') })).status, 200);
+        const app = await h.api.request('GET', '/v1/accounts/acme/apps/ssh-site', { auth: h.owner });
+        const deployKey = String(app.body.repository.deployKey);
+        assert.match(deployKey, /^ssh-ed25519 /);
+        await sshd.authorize(deployKey);
+        const { envId, operation } = await createEnvironment('ssh-site', 'main');
+        const done = await h.waitDone(operation);
+        assert.equal(done.error, undefined, JSON.stringify(done.error));
+        assert.match(await (await h.edge('/', { host: h.hostOf(envId) })).text(), /fetched over ssh/);
+        // The host key met on the first fetch is recorded and shown.
+        const hostKeyBlob = (await sshd.hostKey()).split(' ')[1] ?? '';
+        const expected = `SHA256:${createHash('sha256').update(Buffer.from(hostKeyBlob, 'base64')).digest('base64').replace(/=+$/, '')}`;
+        const shown = await h.api.request('GET', '/v1/accounts/acme/apps/ssh-site', { auth: h.owner });
+        assert.equal(shown.body.repository.hostKeyFingerprint, expected);
+        const [build] = await builds('ssh-site', envId);
+        const log = await h.logOf(String(build.name).split('/').pop() ?? '');
+        assert.doesNotMatch(log, /PRIVATE KEY/);
+
+        // Another host key at the same address: the next fetch fails and says why.
+        await sshd.replaceHostKey();
+        const rebuild = await h.api.request(
+          'POST',
+          `/v1/accounts/acme/apps/ssh-site/environments/${envId}:rebuild`,
+          {
+            auth: h.owner,
+          },
+        );
+        const failed = await h.waitDone(String(rebuild.body.name));
+        assert.match(
+          String(failed.error?.message),
+          /ssh host key of 127\.0\.0\.1 changed since the first fetch/,
+        );
+        assert.match(
+          await (await h.edge('/', { host: h.hostOf(envId) })).text(),
+          /fetched over ssh/,
+          'still live',
+        );
+
+        // A deploy key the repository does not know is refused, naming it.
+        assert.equal((await createApp('ssh-unknown', { url: sshd.url('over-ssh') })).status, 200);
+        const unknown = await createEnvironment('ssh-unknown', 'main');
+        assert.match(String((await h.waitDone(unknown.operation)).error?.message), /refused the deploy key/);
+      } finally {
+        await sshd.stop();
+      }
+    },
+  );
 
   it('fails a missing branch and a link out of the repository with messages that say so', async () => {
     await git.createRepository('branchless', { 'index.html': 'x' });

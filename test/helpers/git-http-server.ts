@@ -18,6 +18,8 @@ export interface GitHttpServer {
   readonly origin: string;
   /** The server's self-signed certificate, for clients to trust (GIT_SSL_CAINFO, ATOLL_GIT_CA_FILE). */
   readonly caFile: string;
+  /** The folder of the bare repositories (`<name>.git`): an ssh server can serve them too. */
+  readonly repositories: string;
   /** The clone URL of a repository made with createRepository: `${origin}/<name>.git` */
   url(name: string): string;
   /** A bare repository <root>/<name>.git with one branch (default 'main') holding the files; returns the commit sha. */
@@ -151,6 +153,10 @@ class TestGitHttpServer implements GitHttpServer {
     if (typeof address !== 'object' || address === null)
       throw new Error('the git HTTP server has no address');
     this.#port = address.port;
+  }
+
+  get repositories(): string {
+    return this.#root;
   }
 
   get origin(): string {

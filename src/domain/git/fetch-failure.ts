@@ -20,10 +20,10 @@ export function describeFetchFailure(lines: readonly string[], context: FetchFai
   const has = (pattern: RegExp) => pattern.test(text);
   const { url, host, branch } = context;
   if (has(/REMOTE HOST IDENTIFICATION HAS CHANGED|Host key for .* has changed/i) && context.knownHost)
-    return `the ssh host key of ${host} changed since the first fetch: if the host's key really changed, the owner resets it (atoll apps reset-host-key), else someone is in between`;
+    return `the ssh host key of ${host} changed since the first fetch: if the host's key really changed, an owner resets it (POST …/apps/<app>/repository:resetHostKey) and the next fetch trusts the new one; if not, someone is in between`;
   if (has(/Host key verification failed/i))
     return context.knownHost
-      ? `the ssh host key of ${host} changed since the first fetch: if the host's key really changed, the owner resets it (atoll apps reset-host-key), else someone is in between`
+      ? `the ssh host key of ${host} changed since the first fetch: if the host's key really changed, an owner resets it (POST …/apps/<app>/repository:resetHostKey) and the next fetch trusts the new one; if not, someone is in between`
       : `the ssh host key of ${host} could not be verified`;
   if (has(/Permission denied \(publickey/i))
     return `${host} refused the deploy key: add the application's deploy key (GET …/apps/<app>, repository.deployKey) to ${url} with read access`;

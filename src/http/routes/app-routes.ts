@@ -106,6 +106,24 @@ export function registerAppRoutes(app: ApiInstance, services: ApiServices): void
       services.apps.rotateWebhookSecret(principalOf(request), request.params.account, request.params.app),
   );
 
+  app.post(
+    `${APP_PATH}/repository::resetHostKey`,
+    {
+      schema: {
+        tags,
+        summary: "Forget the repository's trusted ssh host key",
+        description:
+          'Owners. After the git host really changed its key: the next fetch trusts the key it meets and shows its fingerprint.',
+        params: AppParamsSchema,
+        response: responses({ 200: EmptySchema }),
+      },
+    },
+    async (request) => {
+      await services.apps.resetHostKey(principalOf(request), request.params.account, request.params.app);
+      return {};
+    },
+  );
+
   app.delete(
     APP_PATH,
     {

@@ -166,6 +166,21 @@ export class AppRepositories {
   }
 }
 
+/** Forgets the ssh host key trusted so far: the next fetch trusts the one it meets (owners, after a real change). */
+export async function resetHostKey(
+  store: Store,
+  clock: Clock,
+  account: string,
+  app: AppRecord,
+): Promise<void> {
+  if (app.sourceKind !== 'repository')
+    throw new AtollError(
+      'NOT_A_REPOSITORY_APP',
+      `${appName(account, app.appId)} is a direct-upload application: it has no repository host key`,
+    );
+  await store.apps.updateRepository(app.id, { knownHost: '' }, clock.now());
+}
+
 /** 32 random bytes, URL-safe: pasted into a git host's webhook form. */
 function newWebhookSecret(): string {
   return randomBytes(32).toString('base64url');

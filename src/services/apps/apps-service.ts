@@ -8,7 +8,7 @@ import { nextPageToken, parsePageRequest } from '../../domain/page-token.js';
 import { checkRegion, regionName, toRegionId } from '../../domain/region.js';
 import { appName } from '../../domain/resource-names.js';
 import type { App, CreateAppBody, Repository } from '../../contract/app-schemas.js';
-import type { AppRepositories } from './app-repositories.js';
+import { resetHostKey, type AppRepositories } from './app-repositories.js';
 import type { AccessService } from '../access/access-service.js';
 import type { Principal } from '../access/auth-service.js';
 import type { Clock } from '../kit/platform-ports.js';
@@ -136,6 +136,17 @@ export class AppsService {
   ): Promise<{ webhookUrl: string; secret: string }> {
     const grant = await this.deps.access.require(principal, account, 'repository.manage');
     return this.deps.repositories.rotateWebhookSecret(
+      account,
+      await this.requireApp(grant.accountId, account, appId),
+    );
+  }
+
+  /** Forgets the repository's trusted ssh host key (owners): the next fetch trusts the key it meets. */
+  async resetHostKey(principal: Principal, account: string, appId: string): Promise<void> {
+    const grant = await this.deps.access.require(principal, account, 'repository.trust');
+    await resetHostKey(
+      this.deps.store,
+      this.deps.clock,
       account,
       await this.requireApp(grant.accountId, account, appId),
     );
