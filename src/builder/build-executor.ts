@@ -33,7 +33,7 @@ import type {
   DetectedProject,
   GitSource,
 } from '../services/builds/build-ports.js';
-import { checkoutGitSource } from './git-checkout.js';
+import { checkoutGitSource, type CheckedOut } from './git-checkout.js';
 import { isUuid } from '../domain/identifier-rules.js';
 import type { BlobStore, Logger } from '../services/kit/platform-ports.js';
 import { EnvironmentBuildCache } from './build-cache.js';
@@ -324,7 +324,14 @@ export class SandboxedBuildExecutor implements BuildExecutor {
     work: string,
     detected: Detected,
   ): Promise<BuildOutcome> {
-    const { source, appDirectory } = await this.#unpack(inputs, reporter, work, signal);
+    const unpacked = await this.#unpack(inputs, reporter, work, signal);
+    const { source, appDirectory } = unpacked;
+    // A build of a branch's head learns its commit by fetching it: its commands see it.
+    if (unpacked.commit !== undefined)
+      inputs = {
+        ...inputs,
+        platformVariables: { ...inputs.platformVariables, ATOLL_GIT_COMMIT_SHA: unpacked.commit },
+      };
     const app = join(source, appDirectory);
     // The cache in use and the node_modules worth keeping: kept whether the build succeeds or not.
     const kept: KeptCache = { cache: undefined, dependencyKey: undefined };
@@ -399,15 +406,16 @@ export class SandboxedBuildExecutor implements BuildExecutor {
     reporter: BuildReporter,
     work: string,
     signal: AbortSignal,
-  ): Promise<{ source: string; appDirectory: string }> {
+  ): Promise<{ source: string; appDirectory: string; commit?: string }> {
     const source = join(work, 'source');
     await mkdir(work, { recursive: true, mode: 0o755 });
 
     await reporter.phase('UNPACKING');
-    let unpacked: Pick<UnpackResult, 'root' | 'appDirectory' | 'workspace'>;
-    if (inputs.source.kind === 'git')
-      unpacked = await this.#checkout(inputs.source, inputs, reporter, work, signal);
-    else {
+    let unpacked: Pick<UnpackResult, 'root' | 'appDirectory' | 'workspace'> & { commit?: string };
+    if (inputs.source.kind === 'git') {
+      const checkedOut = await this.#checkout(inputs.source, inputs, reporter, work, signal);
+      unpacked = { ...checkedOut, commit: checkedOut.commit.sha };
+    } else {
       const archive = await unpackArchive(
         inputs.source.path,
         source,
@@ -425,7 +433,11 @@ export class SandboxedBuildExecutor implements BuildExecutor {
         'atoll',
         `workspace: ${unpacked.appDirectory} is a member of the workspace at ${unpacked.root || 'the archive root'}/ (${unpacked.workspace}); installing there, building in ${unpacked.appDirectory}`,
       );
-    return { source, appDirectory: unpacked.appDirectory };
+    return {
+      source,
+      appDirectory: unpacked.appDirectory,
+      ...(unpacked.commit === undefined ? {} : { commit: unpacked.commit }),
+    };
   }
 
   /** The repository's commit checked out as the build's source (git-checkout.ts), recorded on the build. */
@@ -435,7 +447,7 @@ export class SandboxedBuildExecutor implements BuildExecutor {
     reporter: BuildReporter,
     work: string,
     signal: AbortSignal,
-  ): Promise<Pick<UnpackResult, 'root' | 'appDirectory' | 'workspace'>> {
+  ): Promise<CheckedOut> {
     const { gitFetch } = this.settings;
     return checkoutGitSource(
       git,
@@ -702,6 +714,7 @@ export class SandboxedBuildExecutor implements BuildExecutor {
     return {
       // The user's variables first: the platform's own keys are reserved and win.
       ...Object.fromEntries(inputs.shellVariables.map((v) => [v.key, v.value])),
+      ...inputs.platformVariables,
       ...(wpUrl === undefined ? {} : { WORDPRESS_URL: wpUrl, NEXT_PUBLIC_WORDPRESS_URL: wpUrl }),
       PATH: `${NODE_MOUNT}/bin:/usr/local/bin:/usr/bin:/bin`,
       HOME: join(source, '..'),

@@ -141,3 +141,10 @@ export function table(header: readonly string[], rows: readonly (readonly string
       .trimEnd();
   return [line(header), ...rows.map(line)];
 }
+
+/** Everything on standard input (a secret passed with --password-stdin or --token-stdin). */
+export async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -8,8 +8,10 @@
  *   "MyHeadlessApp" that Atoll's appId rule refuses; rather than rename silently (the app would
  *   then answer to a name its owner never chose), that is a violation on `name` that states the
  *   rule and suggests a lower-case, hyphenated form ("my-headless-app") when one can be derived.
- * - Only direct-upload applications exist in Atoll: `repo` must be "uploadable" and each
- *   environment's `branch` "-" (the public file's spelling) or "uploadable".
+ * - `repo` "uploadable" makes a direct-upload application, whose environments' `branch` is "-" (the
+ *   public file's spelling) or "uploadable". Any other `repo` connects a git repository (docs/git.md):
+ *   a clone URL, or GitHub's `owner/repo` as the public service's files name one; each environment's
+ *   `branch` is then the branch it builds, and `zip_file_path` has no place.
  * - Besides the rules of the file itself, the fields are checked with the API's own rules
  *   (display name, WordPress environment, shell variable keys and sizes, domain names), so
  *   that a file that passes here does not fail half-way through creating the application.
@@ -23,7 +25,8 @@
  *   `environments[1].env_variables[0].key`.
  */
 import { resolve } from 'node:path';
-import { checkDisplayName, checkWpEnvironment } from '../domain/environment-rules.js';
+import { checkDisplayName, checkGitBranch, checkWpEnvironment } from '../domain/environment-rules.js';
+import { checkRepositoryUrl, hostedCloneUrl } from '../domain/git/repository-url.js';
 import { normalizeDomain } from '../domain/domains/domain-names.js';
 import type { FieldViolation } from '../domain/error-catalogue.js';
 import { checkName, NAME_RULE } from '../domain/identifier-rules.js';
@@ -45,12 +48,16 @@ export interface WpeEnvironmentPlan {
   readonly domains: readonly string[];
   /** `zip_file_path` resolved against the folder of the wpe.json. */
   readonly zipFilePath?: string;
+  /** For an application connected to a repository: the branch the environment builds. */
+  readonly branch?: string;
 }
 
 export interface WpeAppPlan {
   readonly appId: string;
   /** As the API names it: `regions/UK`. */
   readonly region: string;
+  /** The clone URL of the repository the application builds; absent for a direct-upload one. */
+  readonly repository?: string;
   readonly environments: readonly WpeEnvironmentPlan[];
   /** Paths of fields in the file that were not understood and so ignored: `environments[0].foo`. */
   readonly ignoredFields: readonly string[];
@@ -142,15 +149,27 @@ function planAppId(value: unknown, violations: WpeConfigViolation[]): string {
   return value;
 }
 
-function checkRepo(value: unknown, violations: WpeConfigViolation[]): void {
-  if (value === UPLOADABLE_REPO) return;
+/** The repository's clone URL, or undefined for "uploadable" (and for a violation, recorded). */
+function planRepo(value: unknown, violations: WpeConfigViolation[]): string | undefined {
+  if (value === UPLOADABLE_REPO) return undefined;
+  if (typeof value !== 'string' || value.trim() === '') {
+    violations.push({
+      field: 'repo',
+      description: `is required: "${UPLOADABLE_REPO}" for a direct-upload application, or the git repository it builds`,
+    });
+    return undefined;
+  }
+  const url = /:\/\/|@/.test(value) ? value.trim() : hostedCloneUrl('GITHUB', value.trim());
+  const check = url === undefined ? undefined : checkRepositoryUrl(url);
+  if (check?.ok === true) return check.repository.url;
   violations.push({
     field: 'repo',
     description:
-      typeof value === 'string'
-        ? `git-connected applications are not supported; use "${UPLOADABLE_REPO}" and upload a .zip`
-        : `is required and must be "${UPLOADABLE_REPO}"`,
+      check === undefined
+        ? 'must be "uploadable", a clone URL (https://… or git@host:owner/repo.git) or GitHub\'s owner/repo'
+        : check.rule,
   });
+  return undefined;
 }
 
 /** Accepts `UK` and `regions/UK`, in any letter case. */
@@ -257,6 +276,8 @@ function planEnvironment(
   seenDomains: Map<string, string>,
   violations: WpeConfigViolation[],
   ignored: string[],
+  /** The application builds a repository's branches (repo is not "uploadable"). */
+  fromGit: boolean,
 ): WpeEnvironmentPlan {
   collectIgnored(entry, ENVIRONMENT_FIELDS, path, ignored);
 
@@ -269,12 +290,19 @@ function planEnvironment(
   }
 
   const { branch } = entry;
-  if (typeof branch !== 'string' || !UPLOADABLE_BRANCHES.includes(branch)) {
+  if (fromGit) {
+    if (typeof branch === 'string') violations.push(...plain(checkGitBranch(`${path}.branch`, branch)));
+    else
+      violations.push({
+        field: `${path}.branch`,
+        description: 'is required: the branch the environment builds',
+      });
+  } else if (typeof branch !== 'string' || !UPLOADABLE_BRANCHES.includes(branch)) {
     violations.push({
       field: `${path}.branch`,
       description:
         typeof branch === 'string'
-          ? 'must be "-" (direct upload): git branches are not supported; upload a .zip instead'
+          ? 'must be "-" (direct upload) while repo is "uploadable"; name the repository in repo to build branches'
           : 'is required and must be "-" (direct upload)',
     });
   }
@@ -296,7 +324,12 @@ function planEnvironment(
   const domains = planDomains(entry.domains, `${path}.domains`, seenDomains, violations);
 
   let zipFilePath: string | undefined;
-  if (typeof entry.zip_file_path === 'string' && entry.zip_file_path.trim() !== '') {
+  if (fromGit && !isAbsent(entry.zip_file_path)) {
+    violations.push({
+      field: `${path}.zip_file_path`,
+      description: 'is for direct-upload applications: this one builds its branch from the repository',
+    });
+  } else if (typeof entry.zip_file_path === 'string' && entry.zip_file_path.trim() !== '') {
     zipFilePath = resolve(baseDir, entry.zip_file_path);
   } else if (!isAbsent(entry.zip_file_path)) {
     violations.push({
@@ -311,6 +344,7 @@ function planEnvironment(
     shellVariables,
     domains,
     ...(zipFilePath === undefined ? {} : { zipFilePath }),
+    ...(fromGit && typeof branch === 'string' ? { branch } : {}),
   };
 }
 
@@ -319,6 +353,7 @@ function planEnvironments(
   baseDir: string,
   violations: WpeConfigViolation[],
   ignored: string[],
+  fromGit: boolean,
 ): WpeEnvironmentPlan[] {
   if (!Array.isArray(value) || value.length === 0) {
     violations.push({ field: 'environments', description: 'is required and must be a non-empty array' });
@@ -333,7 +368,7 @@ function planEnvironments(
       violations.push({ field: path, description: 'must be an object' });
       return;
     }
-    const environment = planEnvironment(entry, path, baseDir, seenDomains, violations, ignored);
+    const environment = planEnvironment(entry, path, baseDir, seenDomains, violations, ignored, fromGit);
     environments.push(environment);
     if (typeof entry.name !== 'string' || entry.name.trim() === '') return;
     const key = entry.name.trim().toLowerCase();
@@ -363,9 +398,11 @@ export function planFromWpeJson(parsed: unknown, baseDir: string): WpeAppPlan {
   const ignoredFields: string[] = [];
   collectIgnored(parsed, TOP_LEVEL_FIELDS, '', ignoredFields);
   const appId = planAppId(parsed.name, violations);
-  checkRepo(parsed.repo, violations);
+  const repository = planRepo(parsed.repo, violations);
+  // Environments are checked against what repo names; a repo that is no repository is its own violation.
+  const fromGit = repository !== undefined;
   const region = planRegion(parsed.region, violations);
-  const environments = planEnvironments(parsed.environments, baseDir, violations, ignoredFields);
+  const environments = planEnvironments(parsed.environments, baseDir, violations, ignoredFields, fromGit);
   if (violations.length > 0) throw new WpeConfigError(violations);
-  return { appId, region, environments, ignoredFields };
+  return { appId, region, ...(repository === undefined ? {} : { repository }), environments, ignoredFields };
 }

@@ -11,7 +11,13 @@ import type {
   ListAccountsResponse,
   Member,
 } from '../contract/account-schemas.js';
-import type { App, ListAppsResponse, ListRegionsResponseSchema } from '../contract/app-schemas.js';
+import type {
+  App,
+  ListAppsResponse,
+  ListRegionsResponseSchema,
+  RepositoryInput,
+  RotateWebhookSecretResponse,
+} from '../contract/app-schemas.js';
 import type { Build, ListBuildsResponse } from '../contract/build-schemas.js';
 import type { Status } from '../contract/common-schemas.js';
 import type {
@@ -100,6 +106,8 @@ export interface NewEnvironment {
     readonly secret?: boolean;
   }[];
   readonly rootDirectory?: string;
+  /** The branch it builds, for an application connected to a repository; `uploadable` otherwise. */
+  readonly branch?: string;
 }
 
 /** One broken rule of a request, as the API names it (`google.rpc.BadRequest`). */
@@ -257,10 +265,35 @@ export class ApiClient {
     return (await this.#call<ListRegionsResponse>('GET', '/v1/regions')).regions;
   }
 
-  /** A direct-upload application (`uploadable: {}`) in the region (`regions/US-C`, …). */
-  async createApp(account: string, appId: string, region: string): Promise<void> {
+  /**
+   * An application in the region (`regions/US-C`, …): a direct-upload one (`uploadable: {}`), or one
+   * connected to the git repository given (docs/git.md).
+   */
+  async createApp(
+    account: string,
+    appId: string,
+    region: string,
+    repository?: RepositoryInput,
+  ): Promise<void> {
     const path = `/v1/accounts/${encodeURIComponent(account)}/apps?appId=${encodeURIComponent(appId)}`;
-    await this.#call('POST', path, { region, uploadable: {} });
+    await this.#call(
+      'POST',
+      path,
+      repository === undefined ? { region, uploadable: {} } : { region, repository },
+    );
+  }
+
+  /** A new secret for the repository's webhooks, shown only in this answer. */
+  async rotateWebhookSecret(account: string, app: string): Promise<RotateWebhookSecretResponse> {
+    return this.#call<RotateWebhookSecretResponse>(
+      'POST',
+      `${appPath(account, app)}/repository:rotateWebhookSecret`,
+    );
+  }
+
+  /** Forgets the repository's trusted ssh host key: the next fetch trusts the one it meets. */
+  async resetHostKey(account: string, app: string): Promise<void> {
+    await this.#call('POST', `${appPath(account, app)}/repository:resetHostKey`);
   }
 
   async listEnvironments(account: string, app: string): Promise<Environment[]> {
@@ -276,7 +309,8 @@ export class ApiClient {
   async createEnvironment(account: string, app: string, fields: NewEnvironment): Promise<Operation> {
     return this.#call<Operation>('POST', `${appPath(account, app)}/environments`, {
       ...fields,
-      branch: 'uploadable',
+      // A direct-upload application's environments are on the upload "branch".
+      branch: fields.branch ?? 'uploadable',
     });
   }
 

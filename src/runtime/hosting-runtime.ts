@@ -586,6 +586,7 @@ export class HostingRuntime implements Deployer {
       ...FRAMEWORK_REQUEST_DEFAULTS,
       // The user's variables next: the platform's own keys are reserved and win.
       ...userVariables(spec.shellVariables),
+      ...spec.platformVariables,
       ...(wpUrl === undefined ? {} : { WORDPRESS_URL: wpUrl, NEXT_PUBLIC_WORDPRESS_URL: wpUrl }),
       PATH: `${app === folder ? '' : `${app}/node_modules/.bin:`}${folder}/node_modules/.bin:${NODE_MOUNT}/bin:/usr/local/bin:/usr/bin:/bin`,
       HOME: folder,

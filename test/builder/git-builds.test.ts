@@ -119,8 +119,9 @@ describe('builds from a git branch (git http-backend on loopback)', () => {
           version: '1.0.0',
           scripts: { build: 'node build.js' },
         }),
+        // The platform's variables reach the build: the commit, the branch and the environment's URL.
         'apps/web/build.js':
-          "require('fs').mkdirSync('dist',{recursive:true});require('fs').writeFileSync('dist/index.html','<p>built from feature</p>')",
+          "const e=process.env;require('fs').mkdirSync('dist',{recursive:true});require('fs').writeFileSync('dist/index.html','<p>built from feature '+e.ATOLL_GIT_BRANCH+' '+e.ATOLL_GIT_COMMIT_SHA+' '+e.ATOLL_ENVIRONMENT_URL+'</p>')",
       },
       'Add the web app',
     );
@@ -135,7 +136,8 @@ describe('builds from a git branch (git http-backend on loopback)', () => {
     assert.equal(done.error, undefined, JSON.stringify(done.error));
     const [build] = await builds('mono', envId);
     assert.equal(build.commitSha, head);
-    assert.match(await (await h.edge('/', { host: h.hostOf(envId) })).text(), /built from feature/);
+    const page = await (await h.edge('/', { host: h.hostOf(envId) })).text();
+    assert.match(page, new RegExp(`built from feature feature/page ${head} http://h${envId}\\.`));
   });
 
   it('fetches a private repository with its token, and the token is in no log or answer (prevents a token leak)', async () => {

@@ -157,6 +157,50 @@ describe('the atoll CLI against a running server', { skip: sandboxProblem() }, (
     assert.match((await edge(url)).text, /second version/);
   });
 
+  it('connects a private git repository with a token from standard input, shows it without the token, and rotates its webhook secret', () => {
+    const token = 'glpat-cli-token-never-shown';
+    const created = cli(
+      [
+        'apps',
+        'create',
+        'git-site',
+        '--region',
+        'UK',
+        '--repo',
+        'https://gitlab.com/acme/site.git',
+        '--token-stdin',
+      ],
+      { input: `${token}\n` },
+    );
+    assert.equal(created.status, 0, created.stderr);
+    assert.match(
+      created.stdout,
+      /repository: https:\/\/gitlab\.com\/acme\/site\.git \(GITLAB, with an access token\)/,
+    );
+    assert.match(created.stdout, /--branch main/);
+    const shown = json(cli(['apps', 'get', 'git-site', '--json']));
+    assert.equal(shown.repository.accessTokenSet, true);
+    assert.match(shown.repository.webhookUrl, /\/wh\/v1\/accounts\/acme\/apps\/git-site\/repository:push$/);
+    const rotated = json(cli(['apps', 'rotate-webhook-secret', 'git-site', '--json']));
+    assert.match(rotated.secret, /^[A-Za-z0-9_-]{43}$/);
+    for (const output of [created.stdout, created.stderr, JSON.stringify(shown)])
+      assert.doesNotMatch(output, new RegExp(token));
+    const ssh = cli([
+      'apps',
+      'create',
+      'ssh-site',
+      '--region',
+      'UK',
+      '--repo',
+      'git@github.com:acme/site.git',
+    ]);
+    assert.equal(ssh.status, 0, ssh.stderr);
+    assert.match(ssh.stdout, /deploy key \(add it to the repository, read-only\): ssh-ed25519 /);
+    const refused = cli(['apps', 'create', 'bad-site', '--region', 'UK', '--repo', 'file:///etc']);
+    assert.notEqual(refused.status, 0);
+    assert.match(refused.stderr, /repository\.url: must use https or ssh, not file/);
+  });
+
   it('lists builds, prints a build log, rolls back, and reads the runtime log', async () => {
     const builds = json(cli(['builds', 'list', '--app', 'shop', '--env', 'Production', '--json']))
       .builds as any[];
@@ -327,11 +371,14 @@ describe('the atoll CLI against a running server', { skip: sandboxProblem() }, (
 
     writeFileSync(
       join(dir, 'bad.json'),
-      JSON.stringify({ name: 'Store', repo: 'me/store', region: 'MARS', environments: [] }),
+      JSON.stringify({ name: 'Store', repo: 'not a repository', region: 'MARS', environments: [] }),
     );
     const bad = cli(['apps', 'create', '-f', join(dir, 'bad.json')]);
     assert.equal(bad.status, 2);
-    assert.match(bad.stderr, /name: .*"store"[\s\S]*repo: git-connected[\s\S]*region:[\s\S]*environments:/);
+    assert.match(
+      bad.stderr,
+      /name: .*"store"[\s\S]*repo: must be "uploadable", a clone URL[\s\S]*region:[\s\S]*environments:/,
+    );
   });
 
   it('answers each class of failure with its exit code, a message and a hint, never a stack trace', () => {

@@ -181,16 +181,46 @@ describe('planFromWpeJson', () => {
       assert.doesNotMatch(descriptionOf({ ...example(), name: '123' }, 'name'), /for example/);
     });
 
-    it('refuses a git repository, naming repo', () => {
-      const violations = violationsOf({ ...example(), repo: 'owner/repo' });
-      assert.deepEqual(violations, [
-        {
-          field: 'repo',
-          description: 'git-connected applications are not supported; use "uploadable" and upload a .zip',
-        },
-      ]);
+    it('plans a git repository: GitHub owner/repo or a clone URL, each environment building its branch', () => {
+      const git = {
+        ...example(),
+        repo: 'acme/site',
+        environments: [
+          { name: 'Production', branch: 'main' },
+          { name: 'Staging', branch: 'develop', wp_environment_name: 'headlesswpe' },
+        ],
+      };
+      const plan = planFromWpeJson(git, BASE_DIR);
+      assert.equal(plan.repository, 'https://github.com/acme/site.git');
+      assert.deepEqual(
+        plan.environments.map((e) => [e.displayName, e.branch, e.zipFilePath]),
+        [
+          ['Production', 'main', undefined],
+          ['Staging', 'develop', undefined],
+        ],
+      );
+      assert.equal(
+        planFromWpeJson({ ...git, repo: 'git@gitlab.com:acme/site.git' }, BASE_DIR).repository,
+        'git@gitlab.com:acme/site.git',
+      );
+      assert.equal(planFromWpeJson(example(), BASE_DIR).repository, undefined);
+    });
+
+    it('refuses a repo that is no repository, a branch that is no branch and a zip for a git app, naming them', () => {
       assert.deepEqual(fieldsOf({ ...example(), repo: undefined }), ['repo']);
       assert.deepEqual(fieldsOf({ ...example(), repo: 7 }), ['repo']);
+      assert.deepEqual(fieldsOf({ ...example(), repo: 'not a repo' }), ['repo']);
+      assert.match(
+        violationsOf({ ...example(), repo: 'file:///etc/site' })[0]?.description ?? '',
+        /not file/,
+      );
+      const git = { ...example(), repo: 'acme/site' };
+      assert.deepEqual(fieldsOf(git), ['environments[0].branch', 'environments[0].zip_file_path']);
+      assert.deepEqual(
+        fieldsOf({ ...git, environments: [{ name: 'P', branch: '--upload-pack=x' }, { name: 'Q' }] }),
+        ['environments[0].branch', 'environments[1].branch'],
+      );
+      assert.deepEqual(fieldsOf(withEnvironment({ branch: 'main' })), ['environments[0].branch']);
     });
 
     it('refuses missing, empty and non-array environments', () => {
@@ -357,7 +387,7 @@ describe('planFromWpeJson', () => {
     it('reports every violation at once, and joins them in the message', () => {
       const parsed = {
         name: 'MyHeadlessApp',
-        repo: 'owner/repo',
+        repo: 'no repository',
         region: 'MARS',
         environments: [
           { name: '', branch: 'main', env_variables: [{ key: '', value: 1 }], domains: ['a.com', 'A.com'] },

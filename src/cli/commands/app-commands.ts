@@ -5,12 +5,12 @@
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { ApiError, type Environment } from '../../client/api-client.js';
+import { ApiError, type App, type Environment } from '../../client/api-client.js';
 import { buildNameOf, watchBuild } from '../build-watch.js';
 import { uploadArchive } from './deploy-command.js';
 import { waitForOperation } from './environment-commands.js';
 import { EXIT } from '../exit-codes.js';
-import { table } from '../terminal.js';
+import { readStdin, table } from '../terminal.js';
 import {
   addCommonOptions,
   CliError,
@@ -27,6 +27,9 @@ interface CreateOptions extends CommonOptions {
   readonly region?: string;
   readonly file?: string;
   readonly wait: boolean;
+  readonly repo?: string;
+  readonly provider?: string;
+  readonly tokenStdin?: boolean;
 }
 
 /** What applying a wpe.json did to one environment. */
@@ -44,6 +47,7 @@ export function addAppCommands(program: Command, deps: UserCommandDeps): void {
   const apps = program.command('apps').description("the account's applications");
   addAppReading(apps, deps);
   addAppChanges(apps, deps);
+  addRepositoryCommands(apps, deps);
 }
 
 /** `apps list` and `apps get`. */
@@ -81,6 +85,7 @@ function addAppReading(apps: Command, deps: UserCommandDeps): void {
         json: { ...found, environments },
         text: [
           `${found.appId}  ${found.region}  created ${found.createTime}`,
+          ...repositoryLines(found),
           ...(environments.length === 0
             ? ['no environments']
             : table(
@@ -99,15 +104,34 @@ function addAppChanges(apps: Command, deps: UserCommandDeps): void {
     addCommonOptions(
       apps
         .command('create [app]')
-        .description('create a direct-upload application, or everything a wpe.json describes')
+        .description(
+          'create a direct-upload application, one that builds a git repository (--repo), or everything a wpe.json describes',
+        )
         .option('--region <region>', 'US-C, AUS-SE, UK or EU-W (fixed once created)')
         .option(
           '-f, --file <wpe.json>',
           "create the app, its environments, variables and domains from the public service's wpe.json, and upload each zip_file_path",
         )
-        .option('--no-wait', 'with -f: do not wait for the uploads to be live'),
+        .option('--no-wait', 'with -f: do not wait for the uploads to be live')
+        .option(
+          '--repo <url>',
+          'build from this git repository instead of uploads: https://host/owner/repo.git or git@host:owner/repo.git',
+        )
+        .option(
+          '--provider <host>',
+          'with --repo: GITHUB, GITLAB, BITBUCKET, GITEA or GENERIC (guessed when left out)',
+        )
+        .option(
+          '--token-stdin',
+          "with an https --repo: read a private repository's access token from standard input",
+        ),
     ),
-    ['atoll apps create my-site --region US-C', 'atoll apps create -f wpe.json'],
+    [
+      'atoll apps create my-site --region US-C',
+      'atoll apps create my-site --region UK --repo https://github.com/acme/site.git',
+      'atoll apps create my-site --region UK --repo https://gitlab.com/acme/site.git --token-stdin <<< "$TOKEN"',
+      'atoll apps create -f wpe.json',
+    ],
   ).action((app: string | undefined, options: CreateOptions) =>
     runUserCommand(deps, options, async (session) => {
       const account = await session.account();
@@ -119,15 +143,22 @@ function addAppChanges(apps: Command, deps: UserCommandDeps): void {
           );
         const plan = await readPlan(session, options.file);
         await checkZipFiles(plan);
-        await session.client.createApp(account, plan.appId, plan.region).catch((error: unknown) => {
-          if (error instanceof ApiError && error.reason === 'APP_ALREADY_EXISTS')
-            throw new CliError(
-              `${plan.appId} exists already`,
-              `apply the file to it with: atoll apps update -f ${options.file ?? 'wpe.json'}`,
-              EXIT.CONFLICT,
-            );
-          throw error;
-        });
+        await session.client
+          .createApp(
+            account,
+            plan.appId,
+            plan.region,
+            plan.repository === undefined ? undefined : { url: plan.repository },
+          )
+          .catch((error: unknown) => {
+            if (error instanceof ApiError && error.reason === 'APP_ALREADY_EXISTS')
+              throw new CliError(
+                `${plan.appId} exists already`,
+                `apply the file to it with: atoll apps update -f ${options.file ?? 'wpe.json'}`,
+                EXIT.CONFLICT,
+              );
+            throw error;
+          });
         session.terminal.err(`created application ${plan.appId} (${plan.region})`);
         return appliedResult(plan, await applyEnvironments(session, account, plan, [], options.wait));
       }
@@ -138,13 +169,38 @@ function addAppChanges(apps: Command, deps: UserCommandDeps): void {
         );
       // US-C, uk or regions/UK: the API wants the id in upper case.
       const region = options.region.startsWith('regions/') ? options.region : options.region.toUpperCase();
-      await session.client.createApp(account, app, region);
+      if ((options.provider !== undefined || options.tokenStdin === true) && options.repo === undefined)
+        throw new CliError(
+          '--provider and --token-stdin go with --repo',
+          'name the repository with --repo <url>',
+        );
+      const token = options.tokenStdin === true ? (await readStdin()).trim() : undefined;
+      if (token === '')
+        throw new CliError(
+          'the access token on standard input is empty',
+          'pipe it in: --token-stdin <<< "$TOKEN"',
+        );
+      await session.client.createApp(
+        account,
+        app,
+        region,
+        options.repo === undefined
+          ? undefined
+          : {
+              url: options.repo,
+              ...(options.provider !== undefined && { provider: options.provider.toUpperCase() }),
+              ...(token !== undefined && { accessToken: token }),
+            },
+      );
       const created = await session.client.getApp(account, app);
       return {
         json: created,
         text: [
           `created application ${app} (${created.region})`,
-          `add an environment: atoll envs create --app ${app} --name Production`,
+          ...repositoryLines(created),
+          created.repository === undefined
+            ? `add an environment: atoll envs create --app ${app} --name Production`
+            : `add an environment that builds a branch: atoll envs create --app ${app} --name Production --branch main`,
         ],
       };
     }),
@@ -199,6 +255,66 @@ function addAppChanges(apps: Command, deps: UserCommandDeps): void {
       await session.confirmDanger(`Delete application ${app} with all its environments, builds and domains?`);
       await session.client.deleteApp(account, app);
       return { json: { deleted: `accounts/${account}/apps/${app}` }, text: `deleted application ${app}` };
+    }),
+  );
+}
+
+/** What the user needs of an application's repository: where it is, the deploy key to add, the webhook URL. */
+function repositoryLines(app: App): string[] {
+  const repository = app.repository;
+  if (repository === undefined) return [];
+  return [
+    `repository: ${repository.url} (${repository.provider}${repository.accessTokenSet ? ', with an access token' : ''})`,
+    ...(repository.deployKey === undefined
+      ? []
+      : [`deploy key (add it to the repository, read-only): ${repository.deployKey}`]),
+    ...(repository.hostKeyFingerprint === undefined
+      ? []
+      : [`ssh host key: ${repository.hostKeyFingerprint}`]),
+    `webhook URL: ${repository.webhookUrl} (its secret: atoll apps rotate-webhook-secret ${app.appId})`,
+  ];
+}
+
+/** `apps rotate-webhook-secret` and `apps reset-host-key`. */
+function addRepositoryCommands(apps: Command, deps: UserCommandDeps): void {
+  withExamples(
+    addCommonOptions(
+      apps
+        .command('rotate-webhook-secret <app>')
+        .description(
+          "make a new secret for the repository's webhooks (shown once; the old one stops working)",
+        ),
+    ),
+    ['atoll apps rotate-webhook-secret my-site', 'atoll apps rotate-webhook-secret my-site --json'],
+  ).action((app: string, options: CommonOptions) =>
+    runUserCommand(deps, options, async (session) => {
+      const rotated = await session.client.rotateWebhookSecret(await session.account(), app);
+      return {
+        json: rotated,
+        text: [
+          `webhook URL: ${rotated.webhookUrl}`,
+          `secret:      ${rotated.secret}`,
+          "paste both into the git host's webhook settings (JSON, push events): the secret is not shown again",
+        ],
+      };
+    }),
+  );
+
+  withExamples(
+    addCommonOptions(
+      apps
+        .command('reset-host-key <app>')
+        .description("forget the repository's trusted ssh host key, after the git host really changed it"),
+    ),
+    ['atoll apps reset-host-key my-site'],
+  ).action((app: string, options: CommonOptions) =>
+    runUserCommand(deps, options, async (session) => {
+      const account = await session.account();
+      await session.confirmDanger(
+        `Trust whatever ssh host key ${app}'s repository shows at the next fetch? Do this only after checking that the host changed its key.`,
+      );
+      await session.client.resetHostKey(account, app);
+      return { json: {}, text: `the next fetch of ${app} trusts the host key it meets` };
     }),
   );
 }
@@ -268,6 +384,7 @@ async function applyEnvironments(
             displayName: wanted.displayName,
             wpEnvironment: wanted.wpEnvironment,
             shellVariables: [...wanted.shellVariables],
+            ...(wanted.branch !== undefined && { branch: wanted.branch }),
           });
     session.terminal.err(
       `${current === undefined ? 'created' : 'updated'} environment ${wanted.displayName} (${environmentId(environment)})`,
@@ -309,6 +426,7 @@ async function createEnvironment(
     displayName: wanted.displayName,
     wpEnvironment: wanted.wpEnvironment,
     shellVariables: [...wanted.shellVariables],
+    ...(wanted.branch !== undefined && { branch: wanted.branch }),
   });
   return (await waitForOperation(session, operation)).response as unknown as Environment;
 }

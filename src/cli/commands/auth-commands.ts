@@ -6,7 +6,7 @@ import { Command } from 'commander';
 import { ApiClient } from '../../client/api-client.js';
 import { EXIT } from '../exit-codes.js';
 import { nonEmpty, profilesPath, readProfiles, writeProfiles, type Profile } from '../profiles-file.js';
-import type { Terminal } from '../terminal.js';
+import { readStdin, type Terminal } from '../terminal.js';
 import {
   addCommonOptions,
   basicAuthorization,
@@ -248,10 +248,4 @@ async function askFor(
   ).trim();
   if (answer === '') throw new CliError(`${question} is empty`);
   return answer;
-}
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }

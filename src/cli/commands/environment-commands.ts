@@ -35,6 +35,7 @@ interface CreateOptions extends AppOption, VariableOptions {
   readonly name: string;
   readonly wpEnvironment?: string;
   readonly rootDirectory?: string;
+  readonly branch?: string;
 }
 
 interface UpdateOptions extends AppOption, VariableOptions {
@@ -161,8 +162,12 @@ function addEnvironmentChanges(envs: Command, deps: UserCommandDeps): void {
       addVariableOptions(
         envs
           .command('create')
-          .description('create an environment of a direct-upload application')
+          .description('create an environment (of a repository application: one that builds a branch)')
           .requiredOption('--name <displayName>', 'its display name, 1 to 100 characters')
+          .option(
+            '--branch <branch>',
+            'the branch it builds, for an application connected to a git repository',
+          )
           .option('--wp-environment <install>', 'the WordPress install it connects to')
           .option('--root-directory <folder>', 'the folder of the app inside the uploaded code'),
       ),
@@ -170,6 +175,7 @@ function addEnvironmentChanges(envs: Command, deps: UserCommandDeps): void {
     [
       'atoll envs create --app my-site --name Production --wp-environment mysite --var WORDPRESS_URL=https://wp.example.com',
       'atoll envs create --app my-site --name staging --secret API_TOKEN=s3cr3t --json',
+      'atoll envs create --app my-git-site --name Production --branch main',
     ],
   ).action((options: CreateOptions) =>
     runUserCommand(deps, options, async (session) => {
@@ -178,6 +184,7 @@ function addEnvironmentChanges(envs: Command, deps: UserCommandDeps): void {
         wpEnvironment: options.wpEnvironment ?? '',
         shellVariables: variablesOf(options),
         ...(options.rootDirectory !== undefined && { rootDirectory: options.rootDirectory }),
+        ...(options.branch !== undefined && { branch: options.branch }),
       });
       const done = await waitForOperation(session, operation);
       const environment = done.response as unknown as Environment;
@@ -185,7 +192,9 @@ function addEnvironmentChanges(envs: Command, deps: UserCommandDeps): void {
         json: environment,
         text: [
           `created environment ${environment.displayName} (${environmentId(environment)})`,
-          `deploy to it with: atoll deploy --app ${options.app} --env ${environmentId(environment)}`,
+          options.branch === undefined
+            ? `deploy to it with: atoll deploy --app ${options.app} --env ${environmentId(environment)}`
+            : `it builds ${options.branch}: live at ${environment.url}; a push (webhook) or a rebuild builds the new head`,
         ],
       };
     }),

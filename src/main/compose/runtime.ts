@@ -63,6 +63,7 @@ export function composeRuntime(base: Base, inputs: RuntimeInputs): RuntimeRole {
       secretBox: base.secretBox,
       clock,
       gitHostNetwork: settings.git.allowPrivate,
+      urlOf: base.urlOf,
     },
     builds.uidRange,
   );

@@ -27,6 +27,9 @@ export type EarlierOutput = Pick<
   | 'framework'
   | 'dependencies'
   | 'variablesSealed'
+  | 'commitSha'
+  | 'commitMessage'
+  | 'commitAuthor'
 >;
 
 /** A new QUEUED build of the environment, as enqueueBuild and queueFirstBuild insert it. */
@@ -64,6 +67,10 @@ function newBuild(
       framework: earlier.framework,
       dependencies: earlier.dependencies,
       variablesSealed: earlier.variablesSealed,
+      // A redeploy serves the commit of the build it redeploys.
+      commitSha: earlier.commitSha,
+      commitMessage: earlier.commitMessage,
+      commitAuthor: earlier.commitAuthor,
     }),
     archived: false,
     liveTime: null,

@@ -2,6 +2,8 @@
  * What a build runs with, resolved once by the runner: the environment's settings, decrypted variables, uid.
  */
 import { checkRepositoryUrl } from '../../domain/git/repository-url.js';
+import { platformVariables } from '../../domain/hosting/platform-variables.js';
+import { UPLOADABLE_BRANCH } from '../../domain/environment-rules.js';
 import type { BlobStore, Clock, SecretBox } from '../kit/platform-ports.js';
 import type {
   BuildEnvironmentSource,
@@ -23,6 +25,8 @@ export class BuildInputsSource implements BuildEnvironmentSource {
       clock: Clock;
       /** Git fetches on the host's network (ATOLL_GIT_ALLOW_PRIVATE). */
       gitHostNetwork: boolean;
+      /** Where the edge serves an environment (ATOLL_ENVIRONMENT_URL). */
+      urlOf?: (environment: EnvironmentRecord) => string;
     },
     private readonly uidRange: { readonly first: number; readonly last: number },
   ) {}
@@ -41,6 +45,10 @@ export class BuildInputsSource implements BuildEnvironmentSource {
         build.variablesSealed === '' ? environment.shellVariablesSealed : build.variablesSealed,
       ),
       uid,
+      platformVariables: platformVariables({
+        environmentUrl: this.deps.urlOf?.(environment) ?? '',
+        ...(build.branch === UPLOADABLE_BRANCH ? {} : { branch: build.branch, commitSha: build.commitSha }),
+      }),
     };
   }
 

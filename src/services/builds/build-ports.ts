@@ -51,6 +51,8 @@ export interface BuildInputs {
   /** The environment's own unprivileged uid (and gid) for its sandboxes. */
   readonly uid: number;
   readonly clean: boolean;
+  /** ATOLL_ENVIRONMENT_URL and, for a build of a branch, ATOLL_GIT_BRANCH and ATOLL_GIT_COMMIT_SHA. */
+  readonly platformVariables: Readonly<Record<string, string>>;
 }
 
 export type BuildOutcome =

@@ -85,6 +85,11 @@ export class DeploymentsService {
         wpEnvironment: inputs.wpEnvironment,
         uid: inputs.uid,
         platformTokens: await this.deps.tokens.tokensFor(build.environmentId),
+        // The commit the build fetched (a head build learns it only then).
+        platformVariables: {
+          ...inputs.platformVariables,
+          ...(build.commitSha === '' ? {} : { ATOLL_GIT_COMMIT_SHA: build.commitSha }),
+        },
       },
       progress,
       signal,

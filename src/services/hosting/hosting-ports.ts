@@ -23,6 +23,8 @@ export interface DeploymentSpec {
   readonly uid: number;
   /** Bearer tokens of the platform services, given to the app. */
   readonly platformTokens: { readonly appsApi: string; readonly kvStore: string };
+  /** ATOLL_ENVIRONMENT_URL, ATOLL_GIT_BRANCH, ATOLL_GIT_COMMIT_SHA (domain/hosting/platform-variables.ts). */
+  readonly platformVariables: Readonly<Record<string, string>>;
 }
 
 /** A deployment started beside the live one and healthy, not yet taking traffic. */
