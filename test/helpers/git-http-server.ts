@@ -9,9 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, normalize, sep } from 'node:path';
-import { promisify } from 'node:util';
-
-const run = promisify(execFile);
+import { writeLoopbackCertificate } from './loopback-certificate.js';
 
 export interface GitHttpServer {
   /** https://127.0.0.1:<port> */
@@ -74,31 +72,7 @@ export async function startGitHttpServer(
     await mkdir(join(base, 'work'));
     // HTTPS, as the platform fetches nothing else: a self-signed certificate for 127.0.0.1, its file
     // handed to the platform as an operator's own CA (ATOLL_GIT_CA_FILE).
-    const caFile = join(base, 'cert.pem');
-    const keyFile = join(base, 'key.pem');
-    await run(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:P-256',
-        '-nodes',
-        '-keyout',
-        keyFile,
-        '-out',
-        caFile,
-        '-days',
-        '2',
-        '-subj',
-        '/CN=atoll-test-git',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1,DNS:localhost',
-      ],
-      { env: { PATH: '/usr/bin:/bin' } },
-    );
+    const { certFile: caFile, keyFile } = writeLoopbackCertificate(base, 'atoll-test-git');
     const self = new TestGitHttpServer(base, options.token, {
       caFile,
       cert: await readFile(caFile),

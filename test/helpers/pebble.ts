@@ -2,12 +2,13 @@
  * Pebble, the ACME test CA, on loopback, so that certificates are issued for real in the custom domain
  * tests.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
+import { writeLoopbackCertificate } from './loopback-certificate.js';
 import { findFreePort } from '../../src/sandbox/free-port.js';
 
 export interface PreparedPebble {
@@ -39,30 +40,7 @@ export class TestPebble {
    */
   static async prepare(): Promise<PreparedPebble> {
     const folder = mkdtempSync(join(tmpdir(), 'atoll-pebble-'));
-    const caFile = join(folder, 'cert.pem');
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:P-256',
-        '-nodes',
-        '-keyout',
-        join(folder, 'key.pem'),
-        '-out',
-        caFile,
-        '-days',
-        '2',
-        '-subj',
-        '/CN=pebble',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1,DNS:localhost',
-      ],
-      { stdio: 'ignore' },
-    );
+    const { certFile: caFile } = writeLoopbackCertificate(folder, 'pebble');
     const port = await findFreePort();
     return {
       folder,

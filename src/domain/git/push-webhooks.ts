@@ -116,14 +116,11 @@ export function parseWebhookEvent(sender: WebhookSender, eventName: string, payl
   }
 }
 
-/** GitHub's push payload, which Gitea and Forgejo copy: ref, after, deleted, head_commit. */
-function pushOfGitHubShape(body: Json): WebhookEvent {
-  const branch = branchOf(text(body.ref));
+/** A push of `ref` to `sha` (a deletion when so said or all zeros), described by its head commit. */
+function branchPush(ref: string, sha: string, deletedFlag: boolean, head: Json): WebhookEvent {
+  const branch = branchOf(ref);
   if (branch === undefined) return { kind: 'ignored', why: 'a push of a tag builds nothing' };
-  const sha = text(body.after);
-  const deleted = body.deleted === true || ZERO_SHA.test(sha);
-  const commits = Array.isArray(body.commits) ? body.commits : [];
-  const head = object(body.head_commit ?? commits[commits.length - 1]);
+  const deleted = deletedFlag || ZERO_SHA.test(sha);
   if (!deleted && !SHA.test(sha)) return { kind: 'ignored', why: 'the push names no commit' };
   return {
     kind: 'push',
@@ -136,23 +133,19 @@ function pushOfGitHubShape(body: Json): WebhookEvent {
   };
 }
 
+/** GitHub's push payload, which Gitea and Forgejo copy: ref, after, deleted, head_commit. */
+function pushOfGitHubShape(body: Json): WebhookEvent {
+  const commits = Array.isArray(body.commits) ? body.commits : [];
+  const head = object(body.head_commit ?? commits[commits.length - 1]);
+  return branchPush(text(body.ref), text(body.after), body.deleted === true, head);
+}
+
+/** GitLab's Push Hook: ref, after (or checkout_sha), the pushed commits with ids. */
 function pushOfGitLab(body: Json): WebhookEvent {
-  const branch = branchOf(text(body.ref));
-  if (branch === undefined) return { kind: 'ignored', why: 'a push of a tag builds nothing' };
   const sha = text(body.after) || text(body.checkout_sha);
-  const deleted = ZERO_SHA.test(sha);
-  if (!deleted && !SHA.test(sha)) return { kind: 'ignored', why: 'the push names no commit' };
   const commits = Array.isArray(body.commits) ? body.commits.map(object) : [];
   const head = commits.find((commit) => text(commit.id) === sha) ?? commits[commits.length - 1] ?? {};
-  return {
-    kind: 'push',
-    branch,
-    sha,
-    deleted,
-    message: firstLine(text(head.message)),
-    author: authorOf(head.author),
-    skip: skipsDeploy(text(head.message)),
-  };
+  return branchPush(text(body.ref), sha, false, head);
 }
 
 /** Bitbucket Cloud: push.changes[], each with the branch's new head (null when deleted). */
