@@ -87,6 +87,7 @@ describe('the build pipeline, for real', { skip: sandboxProblem() }, () => {
     assert.equal(facts.nodeEnv, 'production');
     assert.equal(facts.greeting, 'hello from the environment');
     assert.deepEqual(facts.leaked, [], "nothing of the platform's environment leaks in");
+    assert.match(facts.environmentUrl, /^http:\/\/h[0-9a-f-]{36}\.localhost/, 'ATOLL_ENVIRONMENT_URL');
     assert.match(log, /stderr: a line on stderr/);
     assert.match(log, /--- installing/);
     assert.match(log, /\$ npm ci --include=dev --no-audit --no-fund/);

@@ -90,10 +90,12 @@ describe('server app deployments through the edge', () => {
     assert.equal(env.HOST_HEADER, 'x-forwarded-host');
     assert.equal(env.ADDRESS_HEADER, 'x-forwarded-for');
     assert.equal(env.XFF_DEPTH, '1');
+    // The platform's own settings never reach an app; the variables it gives every app do (docs/git.md).
     assert.deepEqual(
       Object.keys(env).filter((k) => k.startsWith('ATOLL_')),
-      [],
+      ['ATOLL_ENVIRONMENT_URL'],
     );
+    assert.match(env.ATOLL_ENVIRONMENT_URL, new RegExp(`^http://h${h.envId}\\.localhost`));
   });
 
   it("keeps secrets out of every process's command line while the app runs (prevents local users reading secrets)", async () => {
