@@ -149,7 +149,7 @@ async function main(): Promise<number> {
       branch: 'main',
     });
     await waitDone(api, gitEnv.name);
-    const gitEnvId = String(gitEnv.name).split('/')[6] ?? '';
+    const gitEnvId = String(gitEnv.name).split('/')[5] ?? '';
     const { secret } = await call(
       api,
       'POST',
@@ -161,7 +161,7 @@ async function main(): Promise<number> {
       branch: 'uploadable',
     });
     await waitDone(api, zipEnv.name);
-    const zipEnvId = String(zipEnv.name).split('/')[6] ?? '';
+    const zipEnvId = String(zipEnv.name).split('/')[5] ?? '';
     const hostOf = (envId: string) => `h${envId}.localhost`;
 
     let sequence = 0;
