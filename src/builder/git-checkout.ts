@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { lstat, mkdir, opendir, readFile, readlink, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { SandboxLimits } from '../domain/sandbox-limits.js';
+import { isCommitSha } from '../domain/git/commit-sha.js';
 import { describeFetchFailure } from '../domain/git/fetch-failure.js';
 import type { WorkspaceRoot } from '../domain/builds/workspace-rules.js';
 import type { CommandRunner } from '../sandbox/command-runner.js';
@@ -157,7 +158,7 @@ export async function readBranchHead(
     const sha = lines
       .map((line) => line.split(/\s+/))
       .find(([, ref]) => ref === `refs/heads/${git.branch}`)?.[0];
-    if (sha === undefined || !/^[0-9a-f]{40}$/.test(sha))
+    if (sha === undefined || !isCommitSha(sha))
       throw new UnpackError(`the branch "${git.branch}" does not exist in ${git.url}`);
     return sha;
   } finally {
@@ -217,7 +218,7 @@ function sandboxedGit(
   secrets: string,
   settings: Omit<GitCheckoutSettings, 'maxBytes'>,
 ): GitRun {
-  const env = { ...gitEnvironment(git, `${SECRETS_MOUNT}/home`, settings.caFile !== undefined) };
+  const env = gitEnvironment(git, `${SECRETS_MOUNT}/home`, settings.caFile !== undefined);
   return async (workDir, args, quiet = false) => {
     const lines: string[] = [];
     const result = await settings.runner.run({
@@ -289,7 +290,7 @@ async function fetchCommit(
   const [sha = '', author = '', message = ''] = (
     await run(['log', '-1', '--no-show-signature', '--format=%H%n%an <%ae>%n%s'], true)
   ).map((line) => line.trim());
-  if (!/^[0-9a-f]{40}$/.test(sha)) throw new UnpackError(`git named no commit for ${git.branch}`);
+  if (!isCommitSha(sha)) throw new UnpackError(`git named no commit for ${git.branch}`);
   if (git.commitSha !== '' && sha !== git.commitSha)
     settings.log(`building ${sha}, the head of ${git.branch}, instead of ${git.commitSha}`);
   settings.log(`commit ${sha.slice(0, 12)} by ${author}: ${message}`);

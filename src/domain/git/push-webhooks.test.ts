@@ -9,12 +9,18 @@ const body = Buffer.from('{"ref":"refs/heads/main"}');
 const hmac = (secret: string) => createHmac('sha256', secret).update(body).digest('hex');
 
 describe('webhookSender', () => {
-  it('tells the hosts apart by their event header', () => {
-    assert.equal(webhookSender({ 'x-github-event': 'push' }), 'GITHUB');
-    assert.equal(webhookSender({ 'x-gitlab-event': 'Push Hook' }), 'GITLAB');
-    assert.equal(webhookSender({ 'x-gitea-event': 'push' }), 'GITEA');
-    assert.equal(webhookSender({ 'x-forgejo-event': 'push' }), 'GITEA');
-    assert.equal(webhookSender({ 'x-event-key': 'repo:push' }), 'BITBUCKET');
+  it('tells the hosts apart by their event header, and reads the event from it', () => {
+    assert.deepEqual(webhookSender({ 'x-github-event': 'push' }), { sender: 'GITHUB', eventName: 'push' });
+    assert.deepEqual(webhookSender({ 'x-gitlab-event': 'Push Hook' }), {
+      sender: 'GITLAB',
+      eventName: 'Push Hook',
+    });
+    assert.deepEqual(webhookSender({ 'x-gitea-event': 'push' }), { sender: 'GITEA', eventName: 'push' });
+    assert.deepEqual(webhookSender({ 'x-forgejo-event': 'push' }), { sender: 'GITEA', eventName: 'push' });
+    assert.deepEqual(webhookSender({ 'x-event-key': 'repo:push' }), {
+      sender: 'BITBUCKET',
+      eventName: 'repo:push',
+    });
     assert.equal(webhookSender({ 'content-type': 'application/json' }), undefined);
   });
 });

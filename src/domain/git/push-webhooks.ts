@@ -4,18 +4,33 @@
  * compared in constant time), and what it says (a ping, a push of a branch). Pure.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { isCommitSha } from './commit-sha.js';
 
 export type WebhookSender = 'GITHUB' | 'GITLAB' | 'GITEA' | 'BITBUCKET';
 
 /** Header names in lower case, as Node gives them; a repeated header's first value. */
 export type WebhookHeaders = Readonly<Record<string, string | undefined>>;
 
-/** The host that sent a delivery, by the event header each one sends; undefined for none of them. */
-export function webhookSender(headers: WebhookHeaders): WebhookSender | undefined {
-  if (headers['x-github-event'] !== undefined) return 'GITHUB';
-  if (headers['x-gitlab-event'] !== undefined) return 'GITLAB';
-  if (headers['x-gitea-event'] !== undefined || headers['x-forgejo-event'] !== undefined) return 'GITEA';
-  if (headers['x-event-key'] !== undefined) return 'BITBUCKET';
+/** Each host's event header, in the order they are looked for (Forgejo sends Gitea's too). */
+const EVENT_HEADERS: readonly (readonly [string, WebhookSender])[] = [
+  ['x-github-event', 'GITHUB'],
+  ['x-gitlab-event', 'GITLAB'],
+  ['x-gitea-event', 'GITEA'],
+  ['x-forgejo-event', 'GITEA'],
+  ['x-event-key', 'BITBUCKET'],
+];
+
+/**
+ * The host that sent a delivery and the event it names, by the event header each one sends;
+ * undefined for none of them.
+ */
+export function webhookSender(
+  headers: WebhookHeaders,
+): { readonly sender: WebhookSender; readonly eventName: string } | undefined {
+  for (const [header, sender] of EVENT_HEADERS) {
+    const eventName = headers[header];
+    if (eventName !== undefined) return { sender, eventName };
+  }
   return undefined;
 }
 
@@ -74,7 +89,6 @@ export type WebhookEvent =
   | { readonly kind: 'ignored'; readonly why: string };
 
 const ZERO_SHA = /^0{40}$/;
-const SHA = /^[0-9a-f]{40}$/;
 
 type Json = Record<string, unknown>;
 const object = (value: unknown): Json =>
@@ -121,7 +135,7 @@ function branchPush(ref: string, sha: string, deletedFlag: boolean, head: Json):
   const branch = branchOf(ref);
   if (branch === undefined) return { kind: 'ignored', why: 'a push of a tag builds nothing' };
   const deleted = deletedFlag || ZERO_SHA.test(sha);
-  if (!deleted && !SHA.test(sha)) return { kind: 'ignored', why: 'the push names no commit' };
+  if (!deleted && !isCommitSha(sha)) return { kind: 'ignored', why: 'the push names no commit' };
   return {
     kind: 'push',
     branch,
@@ -159,7 +173,7 @@ function pushOfBitbucket(body: Json): WebhookEvent {
   const target = object(next.target);
   const sha = text(target.hash);
   const deleted = change.closed === true || Object.keys(next).length === 0;
-  if (!deleted && !SHA.test(sha)) return { kind: 'ignored', why: 'the push names no commit' };
+  if (!deleted && !isCommitSha(sha)) return { kind: 'ignored', why: 'the push names no commit' };
   return {
     kind: 'push',
     branch: text(ref.name),

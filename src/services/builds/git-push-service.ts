@@ -56,13 +56,13 @@ export class GitPushService {
       throw refused();
     };
     throttle.assertAllowed(clientAddress);
-    const sender = webhookSender(headers);
+    const delivery = webhookSender(headers);
     const account = await store.accounts.findByName(ref.account);
     const app = account && (await store.apps.find(account.id, ref.app));
     const repository = app?.sourceKind === 'repository' ? await store.apps.findRepository(app.id) : undefined;
-    if (sender === undefined || !app || !repository) return fail();
+    if (delivery === undefined || !app || !repository) return fail();
     const secret = this.deps.secretBox.open(repository.webhookSecretSealed);
-    if (!hasValidSignature(sender, headers, body, secret)) return fail();
+    if (!hasValidSignature(delivery.sender, headers, body, secret)) return fail();
 
     let payload: unknown;
     try {
@@ -73,14 +73,7 @@ export class GitPushService {
         'the delivery body is not JSON (send the webhook as application/json)',
       );
     }
-    const eventName =
-      headers['x-github-event'] ??
-      headers['x-gitlab-event'] ??
-      headers['x-gitea-event'] ??
-      headers['x-forgejo-event'] ??
-      headers['x-event-key'] ??
-      '';
-    const event = parseWebhookEvent(sender, eventName, payload);
+    const event = parseWebhookEvent(delivery.sender, delivery.eventName, payload);
     if (event.kind === 'ping') return { builds: [], message: 'pong: the webhook reaches Atoll' };
     if (event.kind === 'ignored') return { builds: [], message: event.why };
     if (event.deleted)
