@@ -98,19 +98,48 @@ export async function enqueueBuild(
   earlier?: EarlierOutput,
   /** A queued build this request may join instead (webhook bursts): it is answered, nothing new is queued. */
   join?: (queued: BuildRecord) => boolean,
-  commit?: BuildCommit,
 ): Promise<BuildRecord> {
+  return (await enqueue(store, environment, trigger, source, now, { earlier, join })).build;
+}
+
+/**
+ * A build of a commit a push, polling or a pull request names: queued (superseding one waiting), or,
+ * when the environment has a build of that commit already, that build and `queued: false`. A commit
+ * is built once per environment: a host delivering the same push again (it retries when an answer is
+ * slow), or polling meeting a commit a push brought, queues nothing.
+ */
+export function enqueueCommitBuild(
+  store: Store,
+  environment: EnvironmentRecord,
+  trigger: 'PUSH' | 'PULL_REQUEST',
+  commit: BuildCommit,
+  now: Date,
+): Promise<{ readonly build: BuildRecord; readonly queued: boolean }> {
+  return enqueue(store, environment, trigger, FROM_BRANCH, now, { commit });
+}
+
+async function enqueue(
+  store: Store,
+  environment: EnvironmentRecord,
+  trigger: BuildTrigger,
+  source: BuildSource,
+  now: Date,
+  options: {
+    readonly earlier?: EarlierOutput | undefined;
+    readonly join?: ((queued: BuildRecord) => boolean) | undefined;
+    readonly commit?: BuildCommit;
+  },
+): Promise<{ readonly build: BuildRecord; readonly queued: boolean }> {
+  const { earlier, join, commit } = options;
   const build = newBuild(environment, trigger, source, now, earlier, commit);
   return store.transaction(async (tx) => {
     // The environment row serialises requests: two at once never both see "nothing queued".
     await tx.environments.find(environment.appPk, environment.id, true);
     const waiting = await tx.builds.listQueuedForUpdate(environment.id);
     const joined = join === undefined ? undefined : waiting.find(join);
-    if (joined) return joined;
-    // A commit is built once per environment: a host delivering the same push again (it retries
-    // when an answer is slow), or polling meeting a commit a push brought, queues nothing.
+    if (joined) return { build: joined, queued: false };
     const built = commit === undefined ? undefined : await tx.builds.findOfCommit(environment.id, commit.sha);
-    if (built) return built;
+    if (built) return { build: built, queued: false };
     for (const queued of waiting) {
       await cancelBuild(
         tx,
@@ -130,7 +159,7 @@ export async function enqueueBuild(
       createTime: now,
       updateTime: now,
     });
-    return build;
+    return { build, queued: true };
   });
 }
 

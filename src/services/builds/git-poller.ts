@@ -7,7 +7,7 @@
 import type { Clock, Logger } from '../kit/platform-ports.js';
 import type { SignalSender } from '../kit/signals.js';
 import type { EnvironmentRecord, Store } from '../kit/store-port.js';
-import { enqueueBuild, FROM_BRANCH } from './build-enqueue.js';
+import { enqueueCommitBuild } from './build-enqueue.js';
 import type { BuildInputsSource } from './build-inputs.js';
 import type { BranchHeads } from './build-ports.js';
 
@@ -51,18 +51,14 @@ export class GitPoller {
       await inputs.gitSourceOf(environment, environment.branch, ''),
       await inputs.uidOf(environment),
     );
-    if (await store.builds.findOfCommit(environment.id, head)) return undefined;
-    const build = await enqueueBuild(
+    const { build, queued } = await enqueueCommitBuild(
       store,
       environment,
       'PUSH',
-      FROM_BRANCH,
-      this.deps.clock.now(),
-      undefined,
-      undefined,
       { sha: head, message: '', author: '' },
+      this.deps.clock.now(),
     );
-    if (build.commitSha !== head || build.state !== 'QUEUED') return undefined;
+    if (!queued) return undefined;
     this.deps.logger.info(
       { environmentId: environment.id, branch: environment.branch, commit: head, buildId: build.id },
       'git polling: a new commit, queued',

@@ -18,7 +18,7 @@ import type { FailureThrottle } from '../kit/failure-throttle.js';
 import type { Clock, SecretBox } from '../kit/platform-ports.js';
 import type { SignalSender } from '../kit/signals.js';
 import type { Store } from '../kit/store-port.js';
-import { enqueueBuild, FROM_BRANCH } from './build-enqueue.js';
+import { enqueueCommitBuild } from './build-enqueue.js';
 
 /** What a delivery did: the builds it queued (by name), or why it built nothing. */
 export interface PushAnswer {
@@ -84,16 +84,14 @@ export class GitPushService {
     const now = this.deps.clock.now();
     const names: string[] = [];
     for (const environment of await store.environments.listOfBranch(app.id, event.branch)) {
-      const build = await enqueueBuild(store, environment, 'PUSH', FROM_BRANCH, now, undefined, undefined, {
-        sha: event.sha,
-        message: event.message,
-        author: event.author,
-      });
-      if (
-        build.createTime.getTime() === now.getTime() &&
-        build.trigger === 'PUSH' &&
-        build.state === 'QUEUED'
-      )
+      const { build, queued } = await enqueueCommitBuild(
+        store,
+        environment,
+        'PUSH',
+        { sha: event.sha, message: event.message, author: event.author },
+        now,
+      );
+      if (queued)
         void this.deps.signals.publish('build.queued', { environmentId: environment.id, buildId: build.id });
       names.push(buildName(ref.account, ref.app, environment.id, build.id));
     }
