@@ -279,20 +279,18 @@ async function fetchCommit(
     fetched = await fetch(git.commitSha).then(
       () => true,
       () => {
-        settings.log(
-          `the commit ${git.commitSha} could not be fetched by itself: fetching the branch ${git.branch}`,
-        );
+        settings.log(`the commit ${git.commitSha} could not be fetched by itself: fetching ${git.ref}`);
         return false;
       },
     );
-  if (!fetched) await fetch(`refs/heads/${git.branch}`);
+  if (!fetched) await fetch(git.ref);
   await run(['checkout', '--quiet', '--detach', 'FETCH_HEAD'], true);
   const [sha = '', author = '', message = ''] = (
     await run(['log', '-1', '--no-show-signature', '--format=%H%n%an <%ae>%n%s'], true)
   ).map((line) => line.trim());
   if (!isCommitSha(sha)) throw new UnpackError(`git named no commit for ${git.branch}`);
   if (git.commitSha !== '' && sha !== git.commitSha)
-    settings.log(`building ${sha}, the head of ${git.branch}, instead of ${git.commitSha}`);
+    settings.log(`building ${sha}, the head of ${git.ref}, instead of ${git.commitSha}`);
   settings.log(`commit ${sha.slice(0, 12)} by ${author}: ${message}`);
   return { sha, author: author.slice(0, 256), message: message.slice(0, 512) };
 }

@@ -87,6 +87,8 @@ export interface GitSettings {
    * server with a certificate of the operator's own CA; unset = the machine's alone.
    */
   readonly caFile: string | undefined;
+  /** ATOLL_GIT_MAX_PREVIEWS: the most preview environments one application holds at once. */
+  readonly maxPreviewsPerApplication: number;
 }
 
 export interface ReportSettings {
@@ -589,6 +591,7 @@ export function loadConfig(env: Env, cwd: string): Config {
         problems,
       ),
       caFile: optionalPath(cwd, readString(env, 'ATOLL_GIT_CA_FILE')),
+      maxPreviewsPerApplication: readInteger(env, 'ATOLL_GIT_MAX_PREVIEWS', 10, 0, 10_000, problems),
     }),
     authFailuresPerMinute: readInteger(env, 'ATOLL_AUTH_FAILURES_PER_MINUTE', 20, 1, 1_000_000, problems),
     authCacheTtlMs: readInteger(env, 'ATOLL_AUTH_CACHE_TTL_MS', 300_000, 1, 86_400_000, problems),

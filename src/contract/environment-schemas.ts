@@ -17,6 +17,18 @@ export const ShellVariableSchema = Type.Object(
 );
 export type ShellVariableWire = Static<typeof ShellVariableSchema>;
 
+const PreviewsSchema = Type.Object(
+  {
+    enabled: Type.Boolean({
+      description: 'Pull requests opened against its branch get a preview environment (false)',
+    }),
+    allowForks: Type.Boolean({
+      description: "Requests from forks too: their code then sees this environment's variables (false)",
+    }),
+  },
+  { additionalProperties: false, title: 'Previews' },
+);
+
 export const EnvironmentSchema = Type.Object(
   {
     name: Type.String({ description: 'accounts/{account}/apps/{app}/environments/{environment}' }),
@@ -31,6 +43,13 @@ export const EnvironmentSchema = Type.Object(
     parentEnvironment: Type.String({
       description: 'Name of the parent of a preview environment; empty otherwise',
     }),
+    pullRequest: Type.Optional(
+      Type.Integer({ description: "A preview environment's pull (merge) request number" }),
+    ),
+    gitDepth: Type.Integer({
+      description: 'Commits of history a build of the branch fetches: 1 by default, 0 = the whole history',
+    }),
+    previews: PreviewsSchema,
     domains: Type.Array(Type.String()),
     build: Type.String({ description: 'Name of the live build; empty before the first deployment' }),
     url: Type.String({
@@ -57,6 +76,15 @@ const environmentFields = {
     description:
       'Answer plain-HTTP requests to its custom domains with 301 to HTTPS once they have a certificate (false)',
   }),
+  gitDepth: Type.Integer({
+    description:
+      'Commits of history a build fetches, for tools that version from it: 1 (default) to 100000, 0 = all; repository applications only',
+  }),
+  previews: Type.Partial(PreviewsSchema, {
+    additionalProperties: false,
+    title: 'PreviewsSettings',
+    description: 'Preview environments of pull requests against its branch; repository applications only',
+  }),
 };
 
 export const CreateEnvironmentBodySchema = Type.Object(
@@ -67,6 +95,8 @@ export const CreateEnvironmentBodySchema = Type.Object(
     shellVariables: Type.Optional(environmentFields.shellVariables),
     rootDirectory: Type.Optional(environmentFields.rootDirectory),
     httpsRedirect: Type.Optional(environmentFields.httpsRedirect),
+    gitDepth: Type.Optional(environmentFields.gitDepth),
+    previews: Type.Optional(environmentFields.previews),
   },
   { additionalProperties: false, title: 'CreateEnvironmentBody' },
 );
@@ -83,9 +113,12 @@ export const UpdateEnvironmentBodySchema = Type.Object(
     shellVariables: Type.Optional(environmentFields.shellVariables),
     rootDirectory: Type.Optional(environmentFields.rootDirectory),
     httpsRedirect: Type.Optional(environmentFields.httpsRedirect),
+    gitDepth: Type.Optional(environmentFields.gitDepth),
+    previews: Type.Optional(environmentFields.previews),
     // Output-only fields of a GET answer are accepted and ignored (AIP-203), so that a client
     // can send back what it read with a few fields changed.
     parentEnvironment: Type.Optional(Type.String({ description: 'Output only; ignored' })),
+    pullRequest: Type.Optional(Type.Integer({ description: 'Output only; ignored' })),
     domains: Type.Optional(Type.Array(Type.String(), { description: 'Output only; ignored' })),
     build: Type.Optional(Type.String({ description: 'Output only; ignored' })),
     url: Type.Optional(Type.String({ description: 'Output only; ignored' })),
@@ -104,6 +137,8 @@ export const UPDATABLE_ENVIRONMENT_FIELDS = [
   'shellVariables',
   'rootDirectory',
   'httpsRedirect',
+  'gitDepth',
+  'previews',
 ] as const;
 
 export const UpdateEnvironmentQuerySchema = Type.Object({

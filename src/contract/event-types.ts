@@ -12,6 +12,9 @@ export const EVENT_TYPES = [
   'domain.active',
   'domain.failed',
   'cache.purged',
+  'preview.created',
+  'preview.deleted',
+  'preview.refused',
   'report.sent',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -6,6 +6,8 @@ import {
   UPLOADABLE_BRANCH,
   checkDisplayName,
   checkGitBranch,
+  checkGitDepth,
+  checkPreviews,
   checkRootDirectory,
   checkUploadableBranch,
   checkWpEnvironment,
@@ -144,5 +146,45 @@ describe('checkGitBranch', () => {
       'tab\there',
     ])
       assert.equal(checkGitBranch('branch', branch).length, 1, branch);
+  });
+});
+
+describe('checkPreviews', () => {
+  const on = { enabled: true, allowForks: false };
+  it('allows previews of a repository application’s own environments', () => {
+    assert.deepEqual(checkPreviews('previews', on, { repositoryApp: true, isPreview: false }), []);
+    assert.deepEqual(
+      checkPreviews(
+        'previews',
+        { enabled: false, allowForks: false },
+        { repositoryApp: false, isPreview: false },
+      ),
+      [],
+    );
+  });
+  it('refuses previews without a repository, and of a preview', () => {
+    assert.match(
+      checkPreviews('previews', on, { repositoryApp: false, isPreview: false })[0]?.description ?? '',
+      /connected to a repository/,
+    );
+    assert.match(
+      checkPreviews(
+        'previews.allowForks',
+        { enabled: false, allowForks: true },
+        { repositoryApp: true, isPreview: true },
+      )[0]?.description ?? '',
+      /previews have no previews/,
+    );
+  });
+});
+
+describe('checkGitDepth', () => {
+  it('takes 0 (all history) or a number of commits, on a repository application', () => {
+    assert.deepEqual(checkGitDepth('gitDepth', 0, true), []);
+    assert.deepEqual(checkGitDepth('gitDepth', 50, true), []);
+    assert.deepEqual(checkGitDepth('gitDepth', 1, false), []);
+    assert.equal(checkGitDepth('gitDepth', -1, true).length, 1);
+    assert.equal(checkGitDepth('gitDepth', 1.5, true).length, 1);
+    assert.match(checkGitDepth('gitDepth', 0, false)[0]?.description ?? '', /connected to a repository/);
   });
 });

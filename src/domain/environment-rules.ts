@@ -101,3 +101,43 @@ export function checkRootDirectory(field: string, value: string): FieldViolation
 export function normaliseRootDirectory(value: string): string {
   return value.replace(/\/+$/, '');
 }
+
+/** Previews are made from pull requests against a repository's branch, and never of a preview. */
+export function checkPreviews(
+  field: string,
+  previews: { readonly enabled: boolean; readonly allowForks: boolean },
+  environment: { readonly repositoryApp: boolean; readonly isPreview: boolean },
+): FieldViolation[] {
+  if (!previews.enabled && !previews.allowForks) return [];
+  if (!environment.repositoryApp)
+    return [
+      {
+        field,
+        description:
+          'can only be turned on in an application connected to a repository: previews are made from its pull requests',
+      },
+    ];
+  if (environment.isPreview)
+    return [
+      { field, description: 'cannot be turned on in a preview environment (previews have no previews)' },
+    ];
+  return [];
+}
+
+/** The commits of history a build fetches: 0 (all) or 1 to GIT_DEPTH_MAX; on a repository application only. */
+export const GIT_DEPTH_MAX = 100_000;
+
+export function checkGitDepth(field: string, value: number, repositoryApp: boolean): FieldViolation[] {
+  if (!Number.isSafeInteger(value) || value < 0 || value > GIT_DEPTH_MAX)
+    return [
+      {
+        field,
+        description: `must be 0 (the whole history) or a whole number of commits up to ${String(GIT_DEPTH_MAX)}`,
+      },
+    ];
+  if (!repositoryApp && value !== 1)
+    return [
+      { field, description: 'applies to applications connected to a repository only; leave it out or 1' },
+    ];
+  return [];
+}

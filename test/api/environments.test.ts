@@ -104,7 +104,33 @@ describe('environments API', () => {
     assert.equal(got.body.reconciling, false);
     assert.equal(got.body.rootDirectory, '');
     assert.equal(got.body.parentEnvironment, '');
+    assert.equal(got.body.pullRequest, undefined);
+    assert.equal(got.body.gitDepth, 1);
+    assert.deepEqual(got.body.previews, { enabled: false, allowForks: false });
     assert.ok(!got.text.includes('tok-123'));
+  });
+
+  it('refuses previews and a git depth on an application without a repository, naming the field', async () => {
+    const answer = await create({
+      displayName: 'Production',
+      branch: 'uploadable',
+      previews: { enabled: true },
+      gitDepth: 0,
+    });
+    assert.equal(answer.status, 400);
+    assert.deepEqual(violationFields(answer.body), ['gitDepth', 'previews']);
+    assert.match(
+      answer.body.message,
+      /previews: can only be turned on in an application connected to a repository/,
+    );
+    const negative = await create({ displayName: 'P', branch: 'uploadable', gitDepth: -1 });
+    assert.equal(negative.status, 400);
+    assert.match(negative.body.message, /gitDepth/);
+    const unknown = await create({ displayName: 'P', branch: 'uploadable', previews: { on: true } });
+    assert.equal(unknown.status, 400);
+    assert.match(unknown.body.message, /previews\.on: is not a field/);
+    const none = await api.request('GET', base, { auth: owner });
+    assert.equal(none.body.environments.length, 0, 'nothing half-written');
   });
 
   it('stores shell variable values encrypted at rest', async () => {

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { BuildHarness } from '../helpers/build-harness.js';
+import { BuildHarness, eventually } from '../helpers/build-harness.js';
 import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
 import { startSshGitServer } from '../helpers/ssh-git-server.js';
 
@@ -19,6 +19,8 @@ describe('builds from a git branch (git http-backend on loopback)', () => {
   let privateGit: GitHttpServer;
   let caBundle: string;
   const token = 'glpat-secret-token-of-the-test';
+  /** Every line the server logged: the token may be in none. */
+  const logLines: string[] = [];
 
   before(async () => {
     git = await startGitHttpServer();
@@ -27,7 +29,8 @@ describe('builds from a git branch (git http-backend on loopback)', () => {
     caBundle = join(mkdtempSync(join(tmpdir(), 'atoll-git-ca-')), 'ca.pem');
     writeFileSync(caBundle, `${readFileSync(git.caFile, 'utf8')}${readFileSync(privateGit.caFile, 'utf8')}`);
     h = await BuildHarness.start({
-      buildEnv: { ATOLL_GIT_ALLOW_PRIVATE: '1', ATOLL_GIT_CA_FILE: caBundle },
+      buildEnv: { ATOLL_GIT_ALLOW_PRIVATE: '1', ATOLL_GIT_CA_FILE: caBundle, ATOLL_GIT_MAX_PREVIEWS: '2' },
+      logLines,
     });
     await h.api.startHosting();
   });
@@ -154,7 +157,8 @@ describe('builds from a git branch (git http-backend on loopback)', () => {
     const log = await h.logOf(String(build.name).split('/').pop() ?? '');
     assert.match(log, /git fetch/);
     const basic = Buffer.from(`x-access-token:${token}`).toString('base64');
-    for (const text of [log, JSON.stringify(done), JSON.stringify(build)]) {
+    assert.ok(logLines.length > 0, 'the server logged');
+    for (const text of [log, JSON.stringify(done), JSON.stringify(build), logLines.join('')]) {
       assert.doesNotMatch(text, new RegExp(token));
       assert.doesNotMatch(text, new RegExp(basic));
     }
@@ -282,6 +286,206 @@ describe('builds from a git branch (git http-backend on loopback)', () => {
     const gitlabBuild = ((await fromGitLab.json()) as { builds: string[] }).builds[0]?.split('/').pop() ?? '';
     await h.waitDone(`accounts/acme/apps/hooked/environments/${envId}/operations/${gitlabBuild}`);
     assert.match(await (await h.edge('/', { host: h.hostOf(envId) })).text(), /version four, from GitLab/);
+  });
+
+  it('previews a pull request at its own URL with the parent’s variables, rebuilds it on new commits and deletes it when closed; a fork gets none unless allowed, and the limit refuses one more', async () => {
+    const page = (name: string) => ({ 'page.txt': `${name}\n` });
+    await git.createRepository('previewed', {
+      'package.json': JSON.stringify({
+        name: 'previewed',
+        version: '1.0.0',
+        scripts: { build: 'node build.js' },
+      }),
+      // The page names its content, the parent's secret variable and the environment's own URL.
+      'build.js':
+        "const fs=require('fs'),e=process.env;fs.mkdirSync('dist',{recursive:true});fs.writeFileSync('dist/index.html','<p>'+fs.readFileSync('page.txt','utf8').trim()+' greeting='+e.GREETING+' url='+e.ATOLL_ENVIRONMENT_URL+'</p>')",
+      ...page('production'),
+    });
+    // A GitHub repository (served from loopback): a fork's request head is kept at refs/pull/N/head.
+    assert.equal(
+      (await createApp('previewed', { url: git.url('previewed'), provider: 'GITHUB' })).status,
+      200,
+    );
+    const created = await h.api.request('POST', '/v1/accounts/acme/apps/previewed/environments', {
+      auth: h.owner,
+      body: {
+        displayName: 'Production',
+        branch: 'main',
+        shellVariables: [{ key: 'GREETING', value: 'hello from main', secret: true }],
+        previews: { enabled: true },
+      },
+    });
+    assert.equal(created.status, 200, created.text);
+    const parentId = /environments\/([^/]+)\//.exec(String(created.body.name))?.[1] ?? '';
+    const parentName = `accounts/acme/apps/previewed/environments/${parentId}`;
+    await h.waitDone(String(created.body.name));
+    const subscription = await h.api.request('POST', '/v1/accounts/acme/eventSubscriptions', {
+      auth: h.owner,
+      body: {
+        targetUrl: 'https://hooks.example.com/atoll',
+        eventTypes: ['preview.created', 'preview.deleted', 'preview.refused'],
+      },
+    });
+    assert.equal(subscription.status, 200, subscription.text);
+    const secret = String(
+      (
+        await h.api.request('POST', '/v1/accounts/acme/apps/previewed/repository:rotateWebhookSecret', {
+          auth: h.owner,
+        })
+      ).body.secret,
+    );
+    const pullRequest = async (
+      action: string,
+      number: number,
+      head: { ref: string; sha: string; repo: string },
+      title = 'Pricing page',
+    ) => {
+      const payload = JSON.stringify({
+        action,
+        number,
+        pull_request: {
+          number,
+          title,
+          user: { login: 'ada' },
+          head: { ref: head.ref, sha: head.sha, repo: { full_name: head.repo } },
+          base: { ref: 'main', repo: { full_name: 'acme/previewed' } },
+        },
+      });
+      const answer = await fetch(`${h.api.url}/wh/v1/accounts/acme/apps/previewed/repository:push`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-github-event': 'pull_request',
+          'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(payload).digest('hex')}`,
+        },
+        body: payload,
+      });
+      assert.equal(answer.status, 200);
+      return (await answer.json()) as { builds: string[]; message: string };
+    };
+    /** Waits for the build to be done; a new preview's first build ends its creation operation (no_build). */
+    const waitBuilt = async (buildName: string | undefined, first = false) => {
+      assert.ok(buildName !== undefined, 'a build was queued');
+      const [, envId = '', buildId = ''] = /environments\/([^/]+)\/builds\/([^/]+)$/.exec(buildName) ?? [];
+      const operation = first ? 'no_build' : buildId;
+      const done = await h.waitDone(
+        `accounts/acme/apps/previewed/environments/${envId}/operations/${operation}`,
+      );
+      assert.equal(done.error, undefined, JSON.stringify(done.error));
+      return envId;
+    };
+    const previewsOf = async (parent: string) =>
+      (
+        await h.api.request(
+          'GET',
+          `/v1/accounts/acme/apps/previewed/environments?filter=${encodeURIComponent(`parentEnvironment="${parent}"`)}`,
+          { auth: h.owner },
+        )
+      ).body.environments as any[];
+
+    // Opened: a child environment builds the request's head, with the parent's variables, at its own URL.
+    const one = await git.commit('previewed', 'feature/pricing', page('pricing preview'), 'Pricing');
+    const opened = await pullRequest('opened', 12, {
+      ref: 'feature/pricing',
+      sha: one,
+      repo: 'acme/previewed',
+    });
+    const previewId = await waitBuilt(opened.builds[0], true);
+    assert.notEqual(previewId, parentId);
+    const [preview] = await previewsOf(parentName);
+    assert.equal(preview.name, `accounts/acme/apps/previewed/environments/${previewId}`);
+    assert.equal(preview.parentEnvironment, parentName);
+    assert.equal(preview.pullRequest, 12);
+    assert.equal(preview.displayName, 'PR #12: Pricing page');
+    assert.equal(preview.branch, 'feature/pricing');
+    assert.deepEqual(preview.shellVariables, [{ key: 'GREETING', value: '********', secret: true }]);
+    assert.deepEqual(
+      (await previewsOf('')).map((e) => e.name),
+      [parentName],
+      'parentEnvironment="" lists parents only',
+    );
+    const [previewBuild] = await builds('previewed', previewId);
+    assert.equal(previewBuild.trigger, 'PULL_REQUEST');
+    assert.equal(previewBuild.commitSha, one);
+    assert.equal(previewBuild.commitMessage, 'Pricing');
+    assert.match(
+      await (await h.edge('/', { host: h.hostOf(previewId) })).text(),
+      new RegExp(`pricing preview greeting=hello from main url=http://h${previewId}\\.`),
+    );
+    assert.match(await (await h.edge('/', { host: h.hostOf(parentId) })).text(), /production greeting/);
+
+    // New commits on the request rebuild the preview; the same delivery again builds nothing new.
+    const two = await git.commit('previewed', 'feature/pricing', page('pricing v2'), 'Pricing v2');
+    const synced = await pullRequest('synchronize', 12, {
+      ref: 'feature/pricing',
+      sha: two,
+      repo: 'acme/previewed',
+    });
+    assert.equal(await waitBuilt(synced.builds[0]), previewId);
+    assert.match(await (await h.edge('/', { host: h.hostOf(previewId) })).text(), /pricing v2 greeting/);
+    const again = await pullRequest('synchronize', 12, {
+      ref: 'feature/pricing',
+      sha: two,
+      repo: 'acme/previewed',
+    });
+    assert.deepEqual(again.builds, synced.builds);
+
+    // A fork's request: refused until the parent allows forks; its head is the host's refs/pull/13/head.
+    const forked = await git.commit('previewed', 'refs/pull/13/head', page('from a fork'), 'Fork change');
+    const fork = { ref: 'patch-1', sha: forked, repo: 'mallory/previewed' };
+    const ignored = await pullRequest('opened', 13, fork, 'Fork');
+    assert.deepEqual(ignored.builds, []);
+    assert.match(ignored.message, /comes from a fork/);
+    const allowed = await h.api.request('PATCH', `/v1/${parentName}?updateMask=previews`, {
+      auth: h.owner,
+      body: { previews: { allowForks: true } },
+    });
+    assert.equal(allowed.status, 200, allowed.text);
+    assert.deepEqual(allowed.body.previews, { enabled: true, allowForks: true });
+    const forkPreview = await waitBuilt((await pullRequest('reopened', 13, fork, 'Fork')).builds[0], true);
+    assert.match(await (await h.edge('/', { host: h.hostOf(forkPreview) })).text(), /from a fork/);
+
+    // The application holds two previews at most (ATOLL_GIT_MAX_PREVIEWS=2 here): a third is refused.
+    const three = await git.commit('previewed', 'third', page('third'), 'Third');
+    const refused = await pullRequest(
+      'opened',
+      14,
+      { ref: 'third', sha: three, repo: 'acme/previewed' },
+      'Third',
+    );
+    assert.deepEqual(refused.builds, []);
+    assert.match(refused.message, /the most it may hold \(ATOLL_GIT_MAX_PREVIEWS\)/);
+    assert.equal((await previewsOf(parentName)).length, 2);
+
+    // Closed (or merged): the preview goes with its deployment; the parent keeps serving.
+    const closed = await pullRequest('closed', 12, {
+      ref: 'feature/pricing',
+      sha: two,
+      repo: 'acme/previewed',
+    });
+    assert.match(closed.message, /deleted/);
+    const gone = await h.api.request('GET', `/v1/accounts/acme/apps/previewed/environments/${previewId}`, {
+      auth: h.owner,
+    });
+    assert.equal(gone.status, 404);
+    assert.ok(
+      await eventually(async () => (await h.edge('/', { host: h.hostOf(previewId) })).status === 404, 10_000),
+    );
+    assert.match(await (await h.edge('/', { host: h.hostOf(parentId) })).text(), /production greeting/);
+    assert.deepEqual(
+      (await previewsOf(parentName)).map((e) => e.pullRequest),
+      [13],
+    );
+
+    const deliveries = await h.api.request('GET', `/v1/${String(subscription.body.name)}/deliveries`, {
+      auth: h.owner,
+    });
+    assert.deepEqual((deliveries.body.deliveries as { eventType: string }[]).map((d) => d.eventType).sort(), [
+      'preview.created',
+      'preview.created',
+      'preview.deleted',
+      'preview.refused',
+    ]);
   });
 
   it('picks up a push by polling, once, and never builds a built commit again', async () => {

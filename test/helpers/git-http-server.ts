@@ -26,7 +26,11 @@ export interface GitHttpServer {
     files: Record<string, string>,
     options?: { branch?: string; message?: string },
   ): Promise<string>;
-  /** Commits files (added or replaced; a null value deletes the file) on a branch of the repository (the branch is created from the default branch if missing) and pushes it into the bare repository locally; returns the new commit sha. */
+  /**
+   * Commits files (added or replaced; a null value deletes the file) on a branch of the repository (the
+   * branch is created from the default branch if missing) and pushes it into the bare repository
+   * locally; returns the new commit sha. A full ref (`refs/pull/5/head`) is written from the default branch.
+   */
   commit(
     name: string,
     branch: string,
@@ -209,14 +213,18 @@ class TestGitHttpServer implements GitHttpServer {
       const work = await this.#workFolder();
       try {
         await this.#git(['clone', '--quiet', bare, work]);
-        const exists = await this.#git(['branch', '--remotes', '--list', `origin/${branch}`], work);
+        // A full ref (refs/pull/5/head, as GitHub keeps a fork's request) is written from the default branch.
+        const ref = branch.startsWith('refs/') ? branch : `refs/heads/${branch}`;
+        const exists = ref.startsWith('refs/heads/')
+          ? await this.#git(['branch', '--remotes', '--list', `origin/${branch}`], work)
+          : '';
         // origin/HEAD follows the bare repository's HEAD, i.e. its default branch.
         const start = exists === '' ? 'refs/remotes/origin/HEAD' : `refs/remotes/origin/${branch}`;
-        await this.#git(['checkout', '--quiet', '--no-track', '-B', branch, start], work);
+        await this.#git(['checkout', '--quiet', '--no-track', '-B', 'change', start], work);
         await change(work);
         await this.#git(['add', '-A'], work);
         await this.#git(['commit', '--quiet', '--allow-empty', '-m', message], work);
-        await this.#git(['push', '--quiet', 'origin', `HEAD:refs/heads/${branch}`], work);
+        await this.#git(['push', '--quiet', 'origin', `HEAD:${ref}`], work);
         return await this.#git(['rev-parse', 'HEAD'], work);
       } finally {
         await rm(work, { recursive: true, force: true });

@@ -37,6 +37,9 @@ export async function seedEnvironments(
       reconciling: false,
       createTime: now,
       updateTime: now,
+      gitDepth: 1,
+      previews: { enabled: false, allowForks: false },
+      preview: null,
     });
   return appPk;
 }

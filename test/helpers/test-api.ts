@@ -77,6 +77,8 @@ export interface TestApiOptions {
   readonly portal?: boolean;
   /** Where build commands run; the bubblewrap sandbox by default. */
   readonly commandRunner?: CommandRunner;
+  /** Every line the server logs, at debug level, is added here (tests that grep the log for secrets). */
+  readonly logLines?: string[];
 }
 
 export const DEFAULT_TEST_UPLOAD_LIMITS: ArchiveLimits = {
@@ -112,7 +114,11 @@ export class TestApi {
     const uploadLimits = { ...DEFAULT_TEST_UPLOAD_LIMITS, ...options.uploadLimits };
     const config = loadConfig({ ...testRunUidRange(), ...options.buildEnv }, dataDir);
     const { hosting, domains } = config;
-    const logger = pino({ level: process.env.ATOLL_TEST_LOG === '1' ? 'info' : 'silent' });
+    const { logLines } = options;
+    const logger =
+      logLines === undefined
+        ? pino({ level: process.env.ATOLL_TEST_LOG === '1' ? 'info' : 'silent' })
+        : pino({ level: 'debug' }, { write: (line: string) => void logLines.push(line) });
     const services = composeServices({
       store: testStore.store,
       platformKey: Buffer.alloc(32, 7),

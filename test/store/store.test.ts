@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
 import { MIGRATION_NAMES, migrateToLatest } from '../../src/store/migrate.js';
 import { openEmbeddedDatabase, openServerDatabase } from '../../src/store/open-database.js';
+import type { EnvironmentRecord } from '../../src/services/kit/store-port.js';
 import { createServerDatabase, useTestStore } from '../helpers/test-store.js';
 
 const now = new Date('2026-11-21T12:00:00Z');
@@ -34,12 +35,17 @@ describe(`store (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embedded PG
     return appPk;
   }
 
-  async function seedEnvironment(appPk: string, id = randomUUID()): Promise<string> {
+  async function seedEnvironment(
+    appPk: string,
+    id = randomUUID(),
+    preview: EnvironmentRecord['preview'] = null,
+    branch = 'uploadable',
+  ): Promise<string> {
     await t.store.environments.insert({
       id,
       appPk,
       displayName: id,
-      branch: 'uploadable',
+      branch,
       wpEnvironment: '',
       shellVariablesSealed: 'sealed',
       rootDirectory: '',
@@ -48,6 +54,9 @@ describe(`store (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embedded PG
       reconciling: false,
       createTime: now,
       updateTime: now,
+      gitDepth: 1,
+      previews: { enabled: false, allowForks: false },
+      preview,
     });
     return id;
   }
@@ -121,6 +130,39 @@ describe(`store (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embedded PG
     // Deleting the app takes its repository along.
     await t.store.apps.delete(app.id);
     assert.equal(await t.store.apps.findRepository(app.id), undefined);
+  });
+
+  it('keeps previews apart: by pull request, out of branch builds, and gone with their parent', async () => {
+    const account = await seedAccount();
+    const appPk = await seedApp(account.id);
+    const parent = await seedEnvironment(appPk, randomUUID(), null, 'main');
+    const preview = await seedEnvironment(appPk, randomUUID(), { parentId: parent, pullRequest: 12 }, 'main');
+    await seedEnvironment(appPk, randomUUID(), { parentId: parent, pullRequest: 13 }, 'feature');
+    assert.deepEqual((await t.store.environments.findById(preview))?.preview, {
+      parentId: parent,
+      pullRequest: 12,
+    });
+    assert.deepEqual(
+      (await t.store.environments.listPreviews(appPk, 12)).map((e) => e.id),
+      [preview],
+    );
+    assert.equal((await t.store.environments.listPreviews(appPk)).length, 2);
+    // A push of main builds the parent; the preview of a request from main is the request's to update.
+    assert.deepEqual(
+      (await t.store.environments.listOfBranch(appPk, 'main')).map((e) => e.id),
+      [parent],
+    );
+    const page = { pageSize: 10, after: undefined };
+    assert.deepEqual(
+      (await t.store.environments.list(appPk, { parentEnvironmentId: '' }, page)).items.map((e) => e.id),
+      [parent],
+    );
+    assert.equal(
+      (await t.store.environments.list(appPk, { parentEnvironmentId: parent }, page)).items.length,
+      2,
+    );
+    await t.store.environments.delete(parent);
+    assert.deepEqual(await t.store.environments.listPreviews(appPk), []);
   });
 
   it('rolls back everything a failed transaction wrote', async () => {

@@ -13,6 +13,7 @@ import { AppRepositories } from '../../services/apps/app-repositories.js';
 import { createSshDeployKeyMaker } from '../../adapters/ssh-deploy-key-maker.js';
 import { queueFirstBuild } from '../../services/builds/build-enqueue.js';
 import { GitPushService } from '../../services/builds/git-push-service.js';
+import { PreviewEnvironments } from '../../services/builds/preview-environments.js';
 import { AppsService } from '../../services/apps/apps-service.js';
 import { EnvironmentsService } from '../../services/apps/environments-service.js';
 import { OperationsService } from '../../services/apps/operations-service.js';
@@ -122,6 +123,12 @@ export function composeApi(base: Base, inputs: ApiInputs): ApiRole {
         10_000,
         'failed webhook signatures from this address',
       ),
+      previews: new PreviewEnvironments({
+        store,
+        clock,
+        signals,
+        maxPerApplication: settings.git.maxPreviewsPerApplication,
+      }),
     }),
     eventSubscriptions: new EventSubscriptionsService({
       store,

@@ -13,6 +13,8 @@ import {
 import {
   checkDisplayName,
   checkGitBranch,
+  checkGitDepth,
+  checkPreviews,
   checkRootDirectory,
   checkUploadableBranch,
   checkWpEnvironment,
@@ -38,6 +40,7 @@ import {
 } from '../../contract/environment-schemas.js';
 import type { Operation } from '../../contract/operation-schemas.js';
 import type { AccessService } from '../access/access-service.js';
+import { insertEnvironment, removeEnvironment, type FirstBuild } from './environment-records.js';
 import type { AppsService } from './apps-service.js';
 import type { Principal } from '../access/auth-service.js';
 import type { Clock, SecretBox } from '../kit/platform-ports.js';
@@ -86,7 +89,7 @@ export class EnvironmentsService {
        * Queues the first build of a new environment of a repository application, in the transaction
        * that creates it (services/builds/build-enqueue.ts); returns the build's id.
        */
-      queueFirstBuild?: (tx: Repositories, environment: EnvironmentRecord, now: Date) => Promise<string>;
+      queueFirstBuild?: FirstBuild;
     },
   ) {}
 
@@ -126,32 +129,19 @@ export class EnvironmentsService {
       updateTime: this.deps.clock.now(),
       domains: [],
       urlDomain: null,
+      gitDepth: body.gitDepth ?? 1,
+      previews: { enabled: body.previews?.enabled ?? false, allowForks: body.previews?.allowForks ?? false },
+      preview: null,
     };
     assertNoViolations(this.#check(scope.app, record, variables, ''));
     const sealed: EnvironmentRecord = { ...record, shellVariablesSealed: this.#seal(variables) };
     const { queueFirstBuild } = this.deps;
     if (scope.app.sourceKind === 'repository' && queueFirstBuild === undefined)
       throw new Error('no build queue was composed for repository applications');
-    await this.deps.store.transaction(async (tx) => {
-      await tx.environments.insert(sealed);
-      // A direct-upload app has nothing to build until code arrives: the operation is done as soon as
-      // the environment exists (the create answer keeps the shape docs/api.md shows). A repository
-      // app's first build (the branch's head) is queued with it, and the operation ends with that build.
-      const firstBuild =
-        scope.app.sourceKind === 'repository' && queueFirstBuild !== undefined
-          ? await queueFirstBuild(tx, sealed, record.createTime)
-          : undefined;
-      await tx.operations.insert({
-        environmentId: record.id,
-        operationId: NO_BUILD,
-        buildId: firstBuild ?? NO_BUILD,
-        done: firstBuild === undefined,
-        error: null,
-        resultKind: 'environment',
-        createTime: record.createTime,
-        updateTime: record.createTime,
-      });
-    });
+    // A repository app's first build (the branch's head) is queued with the environment.
+    await this.deps.store.transaction((tx) =>
+      insertEnvironment(tx, sealed, scope.app.sourceKind === 'repository' ? queueFirstBuild : undefined),
+    );
     return {
       name: operationName(account, appId, record.id, NO_BUILD),
       metadata: {
@@ -200,6 +190,14 @@ export class EnvironmentsService {
           ? normaliseRootDirectory(body.rootDirectory ?? '')
           : current.rootDirectory,
         httpsRedirect: fields.has('httpsRedirect') ? body.httpsRedirect === true : current.httpsRedirect,
+        gitDepth: fields.has('gitDepth') ? (body.gitDepth ?? 1) : current.gitDepth,
+        // A partial object changes what it names (`{"enabled": false}` keeps allowForks).
+        previews: fields.has('previews')
+          ? {
+              enabled: body.previews?.enabled ?? current.previews.enabled,
+              allowForks: body.previews?.allowForks ?? current.previews.allowForks,
+            }
+          : current.previews,
         shellVariablesSealed: fields.has('shellVariables')
           ? this.#seal(variables)
           : current.shellVariablesSealed,
@@ -224,9 +222,7 @@ export class EnvironmentsService {
   async delete(principal: Principal, ref: EnvironmentRef): Promise<void> {
     const scope = await this.#scope(principal, ref, 'environment.delete');
     const environment = await this.requireEnvironment(scope, ref.environment);
-    const blobKeys = await this.deps.store.builds.blobKeysOf({ environmentId: environment.id });
-    await this.deps.store.environments.delete(environment.id);
-    void this.deps.signals.publish('environments.removed', { blobKeys });
+    await removeEnvironment(this.deps, environment.id);
   }
 
   async requireEnvironment(
@@ -272,7 +268,10 @@ export class EnvironmentsService {
       shellVariables: toWireVariables(variables),
       rootDirectory: record.rootDirectory,
       httpsRedirect: record.httpsRedirect,
-      parentEnvironment: '',
+      parentEnvironment: record.preview ? environmentName(account, app.appId, record.preview.parentId) : '',
+      ...(record.preview ? { pullRequest: record.preview.pullRequest } : {}),
+      gitDepth: record.gitDepth,
+      previews: { ...record.previews },
       domains: [...record.domains],
       build: record.liveBuildId ? buildName(account, app.appId, record.id, record.liveBuildId) : '',
       url: this.deps.urlOf?.(record) ?? '',
@@ -305,6 +304,11 @@ export class EnvironmentsService {
       ...checkWpEnvironment(`${prefix}wpEnvironment`, record.wpEnvironment),
       ...checkRootDirectory(`${prefix}rootDirectory`, record.rootDirectory),
       ...checkShellVariables(`${prefix}shellVariables`, variables),
+      ...checkGitDepth(`${prefix}gitDepth`, record.gitDepth, app.sourceKind === 'repository'),
+      ...checkPreviews(`${prefix}previews`, record.previews, {
+        repositoryApp: app.sourceKind === 'repository',
+        isPreview: record.preview !== null,
+      }),
     ];
   }
 

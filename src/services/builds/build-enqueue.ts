@@ -106,7 +106,7 @@ export async function enqueueBuild(
  * A build of a commit a push, polling or a pull request names: queued (superseding one waiting), or,
  * when the environment has a build of that commit already, that build and `queued: false`. A commit
  * is built once per environment: a host delivering the same push again (it retries when an answer is
- * slow), or polling meeting a commit a push brought, queues nothing.
+ * slow), or polling meeting a commit a push brought, queues nothing. A `sha` of '' builds the head.
  */
 export function enqueueCommitBuild(
   store: Store,
@@ -115,6 +115,12 @@ export function enqueueCommitBuild(
   commit: BuildCommit,
   now: Date,
 ): Promise<{ readonly build: BuildRecord; readonly queued: boolean }> {
+  // A host that names only an abbreviated hash (Bitbucket's pull requests) gets the head built: a
+  // build of the head still waiting serves it.
+  if (commit.sha === '')
+    return enqueue(store, environment, trigger, FROM_BRANCH, now, {
+      join: (queued) => queued.trigger === trigger && queued.commitSha === '',
+    });
   return enqueue(store, environment, trigger, FROM_BRANCH, now, { commit });
 }
 
@@ -164,15 +170,18 @@ async function enqueue(
 }
 
 /**
- * The first build of a new environment of a repository application (its branch's head), queued in the
- * transaction that creates the environment: its creation operation (`no_build`) ends with it.
+ * The first build of a new environment of a repository application (its branch's head, or the commit
+ * a pull request names), queued in the transaction that creates the environment: its creation
+ * operation (`no_build`) ends with it.
  */
 export async function queueFirstBuild(
   tx: Repositories,
   environment: EnvironmentRecord,
   now: Date,
+  trigger: 'PUSH' | 'PULL_REQUEST' = 'PUSH',
+  commit?: BuildCommit,
 ): Promise<string> {
-  const build = newBuild(environment, 'PUSH', FROM_BRANCH, now);
+  const build = newBuild(environment, trigger, FROM_BRANCH, now, undefined, commit);
   await tx.builds.insert(build);
   return build.id;
 }

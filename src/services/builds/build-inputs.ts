@@ -1,6 +1,7 @@
 /**
  * What a build runs with, resolved once by the runner: the environment's settings, decrypted variables, uid.
  */
+import { fetchRefOf } from '../../domain/git/fetch-ref.js';
 import { checkRepositoryUrl } from '../../domain/git/repository-url.js';
 import { platformVariables } from '../../domain/hosting/platform-variables.js';
 import { UPLOADABLE_BRANCH } from '../../domain/environment-rules.js';
@@ -75,7 +76,8 @@ export class BuildInputsSource implements BuildEnvironmentSource {
       host: url.repository.host,
       branch,
       commitSha,
-      depth: environment.gitDepth ?? 1,
+      ref: fetchRefOf(repository.provider, branch, environment.preview?.pullRequest),
+      depth: environment.gitDepth,
       accessToken: open(repository.accessTokenSealed),
       deployKey: open(repository.deployKeySealed),
       knownHost: repository.knownHost,

@@ -21,8 +21,10 @@ export interface GitSource {
   readonly transport: 'https' | 'ssh';
   readonly host: string;
   readonly branch: string;
-  /** The commit a push named; '' builds the branch's head. */
+  /** The commit a push named; '' builds the head of `ref`. */
   readonly commitSha: string;
+  /** Fetched when the commit is not named or cannot be fetched alone: the branch, or a preview's request head (domain/git/fetch-ref.ts). */
+  readonly ref: string;
   /** Commits of history fetched: 1 by default, 0 = all. */
   readonly depth: number;
   /** An https repository's token, opened; '' when none. */

@@ -1,7 +1,8 @@
 /**
  * Push webhooks of repository applications (docs/git.md): a delivery to `repository.webhookUrl`,
  * verified with the host's own signature scheme against the application's secret, builds the pushed
- * commit in every environment of that branch. No Basic auth: the signature is the credential. A bad
+ * commit in every environment of that branch, and a pull request's makes, rebuilds or deletes its
+ * preview environments (preview-environments.ts). No Basic auth: the signature is the credential. A bad
  * or missing one answers 401 (the same for an application that does not exist) and changes nothing;
  * failed checks are throttled per client address, as webhook tokens are.
  */
@@ -11,7 +12,7 @@ import {
   parseWebhookEvent,
   webhookSender,
   type WebhookHeaders,
-} from '../../domain/git/push-webhooks.js';
+} from '../../domain/git/repository-webhooks.js';
 import { buildName } from '../../domain/resource-names.js';
 import type { AppRef } from '../../contract/path-schemas.js';
 import type { FailureThrottle } from '../kit/failure-throttle.js';
@@ -19,6 +20,7 @@ import type { Clock, SecretBox } from '../kit/platform-ports.js';
 import type { SignalSender } from '../kit/signals.js';
 import type { Store } from '../kit/store-port.js';
 import { enqueueCommitBuild } from './build-enqueue.js';
+import type { PreviewEnvironments } from './preview-environments.js';
 
 /** What a delivery did: the builds it queued (by name), or why it built nothing. */
 export interface PushAnswer {
@@ -40,6 +42,7 @@ export class GitPushService {
       readonly clock: Clock;
       readonly signals: SignalSender;
       readonly throttle: FailureThrottle;
+      readonly previews: PreviewEnvironments;
     },
   ) {}
 
@@ -76,6 +79,13 @@ export class GitPushService {
     const event = parseWebhookEvent(delivery.sender, delivery.eventName, payload);
     if (event.kind === 'ping') return { builds: [], message: 'pong: the webhook reaches Atoll' };
     if (event.kind === 'ignored') return { builds: [], message: event.why };
+    if (event.kind === 'pullRequest') {
+      const outcome =
+        event.action === 'close'
+          ? await this.deps.previews.close(ref, app, event)
+          : await this.deps.previews.sync(ref, app, event);
+      return { builds: outcome.builds, message: outcome.messages.join('; ') };
+    }
     if (event.deleted)
       return { builds: [], message: `the branch ${event.branch} was deleted: nothing live stops` };
     if (event.skip)

@@ -49,6 +49,12 @@ export function publishBuildEvent(
       environment,
       trigger: build.trigger,
       state: build.state,
+      ...(build.commitSha === ''
+        ? {}
+        : {
+            branch: build.branch,
+            commit: { sha: build.commitSha, message: build.commitMessage, author: build.commitAuthor },
+          }),
       ...(build.failureMessage === '' ? {} : { failureReason: { message: build.failureMessage } }),
     }),
     now,

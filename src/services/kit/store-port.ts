@@ -102,8 +102,12 @@ export interface EnvironmentRecord {
   /** What the environment shows of its domain mappings; written only by the domain mappings service. */
   readonly domains: readonly string[];
   readonly urlDomain: { readonly domain: string; readonly https: boolean } | null;
-  /** Commits of history a build of a repository's branch fetches: 1 unless set, 0 = all (gitDepth). */
-  readonly gitDepth?: number;
+  /** Commits of history a build of a repository's branch fetches: 1 by default, 0 = all (gitDepth). */
+  readonly gitDepth: number;
+  /** Whether pull requests against its branch get a preview environment, forks' included. */
+  readonly previews: { readonly enabled: boolean; readonly allowForks: boolean };
+  /** A preview environment's parent and pull request; null for every other environment. */
+  readonly preview: { readonly parentId: string; readonly pullRequest: number } | null;
 }
 
 export interface OperationRecord {
@@ -238,7 +242,7 @@ export interface AppsRepository {
 }
 
 export interface EnvironmentFilter {
-  /** Only environments whose parent is this id; "" = only parents (all environments today). */
+  /** Only environments whose parent is this id; "" = only parents (environments that are no preview). */
   readonly parentEnvironmentId?: string;
 }
 
@@ -248,10 +252,12 @@ export interface EnvironmentsRepository {
   /** forUpdate locks the row until the transaction ends (read-modify-write). */
   find(appPk: string, id: string, forUpdate?: boolean): Promise<EnvironmentRecord | undefined>;
   list(appPk: string, filter: EnvironmentFilter, page: PageRequest): Promise<Page<EnvironmentRecord>>;
-  /** The application's environments that build this branch, oldest first. */
+  /** The application's environments that build this branch, previews aside (pull requests update those), oldest first. */
   listOfBranch(appPk: string, branch: string): Promise<EnvironmentRecord[]>;
-  /** Every environment of every repository application (the poller reads their branch heads). */
+  /** Every environment of every repository application but previews (the poller reads their branch heads). */
   listBuildingBranches(): Promise<EnvironmentRecord[]>;
+  /** The application's preview environments, of one pull request when a number is given, oldest first. */
+  listPreviews(appPk: string, pullRequest?: number): Promise<EnvironmentRecord[]>;
   update(record: EnvironmentRecord): Promise<void>;
   delete(id: string): Promise<void>;
   findById(id: string): Promise<EnvironmentRecord | undefined>;

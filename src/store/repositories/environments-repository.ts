@@ -22,6 +22,11 @@ function toEnvironment(row: Selectable<EnvironmentsTable>): EnvironmentRecord {
     domains: row.domains as string[],
     urlDomain: row.url_domain === null ? null : { domain: row.url_domain, https: row.url_https },
     gitDepth: row.git_depth,
+    previews: { enabled: row.previews_enabled, allowForks: row.previews_allow_forks },
+    preview:
+      row.parent_environment_id === null
+        ? null
+        : { parentId: row.parent_environment_id, pullRequest: row.pull_request ?? 0 },
   };
 }
 
@@ -36,7 +41,9 @@ function toRow(record: Omit<EnvironmentRecord, 'domains' | 'urlDomain'>) {
     live_build_id: record.liveBuildId,
     reconciling: record.reconciling,
     update_time: record.updateTime,
-    ...(record.gitDepth === undefined ? {} : { git_depth: record.gitDepth }),
+    git_depth: record.gitDepth,
+    previews_enabled: record.previews.enabled,
+    previews_allow_forks: record.previews.allowForks,
   };
 }
 
@@ -49,7 +56,8 @@ export function createEnvironmentsRepository(db: Kysely<Database>): Environments
           ...toRow(record),
           id: record.id,
           app_pk: record.appPk,
-          parent_environment_id: null,
+          parent_environment_id: record.preview?.parentId ?? null,
+          pull_request: record.preview?.pullRequest ?? null,
           create_time: record.createTime,
         })
         .execute();
@@ -60,8 +68,19 @@ export function createEnvironmentsRepository(db: Kysely<Database>): Environments
         .selectAll()
         .where('app_pk', '=', appPk)
         .where('branch', '=', branch)
+        .where('parent_environment_id', 'is', null)
         .orderBy('create_time')
         .execute();
+      return rows.map(toEnvironment);
+    },
+    async listPreviews(appPk, pullRequest) {
+      let query = db
+        .selectFrom('environments')
+        .selectAll()
+        .where('app_pk', '=', appPk)
+        .where('parent_environment_id', 'is not', null);
+      if (pullRequest !== undefined) query = query.where('pull_request', '=', pullRequest);
+      const rows = await query.orderBy('create_time').orderBy('id').execute();
       return rows.map(toEnvironment);
     },
     async listBuildingBranches() {
@@ -70,6 +89,7 @@ export function createEnvironmentsRepository(db: Kysely<Database>): Environments
         .innerJoin('apps', 'apps.id', 'environments.app_pk')
         .selectAll('environments')
         .where('apps.source_kind', '=', 'repository')
+        .where('environments.parent_environment_id', 'is', null)
         .orderBy('environments.create_time')
         .execute();
       return rows.map(toEnvironment);

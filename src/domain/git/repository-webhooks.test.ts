@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { hasValidSignature, parseWebhookEvent, webhookSender } from './push-webhooks.js';
+import { hasValidSignature, parseWebhookEvent, webhookSender } from './repository-webhooks.js';
 
 const SECRET = 'webhook-secret';
 const SHA = 'a'.repeat(40);
@@ -144,5 +144,126 @@ describe('parseWebhookEvent', () => {
       head_commit: { message: 'Docs only\n\n[skip deploy]' },
     });
     assert.equal(event.kind === 'push' && event.skip, true);
+  });
+});
+
+describe('parseWebhookEvent of pull requests', () => {
+  const github = (action: string, headRepo: string | null = 'team/site') => ({
+    action,
+    number: 12,
+    pull_request: {
+      number: 12,
+      title: '  Add pricing page ',
+      user: { login: 'ada' },
+      head: { ref: 'feature/pricing', sha: SHA, repo: headRepo === null ? null : { full_name: headRepo } },
+      base: { ref: 'main', sha: 'b'.repeat(40), repo: { full_name: 'team/site' } },
+    },
+  });
+
+  it('reads GitHub and Gitea requests opened, updated and closed', () => {
+    assert.deepEqual(parseWebhookEvent('GITHUB', 'pull_request', github('opened')), {
+      kind: 'pullRequest',
+      action: 'sync',
+      number: 12,
+      title: 'Add pricing page',
+      headBranch: 'feature/pricing',
+      baseBranch: 'main',
+      headSha: SHA,
+      fromFork: false,
+      message: '',
+      author: 'ada',
+      skip: false,
+    });
+    for (const [action, meaning] of [
+      ['reopened', 'sync'],
+      ['synchronize', 'sync'],
+      ['synchronized', 'sync'],
+      ['closed', 'close'],
+    ] as const) {
+      const event = parseWebhookEvent('GITEA', 'pull_request', github(action));
+      assert.equal(event.kind === 'pullRequest' && event.action, meaning, action);
+    }
+    assert.equal(parseWebhookEvent('GITHUB', 'pull_request', github('labeled')).kind, 'ignored');
+  });
+
+  it('knows a request from a fork, and one whose fork is gone', () => {
+    const fork = parseWebhookEvent('GITHUB', 'pull_request', github('opened', 'mallory/site'));
+    assert.equal(fork.kind === 'pullRequest' && fork.fromFork, true);
+    const gone = parseWebhookEvent('GITHUB', 'pull_request', github('opened', null));
+    assert.equal(gone.kind === 'pullRequest' && gone.fromFork, true);
+  });
+
+  it('reads a GitLab merge request and a Bitbucket pull request', () => {
+    const gitlab = parseWebhookEvent('GITLAB', 'Merge Request Hook', {
+      object_kind: 'merge_request',
+      object_attributes: {
+        iid: 7,
+        action: 'update',
+        title: 'Draft: blog',
+        source_branch: 'blog',
+        target_branch: 'main',
+        source_project_id: 3,
+        target_project_id: 3,
+        last_commit: {
+          id: SHA,
+          message: 'Blog [skip ci]\n',
+          author: { name: 'Bo', email: 'bo@example.com' },
+        },
+      },
+    });
+    assert.deepEqual(gitlab, {
+      kind: 'pullRequest',
+      action: 'sync',
+      number: 7,
+      title: 'Draft: blog',
+      headBranch: 'blog',
+      baseBranch: 'main',
+      headSha: SHA,
+      fromFork: false,
+      message: 'Blog [skip ci]',
+      author: 'Bo <bo@example.com>',
+      skip: true,
+    });
+    const merged = parseWebhookEvent('GITLAB', 'Merge Request Hook', {
+      object_attributes: {
+        iid: 7,
+        action: 'merge',
+        source_branch: 'blog',
+        target_branch: 'main',
+        source_project_id: 4,
+        target_project_id: 3,
+      },
+    });
+    assert.equal(merged.kind === 'pullRequest' && merged.action === 'close' && merged.fromFork, true);
+    const bitbucket = parseWebhookEvent('BITBUCKET', 'pullrequest:created', {
+      pullrequest: {
+        id: 3,
+        title: 'Docs',
+        author: { display_name: 'Cy' },
+        source: {
+          branch: { name: 'docs' },
+          commit: { hash: 'abcdef123456' },
+          repository: { full_name: 't/s' },
+        },
+        destination: { branch: { name: 'main' }, repository: { full_name: 't/s' } },
+      },
+    });
+    // Bitbucket names an abbreviated hash: the branch's head is built.
+    assert.equal(
+      bitbucket.kind === 'pullRequest' && bitbucket.headSha === '' && bitbucket.number === 3,
+      true,
+    );
+    const declined = parseWebhookEvent('BITBUCKET', 'pullrequest:rejected', {
+      pullrequest: {
+        id: 3,
+        source: { branch: { name: 'docs' }, repository: { full_name: 't/s' } },
+        destination: { branch: { name: 'main' }, repository: { full_name: 't/s' } },
+      },
+    });
+    assert.equal(declined.kind === 'pullRequest' && declined.action, 'close');
+  });
+
+  it('ignores a request that names no number or branch', () => {
+    assert.equal(parseWebhookEvent('GITHUB', 'pull_request', { action: 'opened' }).kind, 'ignored');
   });
 });

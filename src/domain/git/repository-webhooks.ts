@@ -1,10 +1,18 @@
 /**
  * The webhooks git hosts send to an application's `repository.webhookUrl`: which host sent one (by
  * its headers), whether its signature is the application's secret's (each host's own scheme,
- * compared in constant time), and what it says (a ping, a push of a branch). Pure.
+ * compared in constant time), and what it says (a ping, a push of a branch, a pull request). Pure.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { isCommitSha } from './commit-sha.js';
+import {
+  pullRequestOfBitbucket,
+  pullRequestOfGitHubShape,
+  pullRequestOfGitLab,
+  type Ignored,
+  type PullRequestEvent,
+} from './pull-request-webhooks.js';
+import { authorOf, firstLine, object, skipsDeploy, text, type Json } from './webhook-payload.js';
 
 export type WebhookSender = 'GITHUB' | 'GITLAB' | 'GITEA' | 'BITBUCKET';
 
@@ -86,25 +94,10 @@ export type WebhookEvent =
       /** The head commit's message asks for no build: `[skip ci]`, `[ci skip]` or `[skip deploy]`. */
       readonly skip: boolean;
     }
-  | { readonly kind: 'ignored'; readonly why: string };
+  | PullRequestEvent
+  | Ignored;
 
 const ZERO_SHA = /^0{40}$/;
-
-type Json = Record<string, unknown>;
-const object = (value: unknown): Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {};
-const text = (value: unknown): string => (typeof value === 'string' ? value : '');
-
-function firstLine(message: string): string {
-  return message.split('\n')[0]?.trim().slice(0, 512) ?? '';
-}
-
-function authorOf(value: unknown): string {
-  const author = object(value);
-  const name = text(author.name) || text(author.username);
-  const email = text(author.email);
-  return (email === '' ? name : `${name} <${email}>`).slice(0, 256);
-}
 
 function branchOf(ref: string): string | undefined {
   return ref.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : undefined;
@@ -118,14 +111,17 @@ export function parseWebhookEvent(sender: WebhookSender, eventName: string, payl
     case 'GITEA':
       if (eventName === 'ping') return { kind: 'ping' };
       if (eventName === 'push') return pushOfGitHubShape(body);
+      if (eventName === 'pull_request') return pullRequestOfGitHubShape(body);
       return { kind: 'ignored', why: `${eventName} events build nothing` };
     case 'GITLAB':
       if (eventName === 'Push Hook') return pushOfGitLab(body);
+      if (eventName === 'Merge Request Hook') return pullRequestOfGitLab(body);
       if (eventName === 'System Hook' || eventName === 'Test Hook') return { kind: 'ping' };
       return { kind: 'ignored', why: `${eventName} events build nothing` };
     case 'BITBUCKET':
       if (eventName === 'diagnostics:ping') return { kind: 'ping' };
       if (eventName === 'repo:push') return pushOfBitbucket(body);
+      if (eventName.startsWith('pullrequest:')) return pullRequestOfBitbucket(eventName, body);
       return { kind: 'ignored', why: `${eventName} events build nothing` };
   }
 }
@@ -183,9 +179,4 @@ function pushOfBitbucket(body: Json): WebhookEvent {
     author: text(object(target.author).raw).slice(0, 256),
     skip: skipsDeploy(text(target.message)),
   };
-}
-
-/** A head commit whose message asks for no build (the convention every CI honours). */
-function skipsDeploy(message: string): boolean {
-  return /\[(skip ci|ci skip|skip deploy)\]/i.test(message);
 }
