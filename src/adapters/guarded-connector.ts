@@ -55,6 +55,8 @@ export interface GuardedConnectorOptions {
   readonly ownAddresses: () => readonly string[];
   /** The error of every refusal: always the same, so that it tells nothing of the address or its ports. */
   readonly refusal: () => Error;
+  /** The CAs TLS trusts (PEM), when not Node's own. */
+  readonly ca?: readonly string[];
 }
 
 /**
@@ -64,7 +66,10 @@ export interface GuardedConnectorOptions {
  * address fails before any packet is sent to it, so a caller learns nothing of what listens there.
  */
 export function createGuardedConnector(options: GuardedConnectorOptions): buildConnector.connector {
-  const connect = buildConnector({ timeout: options.timeoutMs });
+  const connect = buildConnector({
+    timeout: options.timeoutMs,
+    ...(options.ca === undefined ? {} : { ca: [...options.ca] }),
+  });
   const checked = async (hostname: string): Promise<string> => {
     const addresses = isIP(hostname) === 0 ? await options.resolve(hostname) : [hostname];
     const first = addresses[0];

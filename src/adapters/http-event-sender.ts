@@ -1,4 +1,9 @@
-/** The EventSender port over undici and the guarded connector: how event deliveries reach their receivers. */
+/**
+ * The EventSender port over undici and the guarded connector: how event deliveries reach their
+ * receivers, and commit statuses their git hosts.
+ */
+import { readFileSync } from 'node:fs';
+import { rootCertificates } from 'node:tls';
 import { Agent, request } from 'undici';
 import { DeliveryRefused, type EventSender } from '../services/events/delivery-worker.js';
 import type { DnsLookup } from '../services/domains/domain-ports.js';
@@ -28,6 +33,10 @@ export class HttpEventSender implements EventSender {
       readonly dns?: DnsLookup;
       /** This host's addresses; its interfaces' by default (tests name others). */
       readonly ownAddresses?: () => readonly string[];
+      /** What a refused address fails with; the event deliveries' ADDRESS_NOT_ALLOWED by default. */
+      readonly refusalMessage?: string;
+      /** A PEM file of CAs trusted besides Node's own (ATOLL_GIT_CA_FILE for a self-hosted git host's API). */
+      readonly caFile?: string | undefined;
     },
   ) {
     this.#agent = new Agent({
@@ -36,7 +45,10 @@ export class HttpEventSender implements EventSender {
         timeoutMs: options.timeoutMs,
         resolve: options.dns === undefined ? systemResolver : resolverOf(options.dns),
         ownAddresses: options.ownAddresses ?? hostAddresses,
-        refusal: () => new DeliveryRefused(ADDRESS_NOT_ALLOWED),
+        refusal: () => new DeliveryRefused(options.refusalMessage ?? ADDRESS_NOT_ALLOWED),
+        ...(options.caFile === undefined
+          ? {}
+          : { ca: [...rootCertificates, readFileSync(options.caFile, 'utf8')] }),
       }),
     });
   }

@@ -47,6 +47,12 @@ export const RepositoryInputSchema = Type.Object(
       }),
     ),
     displayName: Type.Optional(Type.String({ description: 'Ignored: derived from the URL' })),
+    apiUrl: Type.Optional(
+      Type.String({
+        description:
+          "GitHub and Gitea/Forgejo: the host's API base for commit statuses (https), when it is not the provider's own (api.github.com, https://host/api/v3, https://host/api/v1)",
+      }),
+    ),
   },
   { additionalProperties: false, title: 'RepositoryInput' },
 );
@@ -66,6 +72,10 @@ export const RepositorySchema = Type.Object(
       Type.String({ description: 'ssh URLs: the host key trusted on the first fetch (SHA256:…)' }),
     ),
     webhookUrl: Type.String({ description: 'Where the git host sends push and pull request webhooks' }),
+    statusApiUrl: Type.String({
+      description:
+        "The API builds' commit statuses go to (with the access token); empty when none are sent (no token, or a provider without statuses)",
+    }),
   },
   { title: 'Repository' },
 );

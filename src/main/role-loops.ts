@@ -35,6 +35,8 @@ export function startRoleLoops(
   const building = sandboxed ? services.roles.watch('worker', services.buildRunner.run()) : undefined;
   const retention = startRetention(services, logger, sandboxed, restoring, timer);
   const polling = sandboxed ? startGitPolling(services, config, logger, timer) : undefined;
+  // Commit statuses written before a stop or crash are sent now, and new ones as they fall due.
+  if (sandboxed) services.commitStatuses.start();
   return { building, restoring, periodic: [recheck, retention, ...(polling ? [polling] : [])] };
 }
 

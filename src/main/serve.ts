@@ -265,6 +265,7 @@ async function stopPlatform(
   await services.reportScheduler.stop();
   services.mailer?.close();
   await services.deliveryWorker.stop();
+  await services.commitStatuses.stop();
   await Promise.all(
     [servers.edge, servers.tlsEdge].map(
       (server) =>

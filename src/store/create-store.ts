@@ -18,6 +18,7 @@ import { createUsageRepository } from './repositories/usage-repository.js';
 import { createDomainMappingsRepository } from './repositories/domain-mappings-repository.js';
 import { createEventsRepository } from './repositories/events-repository.js';
 import { createReportsRepository } from './repositories/reports-repository.js';
+import { createCommitStatusesRepository } from './repositories/commit-statuses-repository.js';
 import { createSessionsRepository } from './repositories/sessions-repository.js';
 import { createUsersRepository } from './repositories/users-repository.js';
 
@@ -40,6 +41,7 @@ function createRepositories(db: Kysely<Database>): Repositories {
     events: createEventsRepository(db),
     reports: createReportsRepository(db),
     sessions: createSessionsRepository(db),
+    commitStatuses: createCommitStatusesRepository(db),
   };
 }
 

@@ -75,8 +75,21 @@ export interface RepositoriesTable {
   deploy_key_public: string;
   known_host: string;
   webhook_secret_sealed: string;
+  api_url: ColumnType<string, string | undefined, string>;
   create_time: Timestamp;
   update_time: Timestamp;
+}
+
+export interface CommitStatusesTable {
+  build_id: string;
+  environment_id: string;
+  commit_sha: string;
+  state: string;
+  description: string;
+  version: ColumnType<number, number | undefined, number>;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_time: Timestamp;
+  create_time: Timestamp;
 }
 
 export interface OperationsTable {
@@ -319,4 +332,5 @@ export interface Database {
   site_reports: SiteReportsTable;
   health_checks: HealthChecksTable;
   sessions: SessionsTable;
+  commit_statuses: CommitStatusesTable;
 }

@@ -11,6 +11,7 @@ import * as events from './migrations/0006-events.js';
 import * as reports from './migrations/0007-reports.js';
 import * as sessions from './migrations/0008-sessions.js';
 import * as gitRepositories from './migrations/0009-git-repositories.js';
+import * as commitStatuses from './migrations/0010-commit-statuses.js';
 
 /** Every migration, in order. Names never change once released. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -23,6 +24,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0007-reports': reports,
   '0008-sessions': sessions,
   '0009-git-repositories': gitRepositories,
+  '0010-commit-statuses': commitStatuses,
 };
 
 /** Names of every migration, in the order they apply. */

@@ -119,6 +119,7 @@ describe('applications API', () => {
       displayName: 'acme/site',
       accessTokenSet: false,
       webhookUrl: 'http://127.0.0.1:8080/wh/v1/accounts/acme/apps/git-app/repository:push',
+      statusApiUrl: '',
     });
     // The public service's clients send owner/repo and a hosted provider: the https URL is derived.
     const named = await createApp('named-app', {
@@ -141,6 +142,8 @@ describe('applications API', () => {
     const app = await api.request('GET', `${base}/private-app`, { auth: owner });
     assert.equal(app.body.repository.accessTokenSet, true);
     assert.equal(app.body.repository.provider, 'GITEA');
+    // The token also sets commit statuses, at the Gitea host's own API.
+    assert.equal(app.body.repository.statusApiUrl, 'https://git.example.com/api/v1');
     const list = await api.request('GET', base, { auth: owner });
     for (const answer of [app, list]) assert.doesNotMatch(answer.text, new RegExp(token));
     const stored = await api.testStore.store.apps.findRepository(
@@ -170,7 +173,7 @@ describe('applications API', () => {
     assert.doesNotMatch(app.text, /PRIVATE KEY/);
   });
 
-  it('refuses repository URLs and tokens that break the rules, naming the field', async () => {
+  it('refuses repository URLs, tokens and status APIs that break the rules, naming the field (prevents commit statuses carrying the token to the platform’s network)', async () => {
     const cases: [object, string, RegExp][] = [
       [{ url: 'file:///etc/passwd' }, 'repository.url', /must use https or ssh, not file/],
       [{ url: 'ext::sh -c id' }, 'repository.url', /spaces|ext::/],
@@ -188,6 +191,27 @@ describe('applications API', () => {
         { url: 'https://github.com/acme/site.git', provider: 'UPLOADABLE' },
         'repository.provider',
         /uploadable/,
+      ],
+      // Commit statuses carry the token: never over plain http, never to the platform's network.
+      [
+        { url: 'https://github.com/acme/site.git', apiUrl: 'http://api.example.com' },
+        'repository.apiUrl',
+        /https URL/,
+      ],
+      [
+        { url: 'https://github.com/acme/site.git', apiUrl: 'https://169.254.169.254/api' },
+        'repository.apiUrl',
+        /ATOLL_GIT_ALLOW_PRIVATE/,
+      ],
+      [
+        { url: 'https://github.com/acme/site.git', apiUrl: 'https://[::1]:8443/api' },
+        'repository.apiUrl',
+        /ATOLL_GIT_ALLOW_PRIVATE/,
+      ],
+      [
+        { url: 'https://gitlab.com/acme/site.git', apiUrl: 'https://gitlab.com/api/v4' },
+        'repository.apiUrl',
+        /GitHub and Gitea\/Forgejo only/,
       ],
     ];
     for (const [repository, field, rule] of cases) {

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { BuildHarness, eventually } from '../helpers/build-harness.js';
 import { startGitHttpServer, type GitHttpServer } from '../helpers/git-http-server.js';
 import { startSshGitServer } from '../helpers/ssh-git-server.js';
+import { startStatusReceiver, type StatusReceiver } from '../helpers/status-receiver.js';
 
 /**
  * Issue 23: applications built from a git repository's branch. Real git servers (`git http-backend`)
@@ -18,6 +19,7 @@ describe('builds from a git branch (git http-backend on loopback)', () => {
   let git: GitHttpServer;
   let privateGit: GitHttpServer;
   let caBundle: string;
+  let statusApi: StatusReceiver;
   const token = 'glpat-secret-token-of-the-test';
   /** Every line the server logged: the token may be in none. */
   const logLines: string[] = [];
@@ -25,19 +27,25 @@ describe('builds from a git branch (git http-backend on loopback)', () => {
   before(async () => {
     git = await startGitHttpServer();
     privateGit = await startGitHttpServer({ token });
-    // The two servers' self-signed certificates, as an operator's own CA.
+    statusApi = await startStatusReceiver();
+    // The servers' self-signed certificates, as an operator's own CA.
     caBundle = join(mkdtempSync(join(tmpdir(), 'atoll-git-ca-')), 'ca.pem');
-    writeFileSync(caBundle, `${readFileSync(git.caFile, 'utf8')}${readFileSync(privateGit.caFile, 'utf8')}`);
+    writeFileSync(
+      caBundle,
+      `${readFileSync(git.caFile, 'utf8')}${readFileSync(privateGit.caFile, 'utf8')}${statusApi.certificate}`,
+    );
     h = await BuildHarness.start({
       buildEnv: { ATOLL_GIT_ALLOW_PRIVATE: '1', ATOLL_GIT_CA_FILE: caBundle, ATOLL_GIT_MAX_PREVIEWS: '2' },
       logLines,
     });
     await h.api.startHosting();
+    h.api.services.commitStatuses.start();
   });
   after(async () => {
     await h.stop();
     await git.stop();
     await privateGit.stop();
+    await statusApi.stop();
     rmSync(dirname(caBundle), { recursive: true, force: true });
   });
 
@@ -486,6 +494,66 @@ describe('builds from a git branch (git http-backend on loopback)', () => {
       'preview.deleted',
       'preview.refused',
     ]);
+  });
+
+  it('tells GitHub the state of each build on its commit with the environment URL, through the API the application names', async () => {
+    const head = await privateGit.createRepository('acme/statused', { 'index.html': '<p>statused</p>' });
+    const made = await createApp('statused', {
+      url: privateGit.url('acme/statused'),
+      provider: 'GITHUB',
+      accessToken: token,
+      apiUrl: `${statusApi.origin}/api/v3`,
+    });
+    assert.equal(made.status, 200, made.text);
+    const shown = await h.api.request('GET', '/v1/accounts/acme/apps/statused', { auth: h.owner });
+    assert.equal(shown.body.repository.statusApiUrl, `${statusApi.origin}/api/v3`);
+    const { envId, operation } = await createEnvironment('statused', 'main');
+    assert.equal((await h.waitDone(operation)).error, undefined);
+    const ofCommit = (sha: string) =>
+      statusApi.received.filter((r) => r.path === `/api/v3/repos/acme/statused/statuses/${sha}`);
+    assert.ok(
+      await eventually(() => ofCommit(head).some((r) => r.body.state === 'success'), 30_000),
+      JSON.stringify(statusApi.received),
+    );
+    // Pending while it builds (unless the build ended before it was sent: the newest state replaces it).
+    const states = ofCommit(head).map((r) => r.body.state);
+    assert.ok(
+      states.every((state) => state === 'pending' || state === 'success'),
+      states.join(),
+    );
+    assert.equal(states.at(-1), 'success');
+    const success = ofCommit(head).find((r) => r.body.state === 'success');
+    assert.ok(success);
+    assert.equal(success.method, 'POST');
+    assert.equal(success.headers.authorization, `Bearer ${token}`);
+    assert.equal(success.headers['x-github-api-version'], '2022-11-28');
+    assert.deepEqual(success.body, {
+      state: 'success',
+      target_url: `http://h${envId}.localhost:8081`,
+      description: 'Deployed',
+      context: 'atoll',
+    });
+
+    // A build that fails is shown failed, with its reason.
+    const broken = await privateGit.commit(
+      'acme/statused',
+      'main',
+      { 'package.json': JSON.stringify({ name: 's', version: '1.0.0', scripts: { build: 'exit 3' } }) },
+      'Break the build',
+    );
+    const rebuild = await h.api.request(
+      'POST',
+      `/v1/accounts/acme/apps/statused/environments/${envId}:rebuild`,
+      {
+        auth: h.owner,
+      },
+    );
+    assert.equal(rebuild.status, 200, rebuild.text);
+    await h.waitDone(String(rebuild.body.name));
+    assert.ok(await eventually(() => ofCommit(broken).some((r) => r.body.state === 'failure'), 30_000));
+    const failure = ofCommit(broken).find((r) => r.body.state === 'failure');
+    assert.match(String(failure?.body.description), /^Failed: /);
+    assert.ok(String(failure?.body.description).length <= 140);
   });
 
   it('picks up a push by polling, once, and never builds a built commit again', async () => {

@@ -288,6 +288,7 @@ export class TestApi {
     this.services.mailer?.close();
     await this.services.certificates?.stop();
     await this.services.deliveryWorker.stop();
+    await this.services.commitStatuses.stop();
     await this.services.domainReconciler.settled();
     await this.services.runtime.stop();
     await this.services.runtimeLogs.stop();

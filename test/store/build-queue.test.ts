@@ -136,4 +136,36 @@ describe(`build queue (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embed
       await Promise.all(workers.map((w) => w.close()));
     }
   });
+  it('keeps a build’s newest commit status until the version sent is settled (prevents a late answer dropping a newer state)', async () => {
+    const buildId = await enqueue();
+    const sha = 'd'.repeat(40);
+    const put = (state: 'pending' | 'success') =>
+      t.store.commitStatuses.put(
+        { buildId, environmentId, commitSha: sha, state, description: state },
+        clock.now(),
+      );
+    await put('pending');
+    const [sent] = await t.store.commitStatuses.claimDue(
+      clock.now(),
+      new Date(clock.now().getTime() + 60_000),
+      10,
+    );
+    assert.ok(sent);
+    assert.equal(sent.state, 'pending');
+    assert.deepEqual(
+      await t.store.commitStatuses.claimDue(clock.now(), clock.now(), 10),
+      [],
+      'leased: no second sender takes it',
+    );
+    // The build went on while the host was answering: its newer state is due now.
+    await put('success');
+    await t.store.commitStatuses.settle(buildId, sent.version);
+    const [newer] = await t.store.commitStatuses.claimDue(clock.now(), clock.now(), 10);
+    assert.ok(newer);
+    assert.equal(newer.state, 'success');
+    assert.equal(newer.version, sent.version + 1);
+    await t.store.commitStatuses.settle(buildId, newer.version);
+    clock.advance(60_000);
+    assert.deepEqual(await t.store.commitStatuses.claimDue(clock.now(), clock.now(), 10), []);
+  });
 });

@@ -110,6 +110,7 @@ describe(`store (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embedded PG
       deployKeyPublic: 'ssh-ed25519 AAAA atoll-site',
       knownHost: '',
       webhookSecretSealed: 'sealed-secret',
+      apiUrl: '',
       createTime: now,
       updateTime: now,
     };

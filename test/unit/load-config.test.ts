@@ -68,6 +68,7 @@ describe('loadConfig defaults', () => {
           pollIntervalMs: 300_000,
           fetchTimeoutMs: 300_000,
           maxFetchBytes: 1_073_741_824,
+          maxPreviewsPerApplication: 10,
           caFile: undefined,
         },
         authFailuresPerMinute: 20,

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { sweepEnvironmentCaches } from '../../builder/build-cache.js';
 import { SandboxedBuildExecutor } from '../../builder/build-executor.js';
 import { createBranchHeads } from '../../builder/git-checkout.js';
+import { HttpEventSender } from '../../adapters/http-event-sender.js';
+import { CommitStatusWorker } from '../../services/builds/commit-statuses.js';
 import { GitPoller } from '../../services/builds/git-poller.js';
 import { BuildQueue } from '../../services/builds/build-queue.js';
 import { BuildRunner } from '../../services/builds/build-runner.js';
@@ -22,6 +24,8 @@ export interface WorkerRole {
   readonly sweepBuildCaches: () => Promise<string[]>;
   /** Reads the branch heads of repository applications; serve runs it every ATOLL_GIT_POLL_INTERVAL_MS. */
   readonly gitPoller: GitPoller;
+  /** Posts builds' states to their commits' hosts (GitHub, Gitea/Forgejo). */
+  readonly commitStatuses: CommitStatusWorker;
 }
 
 const DAY_MS = 86_400_000;
@@ -112,5 +116,21 @@ export function composeWorker(base: Base, runtime: Pick<RuntimeRole, 'deployment
     signals,
     logger,
   });
-  return { buildRunner, retention, sweepBuildCaches: () => caches.sweep(), gitPoller };
+  const commitStatuses = new CommitStatusWorker({
+    store,
+    sender: new HttpEventSender({
+      allowPrivate: settings.git.allowPrivate,
+      timeoutMs: settings.events.timeoutMs,
+      refusalMessage:
+        'address not allowed: commit statuses do not go to loopback, private, link-local, reserved or documentation addresses, nor to this host (ATOLL_GIT_ALLOW_PRIVATE=1 allows them)',
+      caFile: settings.git.caFile,
+    }),
+    secretBox: base.secretBox,
+    clock,
+    logger,
+    urlOf: base.urlOf,
+    pollMs: 1_000,
+    leaseMs: settings.events.timeoutMs * 3,
+  });
+  return { buildRunner, retention, sweepBuildCaches: () => caches.sweep(), gitPoller, commitStatuses };
 }

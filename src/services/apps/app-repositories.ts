@@ -16,6 +16,7 @@ import {
   type RepositoryUrl,
 } from '../../domain/git/repository-url.js';
 import { hostKeyFingerprint } from '../../domain/git/ssh-host-key.js';
+import { statusApiBase, takesCommitStatuses } from '../../domain/git/commit-status.js';
 import { isLocalOrPrivateHost } from '../../domain/network/address-rules.js';
 import { appName } from '../../domain/resource-names.js';
 import type { Repository, RepositoryInput } from '../../contract/app-schemas.js';
@@ -63,6 +64,7 @@ export class AppRepositories {
       deployKeyPublic: key?.publicKey ?? '',
       knownHost: '',
       webhookSecretSealed: this.deps.secretBox.seal(newWebhookSecret()),
+      apiUrl: input.apiUrl ?? '',
     };
   }
 
@@ -122,7 +124,37 @@ export class AppRepositories {
           description: 'must not contain spaces or control characters',
         });
     }
+    if (input.apiUrl !== undefined) {
+      const provider = (input.provider as GitProvider | undefined) ?? guessProvider(url.host);
+      violations.push(...this.#checkApiUrl(input.apiUrl, provider));
+    }
     return { url, violations };
+  }
+
+  /** A commit status API: https, no credentials, a public address unless the operator allows private ones. */
+  #checkApiUrl(apiUrl: string, provider: GitProvider): FieldViolation[] {
+    const field = 'repository.apiUrl';
+    if (!takesCommitStatuses(provider))
+      return [{ field, description: 'commit statuses go to GitHub and Gitea/Forgejo only: leave it out' }];
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(apiUrl);
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed?.protocol !== 'https:' || apiUrl.length > 2048 || parsed.search !== '' || parsed.hash !== '')
+      return [{ field, description: 'must be an https URL of at most 2048 characters, without a query' }];
+    if (parsed.username !== '' || parsed.password !== '')
+      return [{ field, description: 'must not hold credentials: the access token is sent as a header' }];
+    if (!this.deps.settings.allowPrivate && isLocalOrPrivateHost(parsed.hostname.replace(/^\[|\]$/g, '')))
+      return [
+        {
+          field,
+          description:
+            'must not point to a loopback, private, link-local, reserved or documentation address (ATOLL_GIT_ALLOW_PRIVATE=1 allows it)',
+        },
+      ];
+    return [];
   }
 
   /** The repository as the API shows it. */
@@ -139,6 +171,10 @@ export class AppRepositories {
       ...(record.deployKeyPublic === '' ? {} : { deployKey: record.deployKeyPublic }),
       ...(fingerprint === undefined ? {} : { hostKeyFingerprint: fingerprint }),
       webhookUrl: this.webhookUrl(account, app.appId),
+      statusApiUrl:
+        record.accessTokenSealed === '' || !check.ok
+          ? ''
+          : statusApiBase(record.provider, check.repository.host, record.apiUrl),
     };
   }
 

@@ -4,6 +4,7 @@
 import { GRPC_CODES, type GrpcCodeName } from '../../domain/error-catalogue.js';
 import type { BuildOutcome, DetectedProject } from './build-ports.js';
 import { publishBuildEvent } from '../kit/event-outbox.js';
+import { recordCommitStatus } from './commit-statuses.js';
 import { NO_BUILD } from '../../domain/resource-names.js';
 import type { BuildRecord, OperationRecord, Repositories } from '../kit/store-port.js';
 
@@ -44,6 +45,7 @@ export async function endBuild(
   await publishBuildEvent(tx, ended, ending.state === 'CANCELLED' ? 'build.cancelled' : 'build.failed', now);
   if (ending.message.startsWith(DEPLOYMENT_FAILED_PREFIX))
     await publishBuildEvent(tx, ended, 'deployment.failed', now);
+  await recordCommitStatus(tx, ended, now);
   for (const operation of await openOperationsOf(tx, build))
     await tx.operations.update({
       ...operation,
@@ -99,4 +101,5 @@ export async function succeedBuild(
   const succeeded = { ...build, state: 'SUCCEEDED' as const };
   await publishBuildEvent(tx, succeeded, 'build.succeeded', now);
   if (liveTime !== null) await publishBuildEvent(tx, succeeded, 'deployment.live', now);
+  await recordCommitStatus(tx, succeeded, now, liveTime !== null);
 }

@@ -3,6 +3,7 @@
  */
 import { endBuild } from './build-outcome.js';
 import { publishBuildEvent } from '../kit/event-outbox.js';
+import { recordCommitStatus } from './commit-statuses.js';
 import type { Clock } from '../kit/platform-ports.js';
 import type { BuildRecord, Store } from '../kit/store-port.js';
 
@@ -26,7 +27,10 @@ export class BuildQueue {
     const now = this.deps.clock.now();
     return this.deps.store.transaction(async (tx) => {
       const build = await tx.builds.claimNext(now);
-      if (build) await publishBuildEvent(tx, build, 'build.started', now);
+      if (build) {
+        await publishBuildEvent(tx, build, 'build.started', now);
+        await recordCommitStatus(tx, build, now);
+      }
       return build;
     });
   }

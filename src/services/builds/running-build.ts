@@ -3,6 +3,7 @@
  * tied to the store so that other workers see it alive and a cancel reaches it.
  */
 import type { BuildReporter } from './build-ports.js';
+import { recordCommitStatus } from './commit-statuses.js';
 import type { Clock, Logger, Timer } from '../kit/platform-ports.js';
 import type { BuildLogLine, BuildRecord, Store } from '../kit/store-port.js';
 
@@ -27,15 +28,20 @@ export class RunningBuild {
       this.#pending.push({ seq: this.#seq, time: this.deps.clock.now(), stream, line });
     },
     commit: async (commit) => {
-      const { store } = this.deps;
-      const current = await store.builds.find(this.build.environmentId, this.build.id);
-      if (current?.state === 'RUNNING')
-        await store.builds.update({
+      const { store, clock } = this.deps;
+      await store.transaction(async (tx) => {
+        const current = await tx.builds.find(this.build.environmentId, this.build.id, true);
+        if (current?.state !== 'RUNNING') return;
+        const committed = {
           ...current,
           commitSha: commit.sha,
           commitMessage: commit.message,
           commitAuthor: commit.author,
-        });
+        };
+        await tx.builds.update(committed);
+        // A build of a branch's head learns its commit now: the host is told it is being built.
+        await recordCommitStatus(tx, committed, clock.now());
+      });
     },
   };
 

@@ -10,6 +10,7 @@ import type {
   DomainMappingState,
 } from '../../domain/domains/domain-mapping.js';
 import type { OperationResultKind, StatusBody } from '../../domain/operation.js';
+import type { CommitStatusState } from '../../domain/git/commit-status.js';
 import type { Page, PageRequest } from '../../domain/page-token.js';
 import type { BuildPhase, BuildState, BuildTrigger } from '../../domain/builds/build.js';
 import type { PackageVersion } from '../../domain/builds/project-detection.js';
@@ -80,6 +81,8 @@ export interface RepositoryRecord {
   readonly knownHost: string;
   /** The secret push webhooks are signed with, sealed (the providers' HMACs need the secret itself). */
   readonly webhookSecretSealed: string;
+  /** The host's API commit statuses go to; '' = derived from the provider and host (domain/git/commit-status.ts). */
+  readonly apiUrl: string;
   readonly createTime: Date;
   readonly updateTime: Date;
 }
@@ -625,6 +628,33 @@ export interface ReportsRepository {
   listBuildsBetween(environmentId: string, start: Date, end: Date, limit: number): Promise<BuildRecord[]>;
 }
 
+/** A build's state for its repository's host to show on the commit, until the host took it. */
+export interface CommitStatusRecord {
+  readonly buildId: string;
+  readonly environmentId: string;
+  readonly commitSha: string;
+  readonly state: CommitStatusState;
+  readonly description: string;
+  /** Grows with every newer state of the build: a sender settles only the version it sent. */
+  readonly version: number;
+  readonly attempts: number;
+  readonly nextAttemptTime: Date;
+}
+
+export interface CommitStatusesRepository {
+  /** The build's newest state, replacing one not sent yet; due now. */
+  put(
+    status: Pick<CommitStatusRecord, 'buildId' | 'environmentId' | 'commitSha' | 'state' | 'description'>,
+    now: Date,
+  ): Promise<void>;
+  /** Statuses due for an attempt, leased until `leaseUntil` (SKIP LOCKED: workers share the table). */
+  claimDue(now: Date, leaseUntil: Date, limit: number): Promise<CommitStatusRecord[]>;
+  /** The host took this version (or it was given up): gone, unless a newer state came meanwhile. */
+  settle(buildId: string, version: number): Promise<void>;
+  /** Tried and failed: the next attempt, unless a newer state came meanwhile. */
+  retryLater(buildId: string, version: number, attempts: number, nextAttemptTime: Date): Promise<void>;
+}
+
 export interface Repositories {
   readonly accounts: AccountsRepository;
   readonly users: UsersRepository;
@@ -643,6 +673,7 @@ export interface Repositories {
   readonly events: EventsRepository;
   readonly reports: ReportsRepository;
   readonly sessions: SessionsRepository;
+  readonly commitStatuses: CommitStatusesRepository;
 }
 
 export interface Store extends Repositories {

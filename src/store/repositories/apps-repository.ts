@@ -28,6 +28,7 @@ function toRepository(row: Selectable<RepositoriesTable>): RepositoryRecord {
     deployKeyPublic: row.deploy_key_public,
     knownHost: row.known_host,
     webhookSecretSealed: row.webhook_secret_sealed,
+    apiUrl: row.api_url,
     createTime: row.create_time,
     updateTime: row.update_time,
   };
@@ -69,6 +70,7 @@ export function createAppsRepository(db: Kysely<Database>): AppsRepository {
               'deploy_key_public',
               'known_host',
               'webhook_secret_sealed',
+              'api_url',
               'create_time',
               'update_time',
             ])
@@ -84,6 +86,7 @@ export function createAppsRepository(db: Kysely<Database>): AppsRepository {
                   eb.val(repository.deployKeyPublic).as('deploy_key_public'),
                   eb.val(repository.knownHost).as('known_host'),
                   eb.val(repository.webhookSecretSealed).as('webhook_secret_sealed'),
+                  eb.val(repository.apiUrl).as('api_url'),
                   eb.val(repository.createTime).as('create_time'),
                   eb.val(repository.updateTime).as('update_time'),
                 ]),
