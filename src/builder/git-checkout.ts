@@ -11,6 +11,8 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { SandboxLimits } from '../domain/sandbox-limits.js';
 import { isCommitSha } from '../domain/git/commit-sha.js';
 import { describeFetchFailure } from '../domain/git/fetch-failure.js';
+import { checkRepositoryUrl, resolveSubmoduleUrl } from '../domain/git/repository-url.js';
+import { isLocalOrPrivateHost } from '../domain/network/address-rules.js';
 import type { WorkspaceRoot } from '../domain/builds/workspace-rules.js';
 import type { CommandRunner } from '../sandbox/command-runner.js';
 import { SYSTEM_CA_BUNDLE } from '../sandbox/sandbox-filesystem.js';
@@ -41,6 +43,9 @@ export interface CheckedOut {
   readonly appDirectory: string;
   readonly workspace?: WorkspaceRoot['declaredBy'];
 }
+
+/** Where Debian's git-lfs package puts the command git runs for `git lfs`. */
+const GIT_LFS = '/usr/bin/git-lfs';
 
 /** Where the sandbox sees the fetch's credentials folder. */
 const SECRETS_MOUNT = '/run/atoll-git';
@@ -285,6 +290,8 @@ async function fetchCommit(
     );
   if (!fetched) await fetch(git.ref);
   await run(['checkout', '--quiet', '--detach', 'FETCH_HEAD'], true);
+  await fetchSubmodules(git, checkout, run, settings);
+  await fetchLfsFiles(checkout, run, settings);
   const [sha = '', author = '', message = ''] = (
     await run(['log', '-1', '--no-show-signature', '--format=%H%n%an <%ae>%n%s'], true)
   ).map((line) => line.trim());
@@ -293,6 +300,65 @@ async function fetchCommit(
     settings.log(`building ${sha}, the head of ${git.ref}, instead of ${git.commitSha}`);
   settings.log(`commit ${sha.slice(0, 12)} by ${author}: ${message}`);
   return { sha, author: author.slice(0, 256), message: message.slice(0, 512) };
+}
+
+/**
+ * The submodules `.gitmodules` names, at the commits the checkout records, with the same credentials
+ * (the token for the repository's own host, the deploy key for ssh), depth and transports. Each URL
+ * meets the repository URL rules first (relative ones resolved as git does); git refuses every
+ * transport but https and ssh for nested ones too.
+ */
+async function fetchSubmodules(
+  git: GitSource,
+  checkout: string,
+  run: (args: readonly string[], quiet?: boolean) => Promise<string[]>,
+  settings: GitCheckoutSettings,
+): Promise<void> {
+  const modules = await lstat(join(checkout, '.gitmodules')).catch(() => undefined);
+  if (modules?.isFile() !== true) return;
+  const urls = (await run(['config', '--file', '.gitmodules', '--list'], true))
+    .map((line) => /^submodule\.(.+)\.url=(.*)$/.exec(line.trim()))
+    .filter((match): match is RegExpExecArray => match !== null);
+  for (const [, name = '', url = ''] of urls) {
+    const check = checkRepositoryUrl(resolveSubmoduleUrl(git.url, url));
+    const rule = !check.ok
+      ? check.rule
+      : !git.hostNetwork && isLocalOrPrivateHost(check.repository.host)
+        ? 'must not point to a loopback, private, link-local, reserved or documentation address (ATOLL_GIT_ALLOW_PRIVATE=1 allows it)'
+        : undefined;
+    if (rule !== undefined)
+      throw new UnpackError(`the submodule "${name}" has the URL "${url}", which is refused: it ${rule}`);
+  }
+  if (urls.length === 0) return;
+  const depth = git.depth === 0 ? [] : ['--depth', String(git.depth)];
+  settings.log(`$ git submodule update --init --recursive ${depth.join(' ')}`.trimEnd());
+  await run(['submodule', 'update', '--init', '--recursive', ...depth]);
+}
+
+/**
+ * Git LFS files of a repository whose `.gitattributes` uses LFS, fetched with the same credentials
+ * when git-lfs is installed on the machine; otherwise the build goes on with the pointer files, and
+ * its log says so.
+ */
+async function fetchLfsFiles(
+  checkout: string,
+  run: (args: readonly string[], quiet?: boolean) => Promise<string[]>,
+  settings: GitCheckoutSettings,
+): Promise<void> {
+  const attributes = await readFile(join(checkout, '.gitattributes'), 'utf8').catch(() => '');
+  if (!/\bfilter=lfs\b/.test(attributes)) return;
+  const installed = await lstat(GIT_LFS).then(
+    () => true,
+    () => false,
+  );
+  if (!installed) {
+    settings.log(
+      'warning: the repository stores files with Git LFS, but git-lfs is not installed on this machine: the build sees their pointer files (the operator can install the git-lfs package)',
+    );
+    return;
+  }
+  settings.log('$ git lfs pull');
+  await run(['lfs', 'pull']);
 }
 
 /**

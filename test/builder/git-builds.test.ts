@@ -636,6 +636,44 @@ describe('builds from a git branch (git http-backend on loopback)', () => {
     },
   );
 
+  it('checks out submodules through the same server and rules, and warns of Git LFS files it cannot fetch', async () => {
+    await git.createRepository('shared-lib', { 'banner.txt': 'from the submodule' });
+    await git.createRepository('with-sub', {
+      'package.json': JSON.stringify({
+        name: 'with-sub',
+        version: '1.0.0',
+        scripts: { build: 'node build.js' },
+      }),
+      'build.js':
+        "const fs=require('fs');fs.mkdirSync('dist',{recursive:true});fs.writeFileSync('dist/index.html','<p>'+fs.readFileSync('vendor/lib/banner.txt','utf8')+'</p>')",
+      '.gitattributes': '*.bin filter=lfs diff=lfs merge=lfs -text\n',
+    });
+    const head = await git.commitSubmodule('with-sub', 'main', 'vendor/lib', 'shared-lib', 'Add the library');
+    assert.equal((await createApp('with-sub', { url: git.url('with-sub') })).status, 200);
+    const { envId, operation } = await createEnvironment('with-sub', 'main');
+    const done = await h.waitDone(operation);
+    assert.equal(done.error, undefined, JSON.stringify(done.error));
+    const [build] = await builds('with-sub', envId);
+    assert.equal(build.commitSha, head);
+    assert.match(await (await h.edge('/', { host: h.hostOf(envId) })).text(), /from the submodule/);
+    const log = await h.logOf(String(build.name).split('/').pop() ?? '');
+    assert.match(log, /git submodule update --init --recursive --depth 1/);
+    // This machine has no git-lfs (CI installs none): the build goes on and says so.
+    if (!existsSync('/usr/bin/git-lfs')) assert.match(log, /Git LFS, but git-lfs is not installed/);
+
+    // A submodule elsewhere than https or ssh is refused before git fetches anything.
+    await git.createRepository('bad-sub', {
+      '.gitmodules': '[submodule "x"]\n\tpath = x\n\turl = file:///etc\n',
+      'index.html': 'never',
+    });
+    assert.equal((await createApp('bad-sub', { url: git.url('bad-sub') })).status, 200);
+    const bad = await createEnvironment('bad-sub', 'main');
+    assert.match(
+      String((await h.waitDone(bad.operation)).error?.message),
+      /the submodule "x" has the URL "file:\/\/\/etc", which is refused/,
+    );
+  });
+
   it('fails a missing branch and a link out of the repository with messages that say so', async () => {
     await git.createRepository('branchless', { 'index.html': 'x' });
     assert.equal((await createApp('branchless', { url: git.url('branchless') })).status, 200);

@@ -42,6 +42,17 @@ export interface GitHttpServer {
    * well point outside the repository: that is what tests of checkouts refusing such links need).
    */
   commitSymlink(name: string, branch: string, path: string, target: string, message: string): Promise<string>;
+  /**
+   * Adds the repository `submodule` (made with createRepository on this server) as a submodule at `path`,
+   * with the relative URL `../<submodule>.git` that hosts recommend, at its default branch's head.
+   */
+  commitSubmodule(
+    name: string,
+    branch: string,
+    path: string,
+    submodule: string,
+    message: string,
+  ): Promise<string>;
   /** Every request seen: method, url (path and query), the Authorization header if any, and the status answered. */
   readonly requests: readonly {
     method: string;
@@ -198,6 +209,31 @@ class TestGitHttpServer implements GitHttpServer {
       await mkdir(dirname(link), { recursive: true });
       await rm(link, { force: true });
       await symlink(target, link);
+    });
+  }
+
+  commitSubmodule(
+    name: string,
+    branch: string,
+    path: string,
+    submodule: string,
+    message: string,
+  ): Promise<string> {
+    return this.#commitChange(name, branch, message, async (work) => {
+      // The relative URL resolves against the bare repository's path here, and against the server's URL for a clone.
+      await this.#git(
+        [
+          '-c',
+          'protocol.file.allow=always',
+          'submodule',
+          'add',
+          '--quiet',
+          '--',
+          `../${checkName(submodule)}.git`,
+          checkPath(path),
+        ],
+        work,
+      );
     });
   }
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  resolveSubmoduleUrl,
   checkRepositoryUrl,
   guessProvider,
   hostedCloneUrl,
@@ -114,5 +115,23 @@ describe('repository names', () => {
     assert.equal(hostedCloneUrl('GENERIC', 'acme/site'), undefined);
     assert.equal(hostedCloneUrl('GITHUB', 'site'), undefined);
     assert.equal(hostedCloneUrl('GITHUB', 'acme/../site'), undefined);
+  });
+});
+
+describe('resolveSubmoduleUrl', () => {
+  it('resolves relative URLs against the repository as git does, and keeps others', () => {
+    assert.equal(
+      resolveSubmoduleUrl('https://h.example/o/site.git', '../lib.git'),
+      'https://h.example/o/lib.git',
+    );
+    assert.equal(
+      resolveSubmoduleUrl('https://h.example/o/site.git', './lib'),
+      'https://h.example/o/site.git/lib',
+    );
+    assert.equal(
+      resolveSubmoduleUrl('git@h.example:o/site.git', '../lib.git'),
+      'ssh://git@h.example/o/lib.git',
+    );
+    assert.equal(resolveSubmoduleUrl('https://h.example/o/site.git', 'file:///etc'), 'file:///etc');
   });
 });

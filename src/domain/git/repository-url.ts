@@ -123,6 +123,21 @@ function finish(
   return { ok: true, repository: { url, transport, host, port, user, path } };
 }
 
+/**
+ * A submodule's URL as git resolves it: a relative one (`./x`, `../x.git`) against the repository's URL
+ * taken as a folder (the scp form as its ssh:// equal); any other as written.
+ */
+export function resolveSubmoduleUrl(repositoryUrl: string, url: string): string {
+  if (!url.startsWith('./') && !url.startsWith('../')) return url;
+  const scp = SCP_FORM.exec(repositoryUrl);
+  const base = scp ? `ssh://${scp[1] ?? ''}@${scp[2] ?? ''}/${scp[3] ?? ''}` : repositoryUrl;
+  try {
+    return new URL(url, `${base.replace(/\/+$/, '')}/`).toString();
+  } catch {
+    return url;
+  }
+}
+
 /** The provider a host most likely is, for URLs that came without one. */
 export function guessProvider(host: string): GitProvider {
   const name = host.toLowerCase();
