@@ -199,6 +199,27 @@ describe('the atoll CLI against a running server', { skip: sandboxProblem() }, (
     const refused = cli(['apps', 'create', 'bad-site', '--region', 'UK', '--repo', 'file:///etc']);
     assert.notEqual(refused.status, 0);
     assert.match(refused.stderr, /repository\.url: must use https or ssh, not file/);
+    // Previews and the fetch depth reach the API, which keeps them to repository applications.
+    const previews = cli([
+      'envs',
+      'create',
+      '--app',
+      'shop',
+      '--name',
+      'Previewed',
+      '--previews',
+      '--git-depth',
+      '0',
+    ]);
+    assert.notEqual(previews.status, 0);
+    assert.match(
+      previews.stderr,
+      /previews: can only be turned on in an application connected to a repository/,
+    );
+    assert.match(previews.stderr, /gitDepth: applies to applications connected to a repository only/);
+    const depth = cli(['envs', 'update', 'Production', '--app', 'shop', '--git-depth', 'all']);
+    assert.notEqual(depth.status, 0);
+    assert.match(depth.stderr, /--git-depth "all": must be a whole number/);
   });
 
   it('lists builds, prints a build log, rolls back, and reads the runtime log', async () => {

@@ -36,6 +36,9 @@ interface CreateOptions extends AppOption, VariableOptions {
   readonly wpEnvironment?: string;
   readonly rootDirectory?: string;
   readonly branch?: string;
+  readonly previews?: boolean;
+  readonly previewsFromForks?: boolean;
+  readonly gitDepth?: string;
 }
 
 interface UpdateOptions extends AppOption, VariableOptions {
@@ -44,6 +47,9 @@ interface UpdateOptions extends AppOption, VariableOptions {
   readonly rootDirectory?: string;
   readonly unset: readonly string[];
   readonly httpsRedirect?: 'on' | 'off';
+  readonly previews?: string;
+  readonly previewsFromForks?: string;
+  readonly gitDepth?: string;
 }
 
 interface WaitOption extends AppOption {
@@ -99,6 +105,13 @@ export function describeEnvironment(environment: Environment): string[] {
     `  rootDirectory:  ${environment.rootDirectory === '' ? '-' : environment.rootDirectory}`,
     `  domains:        ${environment.domains.length === 0 ? '-' : environment.domains.join(', ')}`,
     `  httpsRedirect:  ${environment.httpsRedirect ? 'on' : 'off'}`,
+    ...(environment.parentEnvironment === ''
+      ? [
+          `  previews:       ${environment.previews.enabled ? `on${environment.previews.allowForks ? ', forks too' : ''}` : 'off'}`,
+        ]
+      : [
+          `  preview of:     ${resourceId(environment.parentEnvironment)} (pull request #${String(environment.pullRequest ?? 0)})`,
+        ]),
     `  shell variables:${environment.shellVariables.length === 0 ? ' -' : ''}`,
     ...environment.shellVariables.map(
       (v) => `    ${v.key}=${v.value}${v.secret === true ? '  (secret)' : ''}`,
@@ -169,13 +182,16 @@ function addEnvironmentChanges(envs: Command, deps: UserCommandDeps): void {
             'the branch it builds, for an application connected to a git repository',
           )
           .option('--wp-environment <install>', 'the WordPress install it connects to')
-          .option('--root-directory <folder>', 'the folder of the app inside the uploaded code'),
+          .option('--root-directory <folder>', 'the folder of the app inside the uploaded code')
+          .option('--previews', 'a preview environment for each pull request against its branch')
+          .option('--previews-from-forks', "previews of forks' pull requests too (they see its variables)")
+          .option('--git-depth <commits>', 'commits of history a build fetches (1; 0 = all)'),
       ),
     ),
     [
       'atoll envs create --app my-site --name Production --wp-environment mysite --var WORDPRESS_URL=https://wp.example.com',
       'atoll envs create --app my-site --name staging --secret API_TOKEN=s3cr3t --json',
-      'atoll envs create --app my-git-site --name Production --branch main',
+      'atoll envs create --app my-git-site --name Production --branch main --previews',
     ],
   ).action((options: CreateOptions) =>
     runUserCommand(deps, options, async (session) => {
@@ -185,6 +201,10 @@ function addEnvironmentChanges(envs: Command, deps: UserCommandDeps): void {
         shellVariables: variablesOf(options),
         ...(options.rootDirectory !== undefined && { rootDirectory: options.rootDirectory }),
         ...(options.branch !== undefined && { branch: options.branch }),
+        ...((options.previews === true || options.previewsFromForks === true) && {
+          previews: { enabled: options.previews === true, allowForks: options.previewsFromForks === true },
+        }),
+        ...(options.gitDepth !== undefined && { gitDepth: depthOf(options.gitDepth) }),
       });
       const done = await waitForOperation(session, operation);
       const environment = done.response as unknown as Environment;
@@ -218,7 +238,10 @@ function addEnvironmentChanges(envs: Command, deps: UserCommandDeps): void {
           .option(
             '--https-redirect <on|off>',
             'redirect plain HTTP to HTTPS on custom domains with a certificate',
-          ),
+          )
+          .option('--previews <on|off>', 'preview environments of pull requests against its branch')
+          .option('--previews-from-forks <on|off>', "previews of forks' pull requests too")
+          .option('--git-depth <commits>', 'commits of history a build fetches (1; 0 = all)'),
       ),
     ),
     [
@@ -233,7 +256,18 @@ function addEnvironmentChanges(envs: Command, deps: UserCommandDeps): void {
         ...(options.name !== undefined && { displayName: options.name }),
         ...(options.wpEnvironment !== undefined && { wpEnvironment: options.wpEnvironment }),
         ...(options.rootDirectory !== undefined && { rootDirectory: options.rootDirectory }),
-        ...(options.httpsRedirect !== undefined && { httpsRedirect: onOff(options.httpsRedirect) }),
+        ...(options.httpsRedirect !== undefined && {
+          httpsRedirect: onOff('--https-redirect', options.httpsRedirect),
+        }),
+        ...((options.previews !== undefined || options.previewsFromForks !== undefined) && {
+          previews: {
+            ...(options.previews !== undefined && { enabled: onOff('--previews', options.previews) }),
+            ...(options.previewsFromForks !== undefined && {
+              allowForks: onOff('--previews-from-forks', options.previewsFromForks),
+            }),
+          },
+        }),
+        ...(options.gitDepth !== undefined && { gitDepth: depthOf(options.gitDepth) }),
       };
       const changed = variablesOf(options);
       if (changed.length > 0 || options.unset.length > 0) {
@@ -247,7 +281,7 @@ function addEnvironmentChanges(envs: Command, deps: UserCommandDeps): void {
       if (Object.keys(fields).length === 0)
         throw new CliError(
           'nothing to change',
-          'name a change: --name, --var, --secret, --unset, --wp-environment, --root-directory, --https-redirect',
+          'name a change: --name, --var, --secret, --unset, --wp-environment, --root-directory, --https-redirect, --previews, --previews-from-forks, --git-depth',
         );
       const updated = await session.client.updateEnvironment(environment.name, fields);
       return {
@@ -334,8 +368,15 @@ export async function followOrReport(
   return liveResult(await watchBuild(session, buildName), verb);
 }
 
-function onOff(value: string): boolean {
+function onOff(option: string, value: string): boolean {
   if (value === 'on') return true;
   if (value === 'off') return false;
-  throw new CliError(`--https-redirect "${value}": must be on or off`);
+  throw new CliError(`${option} "${value}": must be on or off`);
+}
+
+/** --git-depth: a whole number (the API checks its range and says so). */
+function depthOf(value: string): number {
+  if (!/^\d{1,9}$/.test(value))
+    throw new CliError(`--git-depth "${value}": must be a whole number of commits (0 = all)`);
+  return Number(value);
 }
