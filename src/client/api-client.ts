@@ -51,6 +51,7 @@ import type { UsageInterval, UsageReport } from '../contract/usage-schemas.js';
 import type { Webhooks } from '../contract/webhook-schemas.js';
 
 export { EVENT_TYPES, type EventType } from '../contract/event-types.js';
+export { commitPageUrl, type GitProvider } from '../domain/git/repository-url.js';
 export type {
   Account,
   App,
@@ -96,7 +97,7 @@ export type UploadTransport = (
   onProgress: (sent: number, total: number) => void,
 ) => Promise<UploadAnswer>;
 
-/** A new environment of a direct-upload application (docs/api.md "Environments"). */
+/** A new environment (docs/api.md "Environments"). */
 export interface NewEnvironment {
   readonly displayName: string;
   readonly wpEnvironment: string;
@@ -108,6 +109,8 @@ export interface NewEnvironment {
   readonly rootDirectory?: string;
   /** The branch it builds, for an application connected to a repository; `uploadable` otherwise. */
   readonly branch?: string;
+  /** Preview environments of pull requests against its branch (repository applications). */
+  readonly previews?: { readonly enabled?: boolean; readonly allowForks?: boolean };
 }
 
 /** One broken rule of a request, as the API names it (`google.rpc.BadRequest`). */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  commitPageUrl,
   resolveSubmoduleUrl,
   checkRepositoryUrl,
   guessProvider,
@@ -133,5 +134,29 @@ describe('resolveSubmoduleUrl', () => {
       'ssh://git@h.example/o/lib.git',
     );
     assert.equal(resolveSubmoduleUrl('https://h.example/o/site.git', 'file:///etc'), 'file:///etc');
+  });
+});
+
+describe('commitPageUrl', () => {
+  const sha = 'e'.repeat(40);
+  it("links a commit on each hosted provider's web pages, and on no plain git server", () => {
+    assert.equal(
+      commitPageUrl('GITHUB', 'git@github.com:acme/site.git', sha),
+      `https://github.com/acme/site/commit/${sha}`,
+    );
+    assert.equal(
+      commitPageUrl('GITLAB', 'https://gitlab.com/group/sub/site.git', sha),
+      `https://gitlab.com/group/sub/site/-/commit/${sha}`,
+    );
+    assert.equal(
+      commitPageUrl('GITEA', 'https://forge.example:3000/o/r.git', sha),
+      `https://forge.example:3000/o/r/commit/${sha}`,
+    );
+    assert.equal(
+      commitPageUrl('BITBUCKET', 'https://bitbucket.org/o/r.git', sha),
+      `https://bitbucket.org/o/r/commits/${sha}`,
+    );
+    assert.equal(commitPageUrl('GENERIC', 'https://git.example/o/r.git', sha), undefined);
+    assert.equal(commitPageUrl('GITHUB', 'https://github.com/o/r.git', 'abc'), undefined);
   });
 });

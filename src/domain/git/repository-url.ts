@@ -138,6 +138,20 @@ export function resolveSubmoduleUrl(repositoryUrl: string, url: string): string 
   }
 }
 
+/**
+ * The web page of a commit on a hosted provider (GitHub, GitLab, Gitea/Forgejo, Bitbucket), from the
+ * repository's clone URL; undefined for a plain git server, whose pages are unknown.
+ */
+export function commitPageUrl(provider: GitProvider, cloneUrl: string, sha: string): string | undefined {
+  const check = checkRepositoryUrl(cloneUrl);
+  if (!check.ok || provider === 'GENERIC' || !/^[0-9a-f]{40}$/.test(sha)) return undefined;
+  const { transport, host, port, path } = check.repository;
+  // An https clone URL's port is the web's too; an ssh port says nothing of the web's.
+  const origin = `https://${host}${transport === 'https' && port !== undefined ? `:${String(port)}` : ''}`;
+  const page = { GITHUB: 'commit', GITLAB: '-/commit', GITEA: 'commit', BITBUCKET: 'commits' }[provider];
+  return `${origin}/${path}/${page}/${sha}`;
+}
+
 /** The provider a host most likely is, for URLs that came without one. */
 export function guessProvider(host: string): GitProvider {
   const name = host.toLowerCase();

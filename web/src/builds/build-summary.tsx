@@ -17,6 +17,8 @@ const TRIGGERS: Readonly<Record<string, string>> = {
   REBUILD: 'Rebuild',
   CLEAN_REBUILD: 'Clean rebuild',
   REDEPLOY: 'Redeploy (rollback)',
+  PUSH: 'Push',
+  PULL_REQUEST: 'Pull request',
 };
 
 /** What started the build, in words. */

@@ -1,6 +1,7 @@
 /** The environment page's Builds tab: its builds, live, with their actions. */
 import { useCallback } from 'react';
 import { CancelBuildButton, RedeployBuildButton } from '../builds/build-actions.js';
+import { BuildCommit, useRepositoryOf } from '../builds/build-commit.js';
 import {
   BuildBadge,
   buildDuration,
@@ -29,6 +30,8 @@ export function BuildsTab(props: EnvironmentTabProps) {
     useCallback(() => client.listBuilds(name), [client, name]),
     POLL_MS,
   );
+  const repository = useRepositoryOf(name);
+  const fromBranch = props.environment.branch !== 'uploadable';
 
   return (
     <section aria-labelledby="builds-heading">
@@ -38,8 +41,17 @@ export function BuildsTab(props: EnvironmentTabProps) {
         builds.error === undefined && <p className="loading">Loading builds…</p>
       ) : builds.data.length === 0 ? (
         <p className="empty">
-          No builds yet. Upload a .zip of the code on the <Link to={pageOf(name)}>Overview</Link> tab to build
-          and deploy it.
+          {fromBranch ? (
+            <>
+              No builds yet: a push to {props.environment.branch}, or a rebuild on the{' '}
+              <Link to={pageOf(name)}>Overview</Link> tab, builds it.
+            </>
+          ) : (
+            <>
+              No builds yet. Upload a .zip of the code on the <Link to={pageOf(name)}>Overview</Link> tab to
+              build and deploy it.
+            </>
+          )}
         </p>
       ) : (
         <table className="builds">
@@ -49,6 +61,7 @@ export function BuildsTab(props: EnvironmentTabProps) {
               <th scope="col">Build</th>
               <th scope="col">State</th>
               <th scope="col">Trigger</th>
+              {fromBranch && <th scope="col">Commit</th>}
               <th scope="col">Created</th>
               <th scope="col">Duration</th>
               <th scope="col">Framework</th>
@@ -70,6 +83,11 @@ export function BuildsTab(props: EnvironmentTabProps) {
                   )}
                 </td>
                 <td>{triggerLabel(build.trigger)}</td>
+                {fromBranch && (
+                  <td>
+                    <BuildCommit build={build} repository={repository} compact />
+                  </td>
+                )}
                 <td>{formatTime(build.createTime)}</td>
                 <td>{buildDuration(build)}</td>
                 <td>{build.framework === '' ? '—' : build.framework}</td>

@@ -17,10 +17,25 @@ export function EnvironmentOverview(props: EnvironmentTabProps) {
   const [followed, setFollowed] = useState<string>();
   if (role === 'viewer')
     return <p className="muted">You can look at this environment; changing it needs a developer or owner.</p>;
+  const fromBranch = environment.branch !== 'uploadable';
   return (
     <>
+      {environment.parentEnvironment !== '' && (
+        <p className="card" role="note">
+          A preview of <Link to={pageOf(environment.parentEnvironment)}>its parent environment</Link> for pull
+          request #{String(environment.pullRequest ?? 0)} ({environment.branch}): new commits on the request
+          rebuild it, and it is deleted when the request is closed or merged.
+        </p>
+      )}
       <DeploySection environment={environment} onBuild={setFollowed} />
       {followed !== undefined && <FollowedBuild build={followed} />}
+      {fromBranch && environment.parentEnvironment === '' && (
+        <PreviewsForm
+          key={`previews-${environment.updateTime}`}
+          environment={environment}
+          onSaved={props.reload}
+        />
+      )}
       <SettingsForm key={environment.updateTime} environment={environment} onSaved={props.reload} />
       <section className="card danger-zone" aria-labelledby="delete-environment-heading">
         <h2 id="delete-environment-heading">Delete the environment</h2>
@@ -63,29 +78,37 @@ function DeploySection(props: { environment: Environment; onBuild: (build: strin
     onFile(event.dataTransfer.files[0]);
   };
   const inputId = 'zip-upload';
+  const fromBranch = environment.branch !== 'uploadable';
 
   return (
     <section className="card" aria-labelledby="deploy-heading">
       <h2 id="deploy-heading">Deploy</h2>
-      <div
-        className="drop"
-        onDragOver={(event) => {
-          event.preventDefault();
-        }}
-        onDrop={onDrop}
-      >
-        <label htmlFor={inputId}>Upload a .zip of the code</label>
-        <input
-          id={inputId}
-          type="file"
-          accept=".zip,application/zip"
-          onChange={(event) => {
-            onFile(event.target.files?.[0]);
-            event.target.value = '';
+      {fromBranch ? (
+        <p>
+          Builds the branch <code>{environment.branch}</code>: a push deploys its new commit (through the
+          repository&apos;s webhook, or polling); Rebuild fetches the branch&apos;s newest commit now.
+        </p>
+      ) : (
+        <div
+          className="drop"
+          onDragOver={(event) => {
+            event.preventDefault();
           }}
-        />
-        <span className="muted"> or drop it here</span>
-      </div>
+          onDrop={onDrop}
+        >
+          <label htmlFor={inputId}>Upload a .zip of the code</label>
+          <input
+            id={inputId}
+            type="file"
+            accept=".zip,application/zip"
+            onChange={(event) => {
+              onFile(event.target.files?.[0]);
+              event.target.value = '';
+            }}
+          />
+          <span className="muted"> or drop it here</span>
+        </div>
+      )}
       {progress !== undefined && (
         <progress aria-label="Upload progress" max={1} value={progress}>
           {Math.round(progress * 100)} %
@@ -117,13 +140,59 @@ function DeploySection(props: { environment: Environment; onBuild: (build: strin
         </button>
       </div>
       <p className="muted">
-        A rebuild builds the last upload again; a clean rebuild first drops the dependency and framework
-        caches.
+        {fromBranch ? 'A rebuild builds the newest commit' : 'A rebuild builds the last upload again'}; a
+        clean rebuild first drops the dependency and framework caches.
       </p>
       <FormError error={rebuild.error} />
       <FormError error={clearCache.error} />
       {notice !== undefined && <p role="status">{notice}</p>}
     </section>
+  );
+}
+
+/** Whether pull requests against the environment's branch get preview environments, forks' included. */
+function PreviewsForm(props: { environment: Environment; onSaved: () => void }) {
+  const { client } = usePortal();
+  const { environment } = props;
+  const [enabled, setEnabled] = useState(environment.previews.enabled);
+  const [allowForks, setAllowForks] = useState(environment.previews.allowForks);
+  const save = useAction(
+    () => client.updateEnvironment(environment.name, { previews: { enabled, allowForks } }),
+    props.onSaved,
+  );
+  const submit = (event: SyntheticEvent) => {
+    event.preventDefault();
+    save.run();
+  };
+  return (
+    <form className="card" aria-labelledby="previews-heading" onSubmit={submit}>
+      <h2 id="previews-heading">Preview environments</h2>
+      <label className="inline">
+        <input
+          type="checkbox"
+          checked={enabled}
+          onChange={(e) => {
+            setEnabled(e.target.checked);
+          }}
+        />{' '}
+        A pull request against <code>{environment.branch}</code> gets its own environment and URL, with this
+        environment&apos;s variables
+      </label>
+      <label className="inline">
+        <input
+          type="checkbox"
+          checked={allowForks}
+          onChange={(e) => {
+            setAllowForks(e.target.checked);
+          }}
+        />{' '}
+        Requests from forks too (their code then sees this environment&apos;s variables, secret ones included)
+      </label>
+      <FormError error={save.error} />
+      <button type="submit" disabled={save.busy}>
+        Save previews
+      </button>
+    </form>
   );
 }
 

@@ -2,7 +2,7 @@
 import { useCallback, useState, type SyntheticEvent } from 'react';
 import { AccountNav } from '../account/account-nav.js';
 import { useAccount, usePortal } from '../portal/portal-context.js';
-import { Link } from '../portal/router.js';
+import { Link, navigate } from '../portal/router.js';
 import { FieldError, FormError, LoadError } from '../ui/errors.js';
 import { useAction, useLoad } from '../ui/use-load.js';
 
@@ -42,16 +42,49 @@ export function AppsPage(props: { account: string }) {
   );
 }
 
+/** What a new application builds from: uploads, or a git repository's branches. */
+type Source = 'upload' | 'repository';
+
+const PROVIDERS: readonly (readonly [string, string])[] = [
+  ['', 'Guess from the URL'],
+  ['GITHUB', 'GitHub'],
+  ['GITLAB', 'GitLab'],
+  ['BITBUCKET', 'Bitbucket'],
+  ['GITEA', 'Gitea or Forgejo'],
+  ['GENERIC', 'Another git server'],
+];
+
 function CreateAppForm(props: { account: string; onCreated: () => void }) {
   const { client } = usePortal();
   const regions = useLoad(useCallback(() => client.listRegions(), [client]));
   const [appId, setAppId] = useState('');
   const [chosenRegion, setRegion] = useState<string>();
+  const [source, setSource] = useState<Source>('upload');
+  const [url, setUrl] = useState('');
+  const [provider, setProvider] = useState('');
+  const [accessToken, setAccessToken] = useState('');
   // Until one is chosen, the region is the first the API lists.
   const region = chosenRegion ?? regions.data?.[0]?.name ?? '';
   const create = useAction(
-    () => client.createApp(props.account, appId, region),
+    () =>
+      client.createApp(
+        props.account,
+        appId,
+        region,
+        source === 'upload'
+          ? undefined
+          : {
+              url: url.trim(),
+              ...(provider !== '' && { provider }),
+              ...(accessToken !== '' && { accessToken }),
+            },
+      ),
     () => {
+      // A repository application is set up on its page: deploy key, webhook, first environment.
+      if (source === 'repository') {
+        navigate(`/accounts/${encodeURIComponent(props.account)}/apps/${encodeURIComponent(appId)}`);
+        return;
+      }
       setAppId('');
       props.onCreated();
     },
@@ -61,6 +94,7 @@ function CreateAppForm(props: { account: string; onCreated: () => void }) {
     create.run();
   };
   const appIdError = create.error?.violationOf('appId');
+  const repositoryFields = ['repository.url', 'repository.provider', 'repository.accessToken'];
 
   return (
     <form onSubmit={submit} className="card">
@@ -90,8 +124,76 @@ function CreateAppForm(props: { account: string; onCreated: () => void }) {
       </select>
       <LoadError error={regions.error} />
       <FieldError error={create.error} field="region" />
-      <p className="muted">Direct upload: the code comes as a .zip, from here or the API.</p>
-      <FormError error={create.error} fields={['appId', 'region']} />
+      <fieldset>
+        <legend>Code</legend>
+        <label className="inline">
+          <input
+            type="radio"
+            name="source"
+            checked={source === 'upload'}
+            onChange={() => {
+              setSource('upload');
+            }}
+          />{' '}
+          Direct upload: the code comes as a .zip, from here or the API
+        </label>
+        <label className="inline">
+          <input
+            type="radio"
+            name="source"
+            checked={source === 'repository'}
+            onChange={() => {
+              setSource('repository');
+            }}
+          />{' '}
+          A git repository: each environment builds a branch, pushes deploy, pull requests get previews
+        </label>
+      </fieldset>
+      {source === 'repository' && (
+        <>
+          <label htmlFor="repository-url">Clone URL</label>
+          <input
+            id="repository-url"
+            value={url}
+            placeholder="https://github.com/owner/repo.git or git@github.com:owner/repo.git"
+            onChange={(e) => {
+              setUrl(e.target.value);
+            }}
+          />
+          <FieldError error={create.error} field="repository.url" />
+          <label htmlFor="repository-provider">Git host</label>
+          <select
+            id="repository-provider"
+            value={provider}
+            onChange={(e) => {
+              setProvider(e.target.value);
+            }}
+          >
+            {PROVIDERS.map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+          <FieldError error={create.error} field="repository.provider" />
+          <label htmlFor="repository-token">Access token (private https repositories)</label>
+          <input
+            id="repository-token"
+            type="password"
+            autoComplete="off"
+            value={accessToken}
+            onChange={(e) => {
+              setAccessToken(e.target.value);
+            }}
+          />
+          <p className="muted">
+            Stored encrypted and never shown again. An ssh URL needs none: the application gets a deploy key
+            to add to the repository.
+          </p>
+          <FieldError error={create.error} field="repository.accessToken" />
+        </>
+      )}
+      <FormError error={create.error} fields={['appId', 'region', ...repositoryFields]} />
       <button type="submit" disabled={create.busy || regions.data === undefined}>
         Create
       </button>

@@ -1,6 +1,7 @@
 /** The page of one build (`…/environments/{env}/builds/{build}`): its facts, actions and log. */
 import { useCallback } from 'react';
 import { CancelBuildButton, RedeployBuildButton } from '../builds/build-actions.js';
+import { BuildCommit, useRepositoryOf } from '../builds/build-commit.js';
 import { BuildLog } from '../builds/build-log.js';
 import {
   BuildBadge,
@@ -37,6 +38,7 @@ export function BuildPage(props: { params: Params }) {
     POLL_MS,
   );
   const data = build.data;
+  const repository = useRepositoryOf(name);
   const environmentLabel = environment.data?.displayName ?? props.params.env ?? '';
 
   return (
@@ -77,6 +79,16 @@ export function BuildPage(props: { params: Params }) {
             )}
             <dt>Trigger</dt>
             <dd>{triggerLabel(data.trigger)}</dd>
+            {data.commitSha !== '' && (
+              <>
+                <dt>Commit</dt>
+                <dd>
+                  <BuildCommit build={data} repository={repository} />
+                </dd>
+                <dt>Branch</dt>
+                <dd>{data.branch}</dd>
+              </>
+            )}
             <dt>Created</dt>
             <dd>{formatTime(data.createTime)}</dd>
             <dt>Started</dt>
