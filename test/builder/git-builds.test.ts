@@ -485,12 +485,38 @@ describe('builds from a git branch (git http-backend on loopback)', () => {
       [13],
     );
 
+    // Gitea's delivery of the fork's request merged, signed Gitea's way (hex HMAC, no prefix): its preview goes.
+    const merged = JSON.stringify({
+      action: 'closed',
+      number: 13,
+      pull_request: {
+        number: 13,
+        title: 'Fork',
+        merged: true,
+        head: { ref: 'patch-1', sha: forked, repo: { full_name: 'mallory/previewed' } },
+        base: { ref: 'main', repo: { full_name: 'acme/previewed' } },
+      },
+    });
+    const fromGitea = await fetch(`${h.api.url}/wh/v1/accounts/acme/apps/previewed/repository:push`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-gitea-event': 'pull_request',
+        'x-gitea-signature': createHmac('sha256', secret).update(merged).digest('hex'),
+      },
+      body: merged,
+    });
+    assert.equal(fromGitea.status, 200);
+    assert.match(((await fromGitea.json()) as { message: string }).message, /deleted/);
+    assert.deepEqual(await previewsOf(parentName), []);
+
     const deliveries = await h.api.request('GET', `/v1/${String(subscription.body.name)}/deliveries`, {
       auth: h.owner,
     });
     assert.deepEqual((deliveries.body.deliveries as { eventType: string }[]).map((d) => d.eventType).sort(), [
       'preview.created',
       'preview.created',
+      'preview.deleted',
       'preview.deleted',
       'preview.refused',
     ]);

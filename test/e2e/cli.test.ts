@@ -178,7 +178,7 @@ describe('the atoll CLI against a running server', { skip: sandboxProblem() }, (
       /repository: https:\/\/gitlab\.com\/acme\/site\.git \(GITLAB, with an access token\)/,
     );
     assert.match(created.stdout, /--branch main/);
-    const shown = json(cli(['apps', 'get', 'git-site', '--json']));
+    const shown = json(cli(['apps', 'show', 'git-site', '--json']));
     assert.equal(shown.repository.accessTokenSet, true);
     assert.match(shown.repository.webhookUrl, /\/wh\/v1\/accounts\/acme\/apps\/git-site\/repository:push$/);
     const rotated = json(cli(['apps', 'rotate-webhook-secret', 'git-site', '--json']));

@@ -72,8 +72,14 @@ function addAppReading(apps: Command, deps: UserCommandDeps): void {
   );
 
   withExamples(
-    addCommonOptions(apps.command('get <app>').description('show an application and its environments')),
-    ['atoll apps get my-site'],
+    addCommonOptions(
+      apps
+        .command('get <app>')
+        // The issue's and other CLIs' word for it.
+        .alias('show')
+        .description('show an application, its repository (deploy key, webhook URL) and its environments'),
+    ),
+    ['atoll apps get my-site', 'atoll apps show my-git-site'],
   ).action((app: string, options: CommonOptions) =>
     runUserCommand(deps, options, async (session) => {
       const account = await session.account();
