@@ -358,6 +358,8 @@ async function fetchLfsFiles(
     return;
   }
   settings.log('$ git lfs pull');
+  // The LFS filter of this checkout only (git reads no configuration of the machine), without hooks.
+  await run(['lfs', 'install', '--local', '--skip-smudge', '--skip-repo'], true);
   await run(['lfs', 'pull']);
 }
 

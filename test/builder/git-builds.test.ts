@@ -700,6 +700,42 @@ describe('builds from a git branch (git http-backend on loopback)', () => {
     );
   });
 
+  it(
+    'fetches Git LFS files with git-lfs from the repository host, with the token',
+    { skip: existsSync('/usr/bin/git-lfs') ? false : 'git-lfs is not installed here (.ci/run installs it)' },
+    async () => {
+      await privateGit.createRepository('acme/lfs-site', { 'README.md': 'pages are stored with Git LFS' });
+      const head = await privateGit.commitLfsFile(
+        'acme/lfs-site',
+        'main',
+        'index.html',
+        '<h1>stored in Git LFS</h1>',
+        'Add the page through LFS',
+      );
+      assert.equal(
+        (await createApp('lfs-site', { url: privateGit.url('acme/lfs-site'), accessToken: token })).status,
+        200,
+      );
+      const { envId, operation } = await createEnvironment('lfs-site', 'main');
+      const done = await h.waitDone(operation);
+      assert.equal(done.error, undefined, JSON.stringify(done.error));
+      const [build] = await builds('lfs-site', envId);
+      assert.equal(build.commitSha, head);
+      assert.match(await (await h.edge('/', { host: h.hostOf(envId) })).text(), /stored in Git LFS/);
+      assert.match(await h.logOf(String(build.name).split('/').pop() ?? ''), /git lfs pull/);
+      const basic = `Basic ${Buffer.from(`x-access-token:${token}`).toString('base64')}`;
+      assert.ok(
+        privateGit.requests.some(
+          (r) =>
+            r.url.endsWith('/acme/lfs-site.git/info/lfs/objects/batch') &&
+            r.authorization === basic &&
+            r.status === 200,
+        ),
+        'the LFS API was asked with the token',
+      );
+    },
+  );
+
   it('fails a missing branch and a link out of the repository with messages that say so', async () => {
     await git.createRepository('branchless', { 'index.html': 'x' });
     assert.equal((await createApp('branchless', { url: git.url('branchless') })).status, 200);

@@ -4,6 +4,7 @@
  * clones and fetches go through the same protocol (v2, shallow, Basic auth) as against a real git host.
  */
 import { execFile, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
@@ -51,6 +52,17 @@ export interface GitHttpServer {
     branch: string,
     path: string,
     submodule: string,
+    message: string,
+  ): Promise<string>;
+  /**
+   * Commits `path` as a Git LFS pointer (and `.gitattributes` naming it), the content kept by the
+   * server's LFS API (`<repo>.git/info/lfs/objects/batch`, basic transfer) for clients to download.
+   */
+  commitLfsFile(
+    name: string,
+    branch: string,
+    path: string,
+    content: string,
     message: string,
   ): Promise<string>;
   /** Every request seen: method, url (path and query), the Authorization header if any, and the status answered. */
@@ -110,6 +122,8 @@ class TestGitHttpServer implements GitHttpServer {
   readonly #requests: RequestRecord[] = [];
   /** Per repository, the tail of its queued commits: two commits at once would race on the push. */
   readonly #queues = new Map<string, Promise<unknown>>();
+  /** Git LFS objects by their sha256 oid. */
+  readonly #lfsObjects = new Map<string, Buffer>();
   #port = 0;
   #workFolders = 0;
 
@@ -237,6 +251,24 @@ class TestGitHttpServer implements GitHttpServer {
     });
   }
 
+  commitLfsFile(
+    name: string,
+    branch: string,
+    path: string,
+    content: string,
+    message: string,
+  ): Promise<string> {
+    const bytes = Buffer.from(content);
+    const oid = createHash('sha256').update(bytes).digest('hex');
+    this.#lfsObjects.set(oid, bytes);
+    return this.#commitChange(name, branch, message, (work) =>
+      writeFiles(work, {
+        '.gitattributes': `${path} filter=lfs diff=lfs merge=lfs -text\n`,
+        [path]: `version https://git-lfs.github.com/spec/v1\noid sha256:${oid}\nsize ${String(bytes.length)}\n`,
+      }),
+    );
+  }
+
   /** Clones the bare repository, checks out the branch, makes the change, commits and pushes; returns the sha. */
   #commitChange(
     name: string,
@@ -347,7 +379,51 @@ class TestGitHttpServer implements GitHttpServer {
       response.end('Authentication required\n');
       return;
     }
+    const url = new URL(request.url ?? '/', this.origin);
+    if (request.method === 'POST' && url.pathname.endsWith('.git/info/lfs/objects/batch')) {
+      this.#lfsBatch(request, response);
+      return;
+    }
+    const object = /^\/lfs-objects\/([0-9a-f]{64})$/.exec(url.pathname)?.[1];
+    if (request.method === 'GET' && object !== undefined) {
+      const bytes = this.#lfsObjects.get(object);
+      if (bytes === undefined) response.writeHead(404).end();
+      else response.writeHead(200, { 'Content-Type': 'application/octet-stream' }).end(bytes);
+      return;
+    }
     this.#runBackend(request, response, user);
+  }
+
+  /** The Git LFS batch API (download only): where each object it knows can be fetched. */
+  #lfsBatch(request: IncomingMessage, response: ServerResponse): void {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const asked =
+        (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { objects?: { oid: string; size: number }[] })
+          .objects ?? [];
+      const objects = asked.map(({ oid, size }) =>
+        this.#lfsObjects.has(oid)
+          ? {
+              oid,
+              size,
+              authenticated: true,
+              // As hosted LFS servers do: the download carries the credential it needs.
+              actions: {
+                download: {
+                  href: `${this.origin}/lfs-objects/${oid}`,
+                  ...(request.headers.authorization === undefined
+                    ? {}
+                    : { header: { Authorization: request.headers.authorization } }),
+                },
+              },
+            }
+          : { oid, size, error: { code: 404, message: 'no such object' } },
+      );
+      response
+        .writeHead(200, { 'Content-Type': 'application/vnd.git-lfs+json' })
+        .end(JSON.stringify({ transfer: 'basic', objects }));
+    });
   }
 
   /** One CGI run of git http-backend (RFC 3875): request body to its stdin, its stdout parsed as the response. */

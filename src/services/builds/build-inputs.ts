@@ -33,8 +33,7 @@ export class BuildInputsSource implements BuildEnvironmentSource {
   ) {}
 
   async inputsFor(build: BuildRecord): Promise<EnvironmentInputs> {
-    const environment = await this.deps.store.environments.findById(build.environmentId);
-    if (!environment) throw new Error(`environment ${build.environmentId} of build ${build.id} is gone`);
+    const environment = await this.#environmentOf(build);
     const uid = await this.uidOf(environment);
     return {
       buildId: build.id,
@@ -55,9 +54,13 @@ export class BuildInputsSource implements BuildEnvironmentSource {
 
   async sourceOf(build: BuildRecord): Promise<BuildSourceInput> {
     if (build.sourceKey !== '') return { kind: 'archive', path: this.deps.blobs.localPath(build.sourceKey) };
+    return this.gitSourceOf(await this.#environmentOf(build), build.branch, build.commitSha);
+  }
+
+  async #environmentOf(build: BuildRecord): Promise<EnvironmentRecord> {
     const environment = await this.deps.store.environments.findById(build.environmentId);
     if (!environment) throw new Error(`environment ${build.environmentId} of build ${build.id} is gone`);
-    return this.gitSourceOf(environment, build.branch, build.commitSha);
+    return environment;
   }
 
   /** The environment's repository and branch, with its credentials opened; `commitSha` '' = the head. */
