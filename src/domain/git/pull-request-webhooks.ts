@@ -49,7 +49,11 @@ function event(
     kind: 'pullRequest',
     ...fields,
     headSha: isCommitSha(fields.headSha) ? fields.headSha : '',
-    title: fields.title.trim().slice(0, 200),
+    // A title becomes the preview's display name, whose rules allow no control characters.
+    title: fields.title
+      .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+      .trim()
+      .slice(0, 200),
     message: firstLine(message),
     author: fields.author ?? '',
     skip: skipsDeploy(message),

@@ -263,6 +263,15 @@ describe('parseWebhookEvent of pull requests', () => {
     assert.equal(declined.kind === 'pullRequest' && declined.action, 'close');
   });
 
+  it('makes a title fit for a display name', () => {
+    const request = github('opened');
+    const event = parseWebhookEvent('GITHUB', 'pull_request', {
+      ...request,
+      pull_request: { ...request.pull_request, title: 'Tabs\tand\u0007bells\n' },
+    });
+    assert.equal(event.kind === 'pullRequest' && event.title, 'Tabs and bells');
+  });
+
   it('ignores a request that names no number or branch', () => {
     assert.equal(parseWebhookEvent('GITHUB', 'pull_request', { action: 'opened' }).kind, 'ignored');
   });

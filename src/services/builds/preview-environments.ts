@@ -130,7 +130,10 @@ export class PreviewEnvironments {
     const commit = { sha: request.headSha, message: request.message, author: request.author };
     return this.deps.store.transaction(async (tx) => {
       // The parent's row serialises deliveries of one request: two never both make its preview.
-      await tx.environments.find(app.id, parent.id, true);
+      if (!(await tx.environments.find(app.id, parent.id, true))) {
+        outcome.messages.push(`${label}: ${parentName} was deleted meanwhile`);
+        return undefined;
+      }
       const previews = await tx.environments.listPreviews(app.id);
       const existing = previews.find(
         (preview) =>
