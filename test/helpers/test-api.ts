@@ -75,6 +75,8 @@ export interface TestApiOptions {
   readonly buildEnv?: Record<string, string>;
   /** Serve the built portal (dist/web) at `/`, as `atoll serve` does. */
   readonly portal?: boolean;
+  /** The portal's folder when not dist/web (a benchmark's baseline build). */
+  readonly portalDir?: string;
   /** Where build commands run; the bubblewrap sandbox by default. */
   readonly commandRunner?: CommandRunner;
   /** Every line the server logs, at debug level, is added here (tests that grep the log for secrets). */
@@ -162,7 +164,9 @@ export class TestApi {
         webhookTriggersPerMinute: options.webhookTriggersPerMinute ?? 10,
         docsDir: DOCS_DIR,
         // A build of the portal elsewhere (vite build --outDir) lets two people test the portal side by side.
-        ...(options.portal === true && { portalDir: process.env.ATOLL_TEST_PORTAL_DIR ?? PORTAL_DIR }),
+        ...(options.portal === true && {
+          portalDir: options.portalDir ?? process.env.ATOLL_TEST_PORTAL_DIR ?? PORTAL_DIR,
+        }),
         sessions: config.sessions,
       },
     });
