@@ -167,27 +167,32 @@ function PreviewsForm(props: { environment: Environment; onSaved: () => void }) 
   return (
     <form className="card" aria-labelledby="previews-heading" onSubmit={submit}>
       <h2 id="previews-heading">Preview environments</h2>
-      <label className="inline">
-        <input
-          type="checkbox"
-          checked={enabled}
-          onChange={(e) => {
-            setEnabled(e.target.checked);
-          }}
-        />{' '}
-        A pull request against <code>{environment.branch}</code> gets its own environment and URL, with this
-        environment&apos;s variables
-      </label>
-      <label className="inline">
-        <input
-          type="checkbox"
-          checked={allowForks}
-          onChange={(e) => {
-            setAllowForks(e.target.checked);
-          }}
-        />{' '}
-        Requests from forks too (their code then sees this environment&apos;s variables, secret ones included)
-      </label>
+      <p className="choice">
+        <label className="inline">
+          <input
+            type="checkbox"
+            checked={enabled}
+            onChange={(e) => {
+              setEnabled(e.target.checked);
+            }}
+          />{' '}
+          A pull request against <code>{environment.branch}</code> gets its own environment and URL, with this
+          environment&apos;s variables
+        </label>
+      </p>
+      <p className="choice">
+        <label className="inline">
+          <input
+            type="checkbox"
+            checked={allowForks}
+            onChange={(e) => {
+              setAllowForks(e.target.checked);
+            }}
+          />{' '}
+          Requests from forks too (their code then sees this environment&apos;s variables, secret ones
+          included)
+        </label>
+      </p>
       <FormError error={save.error} />
       <button type="submit" disabled={save.busy}>
         Save previews

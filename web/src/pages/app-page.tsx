@@ -185,16 +185,18 @@ function CreateEnvironmentForm(props: {
             }}
           />
           <FieldError error={create.error} field="branch" />
-          <label className="inline">
-            <input
-              type="checkbox"
-              checked={previews}
-              onChange={(e) => {
-                setPreviews(e.target.checked);
-              }}
-            />{' '}
-            Preview environments: each pull request against this branch gets its own, with these variables
-          </label>
+          <p className="choice">
+            <label className="inline">
+              <input
+                type="checkbox"
+                checked={previews}
+                onChange={(e) => {
+                  setPreviews(e.target.checked);
+                }}
+              />{' '}
+              Preview environments: each pull request against this branch gets its own, with these variables
+            </label>
+          </p>
           <FieldError error={create.error} field="previews" />
         </>
       )}

@@ -3,6 +3,7 @@ import { useCallback, useState, type SyntheticEvent } from 'react';
 import { AccountNav } from '../account/account-nav.js';
 import { useAccount, usePortal } from '../portal/portal-context.js';
 import { Link, navigate } from '../portal/router.js';
+import { PROVIDER_NAMES } from '../repository/repository-card.js';
 import { FieldError, FormError, LoadError } from '../ui/errors.js';
 import { useAction, useLoad } from '../ui/use-load.js';
 
@@ -47,11 +48,7 @@ type Source = 'upload' | 'repository';
 
 const PROVIDERS: readonly (readonly [string, string])[] = [
   ['', 'Guess from the URL'],
-  ['GITHUB', 'GitHub'],
-  ['GITLAB', 'GitLab'],
-  ['BITBUCKET', 'Bitbucket'],
-  ['GITEA', 'Gitea or Forgejo'],
-  ['GENERIC', 'Another git server'],
+  ...Object.entries(PROVIDER_NAMES),
 ];
 
 function CreateAppForm(props: { account: string; onCreated: () => void }) {
@@ -126,34 +123,39 @@ function CreateAppForm(props: { account: string; onCreated: () => void }) {
       <FieldError error={create.error} field="region" />
       <fieldset>
         <legend>Code</legend>
-        <label className="inline">
-          <input
-            type="radio"
-            name="source"
-            checked={source === 'upload'}
-            onChange={() => {
-              setSource('upload');
-            }}
-          />{' '}
-          Direct upload: the code comes as a .zip, from here or the API
-        </label>
-        <label className="inline">
-          <input
-            type="radio"
-            name="source"
-            checked={source === 'repository'}
-            onChange={() => {
-              setSource('repository');
-            }}
-          />{' '}
-          A git repository: each environment builds a branch, pushes deploy, pull requests get previews
-        </label>
+        <p className="choice">
+          <label className="inline">
+            <input
+              type="radio"
+              name="source"
+              checked={source === 'upload'}
+              onChange={() => {
+                setSource('upload');
+              }}
+            />{' '}
+            Direct upload: the code comes as a .zip, from here or the API
+          </label>
+        </p>
+        <p className="choice">
+          <label className="inline">
+            <input
+              type="radio"
+              name="source"
+              checked={source === 'repository'}
+              onChange={() => {
+                setSource('repository');
+              }}
+            />{' '}
+            A git repository: each environment builds a branch, pushes deploy, pull requests get previews
+          </label>
+        </p>
       </fieldset>
       {source === 'repository' && (
         <>
           <label htmlFor="repository-url">Clone URL</label>
           <input
             id="repository-url"
+            className="wide"
             value={url}
             placeholder="https://github.com/owner/repo.git or git@github.com:owner/repo.git"
             onChange={(e) => {

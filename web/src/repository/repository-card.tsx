@@ -13,6 +13,15 @@ import { useAction } from '../ui/use-load.js';
 
 type Repository = NonNullable<App['repository']>;
 
+/** Each git host by the name its users know it by. */
+export const PROVIDER_NAMES: Readonly<Record<string, string>> = {
+  GITHUB: 'GitHub',
+  GITLAB: 'GitLab',
+  BITBUCKET: 'Bitbucket',
+  GITEA: 'Gitea or Forgejo',
+  GENERIC: 'Another git server',
+};
+
 /** Where each host keeps webhooks, and the events to tick (docs/git.md "Push webhooks"). */
 const WEBHOOK_STEPS: Readonly<Record<string, string>> = {
   GITHUB:
@@ -55,7 +64,7 @@ export function RepositoryCard(props: {
           <code>{repository.url}</code>
         </dd>
         <dt>Host</dt>
-        <dd>{repository.provider}</dd>
+        <dd>{PROVIDER_NAMES[repository.provider] ?? repository.provider}</dd>
         <dt>Access token</dt>
         <dd>{repository.accessTokenSet ? 'Stored (never shown)' : 'None'}</dd>
         {repository.statusApiUrl !== '' && (
