@@ -12,7 +12,7 @@ import type { SandboxLimits } from '../domain/sandbox-limits.js';
 import { isCommitSha } from '../domain/git/commit-sha.js';
 import { describeFetchFailure } from '../domain/git/fetch-failure.js';
 import { checkRepositoryUrl, resolveSubmoduleUrl } from '../domain/git/repository-url.js';
-import { isLocalOrPrivateHost } from '../domain/network/address-rules.js';
+import { isLocalOrPrivateHost, privateHostRule } from '../domain/network/address-rules.js';
 import type { WorkspaceRoot } from '../domain/builds/workspace-rules.js';
 import type { CommandRunner } from '../sandbox/command-runner.js';
 import { SYSTEM_CA_BUNDLE } from '../sandbox/sandbox-filesystem.js';
@@ -324,7 +324,7 @@ async function fetchSubmodules(
     const rule = !check.ok
       ? check.rule
       : !git.hostNetwork && isLocalOrPrivateHost(check.repository.host)
-        ? 'must not point to a loopback, private, link-local, reserved or documentation address (ATOLL_GIT_ALLOW_PRIVATE=1 allows it)'
+        ? privateHostRule('ATOLL_GIT_ALLOW_PRIVATE')
         : undefined;
     if (rule !== undefined)
       throw new UnpackError(`the submodule "${name}" has the URL "${url}", which is refused: it ${rule}`);

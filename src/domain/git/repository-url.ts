@@ -6,6 +6,7 @@
  * Only https and ssh reach a repository: git's other transports run local programs (`ext::`), read
  * the platform's disk (`file://`, a bare path) or travel unauthenticated (`git://`, `http://`).
  */
+import { isCommitSha } from './commit-sha.js';
 
 /** The git hosts Atoll knows the webhooks and (for some) the commit-status API of; GENERIC is any other. */
 export const GIT_PROVIDERS = ['GITHUB', 'GITLAB', 'BITBUCKET', 'GITEA', 'GENERIC'] as const;
@@ -144,7 +145,7 @@ export function resolveSubmoduleUrl(repositoryUrl: string, url: string): string 
  */
 export function commitPageUrl(provider: GitProvider, cloneUrl: string, sha: string): string | undefined {
   const check = checkRepositoryUrl(cloneUrl);
-  if (!check.ok || provider === 'GENERIC' || !/^[0-9a-f]{40}$/.test(sha)) return undefined;
+  if (!check.ok || provider === 'GENERIC' || !isCommitSha(sha)) return undefined;
   const { transport, host, port, path } = check.repository;
   // An https clone URL's port is the web's too; an ssh port says nothing of the web's.
   const origin = `https://${host}${transport === 'https' && port !== undefined ? `:${String(port)}` : ''}`;

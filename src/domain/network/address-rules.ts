@@ -63,3 +63,8 @@ export function isLocalOrPrivateHost(host: string): boolean {
     .toLowerCase();
   return name === 'localhost' || name.endsWith('.localhost') || (isIP(name) !== 0 && isPrivateAddress(name));
 }
+
+/** The rule a tenant's URL on such a host breaks, naming the setting that lets an operator allow it. */
+export function privateHostRule(setting: 'ATOLL_GIT_ALLOW_PRIVATE' | 'ATOLL_WEBHOOK_ALLOW_PRIVATE'): string {
+  return `must not point to a loopback, private, link-local, reserved or documentation address (${setting}=1 allows it)`;
+}

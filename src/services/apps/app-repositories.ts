@@ -17,7 +17,7 @@ import {
 } from '../../domain/git/repository-url.js';
 import { hostKeyFingerprint } from '../../domain/git/ssh-host-key.js';
 import { statusApiBase, takesCommitStatuses } from '../../domain/git/commit-status.js';
-import { isLocalOrPrivateHost } from '../../domain/network/address-rules.js';
+import { isLocalOrPrivateHost, privateHostRule } from '../../domain/network/address-rules.js';
 import { appName } from '../../domain/resource-names.js';
 import type { Repository, RepositoryInput } from '../../contract/app-schemas.js';
 import type { Clock, DeployKeyMaker, SecretBox } from '../kit/platform-ports.js';
@@ -103,8 +103,7 @@ export class AppRepositories {
     if (!this.deps.settings.allowPrivate && isLocalOrPrivateHost(url.host))
       violations.push({
         field: 'repository.url',
-        description:
-          'must not point to a loopback, private, link-local, reserved or documentation address (ATOLL_GIT_ALLOW_PRIVATE=1 allows it)',
+        description: privateHostRule('ATOLL_GIT_ALLOW_PRIVATE'),
       });
     if (input.accessToken !== undefined) {
       if (url.transport === 'ssh')
@@ -146,12 +145,11 @@ export class AppRepositories {
       return [{ field, description: 'must be an https URL of at most 2048 characters, without a query' }];
     if (parsed.username !== '' || parsed.password !== '')
       return [{ field, description: 'must not hold credentials: the access token is sent as a header' }];
-    if (!this.deps.settings.allowPrivate && isLocalOrPrivateHost(parsed.hostname.replace(/^\[|\]$/g, '')))
+    if (!this.deps.settings.allowPrivate && isLocalOrPrivateHost(parsed.hostname))
       return [
         {
           field,
-          description:
-            'must not point to a loopback, private, link-local, reserved or documentation address (ATOLL_GIT_ALLOW_PRIVATE=1 allows it)',
+          description: privateHostRule('ATOLL_GIT_ALLOW_PRIVATE'),
         },
       ];
     return [];

@@ -111,7 +111,7 @@ export class CommitStatusWorker {
     const attempts = status.attempts + 1;
     const context = { buildId: status.buildId, commit: status.commitSha, state: status.state, attempts };
     if (!retry || attempts >= MAX_ATTEMPTS) {
-      // Never the URL's query or the token: the host and the reason.
+      // Never the token nor the request: the build, its commit and the reason.
       logger.warn({ ...context, problem }, 'git: a commit status was not taken by the host; given up');
       return store.commitStatuses.settle(status.buildId, status.version);
     }

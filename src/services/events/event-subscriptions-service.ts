@@ -2,7 +2,7 @@
  * An account's event subscriptions: create, list, read, delete, test, and their deliveries.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { isLocalOrPrivateHost } from '../../domain/network/address-rules.js';
+import { isLocalOrPrivateHost, privateHostRule } from '../../domain/network/address-rules.js';
 import { AtollError, assertNoViolations, type FieldViolation } from '../../domain/error-catalogue.js';
 import { TEST_EVENT_TYPE } from '../../domain/events.js';
 import { nextPageToken, parsePageRequest } from '../../domain/page-token.js';
@@ -39,8 +39,7 @@ export function checkTargetUrl(field: string, value: string, allowPrivate: boole
     return [
       {
         field,
-        description:
-          'must not point to a loopback, private, link-local, reserved or documentation address (ATOLL_WEBHOOK_ALLOW_PRIVATE=1 allows it)',
+        description: privateHostRule('ATOLL_WEBHOOK_ALLOW_PRIVATE'),
       },
     ];
   return [];
