@@ -17,6 +17,13 @@ export default defineConfig({
     emptyOutDir: true,
     assetsDir: 'assets',
     sourcemap: true,
+    rollupOptions: {
+      onwarn(warning, warn) {
+        // Mantine's modules start with "use client" (for React Server Components), which a browser bundle ignores.
+        if (warning.code === 'MODULE_LEVEL_DIRECTIVE') return;
+        warn(warning);
+      },
+    },
   },
   logLevel: 'warn',
 });

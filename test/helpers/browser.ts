@@ -35,7 +35,7 @@ export async function signIn(
   email = 'owner@acme.test',
   password = PORTAL_PASSWORD,
 ): Promise<void> {
-  await page.getByLabel('Email address').fill(email);
-  await page.getByLabel('Password').fill(password);
+  await page.getByLabel('Email address', { exact: true }).fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
 }

@@ -33,29 +33,43 @@ describe('portal in a browser: sign in, applications, sign out', () => {
     await alert.waitFor();
     assert.equal(await alert.textContent(), 'the email address or the password is wrong');
     await signIn(page, EMAIL);
-    await page.getByText(EMAIL).waitFor();
+    await page.getByRole('button', { name: `Your account menu (${EMAIL})` }).waitFor();
     await page.getByText('No applications yet').waitFor();
+    assert.equal(await page.title(), 'Applications · acme · Atoll');
   });
 
   it('creates an application, with the API’s field error shown next to the field', async () => {
-    await page.getByLabel('Application id').fill('Not Valid!');
-    await page.getByRole('button', { name: 'Create' }).click();
-    const fieldError = page.locator('#app-id-error');
-    await fieldError.waitFor();
+    await page.getByRole('button', { name: 'Create your first application' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Create an application' });
+    await dialog.getByLabel('Application id').fill('Not Valid!');
+    await dialog.getByRole('button', { name: 'Create application' }).click();
+    const appId = dialog.getByRole('textbox', { name: 'Application id' });
+    await page.waitForFunction(() => document.querySelector('[aria-invalid="true"]') !== null);
+    assert.equal(await appId.getAttribute('aria-invalid'), 'true');
+    const describedBy = (await appId.getAttribute('aria-describedby')) ?? '';
+    const fieldError = page.locator(
+      `[id="${describedBy.split(' ').find((id) => id.endsWith('-error')) ?? ''}"]`,
+    );
     assert.match((await fieldError.textContent()) ?? '', /.+/);
-    assert.equal(await page.getByLabel('Application id').getAttribute('aria-invalid'), 'true');
 
-    await page.getByLabel('Application id').fill('my-site');
-    await page.getByLabel('Region').selectOption('regions/EU-W');
-    await page.getByRole('button', { name: 'Create' }).click();
-    await page.locator('.apps li', { hasText: 'my-site' }).waitFor();
-    assert.match((await page.locator('.apps li').textContent()) ?? '', /my-site\s*regions\/EU-W/);
+    await appId.fill('my-site');
+    await dialog.getByLabel('Region').selectOption('regions/EU-W');
+    await dialog.getByRole('button', { name: 'Create application' }).click();
+    // Creating it opens its page, and says so.
+    await page.getByRole('heading', { name: 'my-site', level: 1 }).waitFor();
+    await page.getByText('Application my-site created.').waitFor();
+    assert.match(new URL(page.url()).pathname, /^\/accounts\/acme\/apps\/my-site$/);
+    await page.getByRole('link', { name: '← acme' }).click();
+    const card = page.getByRole('listitem', { name: 'my-site' });
+    await card.waitFor();
+    assert.match((await card.textContent()) ?? '', /Direct upload · Europe/);
   });
 
   it('keeps the session across a reload and at a deep link, and signs out', async () => {
     await page.goto(`${api.url}/accounts/acme`);
-    await page.locator('.apps li', { hasText: 'my-site' }).waitFor();
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('listitem', { name: 'my-site' }).waitFor();
+    await page.getByRole('button', { name: `Your account menu (${EMAIL})` }).click();
+    await page.getByRole('menuitem', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in to Atoll' }).waitFor();
     await page.reload();
     await page.getByRole('heading', { name: 'Sign in to Atoll' }).waitFor();

@@ -37,6 +37,7 @@ export function toBuild(scope: EnvironmentScope, environment: EnvironmentRecord,
     sourceBytes: record.sourceBytes,
     artifactDigest: record.artifactDigest,
     framework: record.framework,
+    nodeVersion: record.nodeVersion,
     ...(failed
       ? {
           failureReason: {

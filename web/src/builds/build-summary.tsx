@@ -1,4 +1,6 @@
 /** A build in words (badge, trigger, phase, duration, id), shared so it reads the same on every page. */
+import { Badge, Group, Loader, ThemeIcon } from '@mantine/core';
+import { IconCheck, IconCircleDashed, IconClock, IconPlayerStop, IconX } from '@tabler/icons-react';
 import { resourceId, type Build } from '../../../src/client/api-client.js';
 import { formatDuration } from '../ui/time.js';
 
@@ -49,25 +51,55 @@ export function buildId(build: Build | string): string {
   return resourceId(typeof build === 'string' ? build : build.name);
 }
 
+/** The short form of a build's id (its first 8 characters), which the API and the CLI accept too. */
+export function buildLabel(build: Build | string): string {
+  return buildId(build).slice(0, 8);
+}
+
+/** The state of a build in words. */
+export function stateLabel(state: string): string {
+  return state === 'STATE_UNSPECIFIED' ? 'Unknown' : state.charAt(0) + state.slice(1).toLowerCase();
+}
+
+const STATE_LOOK: Readonly<Record<string, { color: string; Icon: typeof IconCheck }>> = {
+  SUCCEEDED: { color: 'green', Icon: IconCheck },
+  FAILED: { color: 'red', Icon: IconX },
+  CANCELLED: { color: 'gray', Icon: IconPlayerStop },
+  QUEUED: { color: 'yellow', Icon: IconClock },
+  RUNNING: { color: 'blue', Icon: IconCircleDashed },
+};
+
+/** The build's state as an icon, for a timeline: spinning while it runs. */
+export function BuildStateIcon(props: { build: Build; size?: number }) {
+  const size = props.size ?? 26;
+  if (props.build.state === 'RUNNING')
+    return (
+      <ThemeIcon variant="light" color="blue" radius="xl" size={size} aria-hidden>
+        <Loader size={size * 0.55} color="blue" />
+      </ThemeIcon>
+    );
+  const look = STATE_LOOK[props.build.state] ?? { color: 'gray', Icon: IconCircleDashed };
+  return (
+    <ThemeIcon variant="light" color={look.color} radius="xl" size={size} aria-hidden>
+      <look.Icon size={size * 0.6} />
+    </ThemeIcon>
+  );
+}
+
 /** The build's state as a coloured badge, and a second one on the build that serves traffic. */
 export function BuildBadge(props: { build: Build }) {
   const { state, live } = props.build;
-  const tone =
-    state === 'QUEUED' || state === 'RUNNING'
-      ? 'running'
-      : state === 'FAILED' || state === 'CANCELLED'
-        ? 'failed'
-        : 'done';
-  const words = state === 'STATE_UNSPECIFIED' ? 'Unknown' : state.charAt(0) + state.slice(1).toLowerCase();
+  const color = STATE_LOOK[state]?.color ?? 'gray';
   return (
-    <>
-      <span className={`badge ${tone}`}>{words}</span>
+    <Group gap={6} wrap="nowrap" component="span">
+      <Badge color={color} variant="light" data-state={state}>
+        {stateLabel(state)}
+      </Badge>
       {live && (
-        <>
-          {' '}
-          <span className="badge live">Live</span>
-        </>
+        <Badge color="teal" variant="filled" data-live="true">
+          Live
+        </Badge>
       )}
-    </>
+    </Group>
   );
 }

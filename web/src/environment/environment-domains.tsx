@@ -2,7 +2,9 @@
  * The environment page's Domains tab: custom domains, the DNS records to publish and the changes of
  * the set, which the API takes whole.
  */
-import { useCallback, useState, type SyntheticEvent } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { POLL_MS } from '../portal/queries.js';
+import { useState, type SyntheticEvent } from 'react';
 import {
   ApiError,
   resourceId,
@@ -15,8 +17,8 @@ import { ConfirmButton } from '../ui/confirm-button.js';
 import { CopyButton } from '../ui/copy-button.js';
 import { FieldError, FormError, LoadError } from '../ui/errors.js';
 import { formatTime } from '../ui/time.js';
-import { POLL_MS, useAction, useLoad } from '../ui/use-load.js';
-import type { EnvironmentTabProps } from './environment-tab-props.js';
+import { useAction } from '../ui/use-action.js';
+import { useEnvironmentTab } from './environment-tab-props.js';
 
 /** One entry of a `:replace` body: only what the caller chooses, never the output fields. */
 interface MappingRequest {
@@ -29,17 +31,19 @@ interface MappingRequest {
  * The environment's domains: each mapping's checks as they progress (polled), what to publish in DNS,
  * and the changes of the set. Every change sends the whole set, as `:replace` takes it.
  */
-export function EnvironmentDomains(props: EnvironmentTabProps) {
+export function EnvironmentDomains() {
+  const props = useEnvironmentTab();
   const { client } = usePortal();
   const { environment } = props;
   const canChange = useAccount(props.account)?.role !== 'viewer';
-  const mappings = useLoad(
-    useCallback(() => client.listDomainMappings(environment.name), [client, environment.name]),
-    POLL_MS,
-  );
+  const mappings = useQuery({
+    queryKey: ['domain-mappings', environment.name],
+    queryFn: () => client.listDomainMappings(environment.name),
+    refetchInterval: POLL_MS,
+  });
   const list = mappings.data;
   const onChanged = () => {
-    mappings.reload();
+    void mappings.refetch();
     props.reload();
   };
   // One change of the set at a time: the page shows its refusal, whichever control started it.
@@ -54,7 +58,7 @@ export function EnvironmentDomains(props: EnvironmentTabProps) {
         <h2 id="domains-heading">Domains</h2>
         <LoadError error={mappings.error} />
         {list === undefined ? (
-          mappings.error === undefined && <p className="loading">Loading domains…</p>
+          mappings.error === null && <p className="loading">Loading domains…</p>
         ) : list.length === 0 ? (
           <p className="empty">
             No domains yet. {canChange ? 'Add one below: ' : 'Once a developer or owner adds one, '}

@@ -1,32 +1,31 @@
-/** The environment page's Overview tab: deploying, its settings and its deletion. */
-import { useCallback, useState, type DragEvent, type SyntheticEvent } from 'react';
+/** The environment page's Overview tab: deploying new code, previews, settings and deletion. */
+import { Button, Checkbox, Code, Group, Paper, Progress, Stack, Text, Title } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { IconFileZip, IconUpload } from '@tabler/icons-react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef, useState, type DragEvent, type SyntheticEvent } from 'react';
 import type { Environment, Operation } from '../../../src/client/api-client.js';
-import { isUnfinished, phaseLabel } from '../builds/build-summary.js';
+import { buildLabel, isUnfinished, phaseLabel } from '../builds/build-summary.js';
 import { useAccount, usePortal } from '../portal/portal-context.js';
-import { Link, navigate, pageOf } from '../portal/router.js';
+import { buildQuery, keys } from '../portal/queries.js';
+import { appPage, Link, pageOf, useGo } from '../portal/router.js';
 import { ConfirmButton } from '../ui/confirm-button.js';
 import { FormError, LoadError } from '../ui/errors.js';
-import { POLL_MS, useAction, useLoad } from '../ui/use-load.js';
+import { useAction } from '../ui/use-action.js';
 import { draftFields, EnvironmentFields, type EnvironmentDraft } from './environment-fields.js';
-import type { EnvironmentTabProps } from './environment-tab-props.js';
+import { useEnvironmentTab } from './environment-tab-props.js';
 
-/** The environment's main tab: new code (upload, rebuilds), the cache, its settings and its deletion. */
-export function EnvironmentOverview(props: EnvironmentTabProps) {
+/** The environment's main tab: new code, previews, its settings and its deletion. */
+export function EnvironmentOverview() {
+  const props = useEnvironmentTab();
   const { environment, account } = props;
   const role = useAccount(account)?.role;
   const [followed, setFollowed] = useState<string>();
   if (role === 'viewer')
-    return <p className="muted">You can look at this environment; changing it needs a developer or owner.</p>;
+    return <Text c="dimmed">You can look at this environment; changing it needs a developer or owner.</Text>;
   const fromBranch = environment.branch !== 'uploadable';
   return (
-    <>
-      {environment.parentEnvironment !== '' && (
-        <p className="card" role="note">
-          A preview of <Link to={pageOf(environment.parentEnvironment)}>its parent environment</Link> for pull
-          request #{String(environment.pullRequest ?? 0)} ({environment.branch}): new commits on the request
-          rebuild it, and it is deleted when the request is closed or merged.
-        </p>
-      )}
+    <Stack gap="md">
       <DeploySection environment={environment} onBuild={setFollowed} />
       {followed !== undefined && <FollowedBuild build={followed} />}
       {fromBranch && environment.parentEnvironment === '' && (
@@ -37,116 +36,146 @@ export function EnvironmentOverview(props: EnvironmentTabProps) {
         />
       )}
       <SettingsForm key={environment.updateTime} environment={environment} onSaved={props.reload} />
-      <section className="card danger-zone" aria-labelledby="delete-environment-heading">
-        <h2 id="delete-environment-heading">Delete the environment</h2>
-        <DeleteEnvironment environment={environment} />
-      </section>
-    </>
+      <Paper withBorder p="md" component="section" aria-labelledby="delete-environment-heading">
+        <Group justify="space-between" wrap="wrap">
+          <div>
+            <Title order={2} size="h4" id="delete-environment-heading">
+              Delete the environment
+            </Title>
+            <Text size="sm" c="dimmed">
+              Its builds, domains and webhooks go with it.
+            </Text>
+          </div>
+          <DeleteEnvironment environment={environment} />
+        </Group>
+      </Paper>
+    </Stack>
   );
 }
 
-/** An upload by picker or drop with its progress, a rebuild, a clean rebuild and a cache purge. */
+/** An upload by picker or drop, with its progress; a branch's environment says how it deploys instead. */
 function DeploySection(props: { environment: Environment; onBuild: (build: string) => void }) {
   const { client } = usePortal();
+  const queryClient = useQueryClient();
   const { environment } = props;
   const [progress, setProgress] = useState<number>();
-  const [notice, setNotice] = useState<string>();
-  const started = (operation: Operation) => {
-    setProgress(undefined);
-    if (operation.metadata.build !== undefined) props.onBuild(operation.metadata.build);
-  };
+  const [over, setOver] = useState(false);
+  const input = useRef<HTMLInputElement>(null);
   const upload = useAction(
     (file: File) =>
       client.uploadZip(environment.name, file, file.name, (sent, total) => {
         setProgress(total === 0 ? 1 : sent / total);
       }),
-    started,
-  );
-  const rebuild = useAction((clean: boolean) => client.rebuild(environment.name, clean), started);
-  const clearCache = useAction(
-    () => client.clearCache(environment.name),
-    () => {
-      setNotice('The cache is empty: the next request of each page goes to the app.');
+    (operation: Operation) => {
+      setProgress(undefined);
+      void queryClient.invalidateQueries({ queryKey: keys.builds(environment.name) });
+      if (operation.metadata.build !== undefined) props.onBuild(operation.metadata.build);
     },
   );
   const onFile = (file: File | undefined) => {
-    setNotice(undefined);
     if (file) upload.run(file);
   };
   const onDrop = (event: DragEvent) => {
     event.preventDefault();
+    setOver(false);
     onFile(event.dataTransfer.files[0]);
   };
   const inputId = 'zip-upload';
-  const fromBranch = environment.branch !== 'uploadable';
 
   return (
-    <section className="card" aria-labelledby="deploy-heading">
-      <h2 id="deploy-heading">Deploy</h2>
-      {fromBranch ? (
-        <p>
-          Builds the branch <code>{environment.branch}</code>: a push deploys its new commit (through the
-          repository&apos;s webhook, or polling); Rebuild fetches the branch&apos;s newest commit now.
-        </p>
+    <Paper withBorder p="md" component="section" aria-labelledby="deploy-heading">
+      <Title order={2} size="h4" id="deploy-heading" mb="sm">
+        Deploy
+      </Title>
+      {environment.branch !== 'uploadable' ? (
+        <Text size="sm">
+          Builds the branch <Code>{environment.branch}</Code>: a push deploys its new commit (through the
+          repository&apos;s webhook, or polling); Rebuild above fetches the branch&apos;s newest commit now.
+        </Text>
       ) : (
         <div
-          className="drop"
+          className="drop-zone"
+          data-over={over}
           onDragOver={(event) => {
             event.preventDefault();
+            setOver(true);
+          }}
+          onDragLeave={() => {
+            setOver(false);
           }}
           onDrop={onDrop}
         >
-          <label htmlFor={inputId}>Upload a .zip of the code</label>
-          <input
-            id={inputId}
-            type="file"
-            accept=".zip,application/zip"
-            onChange={(event) => {
-              onFile(event.target.files?.[0]);
-              event.target.value = '';
-            }}
-          />
-          <span className="muted"> or drop it here</span>
+          <Stack align="center" gap="xs">
+            <IconFileZip size={32} aria-hidden />
+            <Text size="sm">Drop a .zip of the code here, or</Text>
+            <input
+              ref={input}
+              id={inputId}
+              type="file"
+              accept=".zip,application/zip"
+              className="visually-hidden"
+              tabIndex={-1}
+              aria-label="Upload a .zip of the code"
+              onChange={(event) => {
+                onFile(event.target.files?.[0]);
+                event.target.value = '';
+              }}
+            />
+            <Button
+              leftSection={<IconUpload size={16} aria-hidden />}
+              loading={upload.busy}
+              onClick={() => input.current?.click()}
+            >
+              Choose a .zip
+            </Button>
+            <Text size="xs" c="dimmed">
+              It is built with npm in a sandbox, then served at this environment&apos;s address.
+            </Text>
+          </Stack>
         </div>
       )}
       {progress !== undefined && (
-        <progress aria-label="Upload progress" max={1} value={progress}>
-          {Math.round(progress * 100)} %
-        </progress>
+        <Progress value={progress * 100} mt="sm" aria-label="Upload progress" animated />
       )}
       <FormError error={upload.error} />
-      <div className="actions">
-        <button
-          type="button"
-          disabled={rebuild.busy}
-          onClick={() => {
-            rebuild.run(false);
-          }}
-        >
-          Rebuild
-        </button>
-        <button
-          type="button"
-          className="secondary"
-          disabled={rebuild.busy}
-          onClick={() => {
-            rebuild.run(true);
-          }}
-        >
-          Clean rebuild
-        </button>
-        <button type="button" className="secondary" disabled={clearCache.busy} onClick={clearCache.run}>
-          Clear cache
-        </button>
-      </div>
-      <p className="muted">
-        {fromBranch ? 'A rebuild builds the newest commit' : 'A rebuild builds the last upload again'}; a
-        clean rebuild first drops the dependency and framework caches.
-      </p>
-      <FormError error={rebuild.error} />
-      <FormError error={clearCache.error} />
-      {notice !== undefined && <p role="status">{notice}</p>}
-    </section>
+    </Paper>
+  );
+}
+
+/** The build just started here, read every second until it has finished; a toast when it has. */
+function FollowedBuild(props: { build: string }) {
+  const { client } = usePortal();
+  const build = useQuery(buildQuery(client, props.build));
+  const data = build.data;
+  const done = data !== undefined && !isUnfinished(data);
+  const told = useRef(false);
+  useEffect(() => {
+    if (!done || told.current) return;
+    told.current = true;
+    notifications.show(
+      data.state === 'SUCCEEDED'
+        ? { color: 'teal', title: 'Deployed', message: `Build ${buildLabel(data)} is live.` }
+        : {
+            color: 'red',
+            title: `Build ${buildLabel(data)} ${data.state.toLowerCase()}`,
+            message: data.failureReason?.message ?? 'See its log.',
+          },
+    );
+  }, [done, data]);
+  return (
+    <Paper withBorder p="md" component="section" aria-label="Latest build">
+      <LoadError error={build.error} />
+      <Group justify="space-between" wrap="wrap">
+        <Text role="status" size="sm">
+          {data === undefined || isUnfinished(data)
+            ? `Building and deploying… ${data === undefined ? '' : phaseLabel(data.phase)}`
+            : data.state === 'SUCCEEDED'
+              ? 'Deployed.'
+              : `The build ended ${data.state.toLowerCase()}: ${data.failureReason?.message ?? ''}`}
+        </Text>
+        <Link to={pageOf(props.build)}>Build log</Link>
+      </Group>
+    </Paper>
   );
 }
 
@@ -158,69 +187,48 @@ function PreviewsForm(props: { environment: Environment; onSaved: () => void }) 
   const [allowForks, setAllowForks] = useState(environment.previews.allowForks);
   const save = useAction(
     () => client.updateEnvironment(environment.name, { previews: { enabled, allowForks } }),
-    props.onSaved,
+    () => {
+      notifications.show({ color: 'teal', message: 'Preview settings saved.' });
+      props.onSaved();
+    },
   );
   const submit = (event: SyntheticEvent) => {
     event.preventDefault();
     save.run();
   };
   return (
-    <form className="card" aria-labelledby="previews-heading" onSubmit={submit}>
-      <h2 id="previews-heading">Preview environments</h2>
-      <p className="choice">
-        <label className="inline">
-          <input
-            type="checkbox"
-            checked={enabled}
-            onChange={(e) => {
-              setEnabled(e.target.checked);
-            }}
-          />{' '}
-          A pull request against <code>{environment.branch}</code> gets its own environment and URL, with this
-          environment&apos;s variables
-        </label>
-      </p>
-      <p className="choice">
-        <label className="inline">
-          <input
-            type="checkbox"
-            checked={allowForks}
-            onChange={(e) => {
-              setAllowForks(e.target.checked);
-            }}
-          />{' '}
-          Requests from forks too (their code then sees this environment&apos;s variables, secret ones
-          included)
-        </label>
-      </p>
-      <FormError error={save.error} />
-      <button type="submit" disabled={save.busy}>
-        Save previews
-      </button>
-    </form>
-  );
-}
-
-/** The build just started here, read again every second until it has finished. */
-function FollowedBuild(props: { build: string }) {
-  const { client } = usePortal();
-  const build = useLoad(
-    useCallback(() => client.getBuild(props.build), [client, props.build]),
-    POLL_MS,
-  );
-  const data = build.data;
-  return (
-    <section className="card" aria-label="Latest build">
-      <LoadError error={build.error} />
-      <p role="status">
-        {data === undefined || isUnfinished(data)
-          ? `Building and deploying… ${data === undefined ? '' : phaseLabel(data.phase)}`
-          : data.state === 'SUCCEEDED'
-            ? 'Deployed.'
-            : `The build ended ${data.state.toLowerCase()}: ${data.failureReason?.message ?? ''}`}
-      </p>
-      <Link to={pageOf(props.build)}>Build log</Link>
-    </section>
+    <Paper withBorder p="md" component="form" aria-labelledby="previews-heading" onSubmit={submit}>
+      <Stack gap="sm">
+        <Title order={2} size="h4" id="previews-heading">
+          Preview environments
+        </Title>
+        <Checkbox
+          checked={enabled}
+          onChange={(e) => {
+            setEnabled(e.currentTarget.checked);
+          }}
+          label={
+            <>
+              A pull request against <Code>{environment.branch}</Code> gets its own environment and URL, with
+              this environment&apos;s variables
+            </>
+          }
+        />
+        <Checkbox
+          checked={allowForks}
+          onChange={(e) => {
+            setAllowForks(e.currentTarget.checked);
+          }}
+          label="Requests from forks too (their code then sees this environment's variables, secret ones included)"
+        />
+        <FormError error={save.error} />
+        <Group>
+          <Button type="submit" loading={save.busy}>
+            Save previews
+          </Button>
+        </Group>
+      </Stack>
+    </Paper>
   );
 }
 
@@ -238,6 +246,10 @@ function SettingsForm(props: { environment: Environment; onSaved: () => void }) 
     () => client.updateEnvironment(environment.name, { ...draft, shellVariables: [...draft.shellVariables] }),
     () => {
       setSaved(true);
+      notifications.show({
+        color: 'teal',
+        message: 'Settings saved. Changed variables apply from the next build.',
+      });
       props.onSaved();
     },
   );
@@ -247,35 +259,49 @@ function SettingsForm(props: { environment: Environment; onSaved: () => void }) 
     save.run();
   };
   return (
-    <form onSubmit={submit} className="card" aria-labelledby="settings-heading">
-      <h2 id="settings-heading">Settings</h2>
-      <EnvironmentFields
-        idPrefix="edit"
-        draft={draft}
-        onChange={(d) => {
-          setSaved(false);
-          setDraft(d);
-        }}
-        error={save.error}
-      />
-      <p className="muted">Changed shell variables apply from the next build.</p>
-      <FormError error={save.error} fields={draftFields(draft)} />
-      {saved && <p role="status">Saved.</p>}
-      <button type="submit" disabled={save.busy}>
-        Save settings
-      </button>
-    </form>
+    <Paper withBorder p="md" component="form" onSubmit={submit} aria-labelledby="settings-heading">
+      <Stack gap="sm">
+        <Title order={2} size="h4" id="settings-heading">
+          Settings
+        </Title>
+        <EnvironmentFields
+          idPrefix="edit"
+          draft={draft}
+          onChange={(d) => {
+            setSaved(false);
+            setDraft(d);
+          }}
+          error={save.error}
+        />
+        <Text size="xs" c="dimmed">
+          Changed shell variables apply from the next build.
+        </Text>
+        <FormError error={save.error} fields={draftFields(draft)} />
+        {saved && (
+          <Text role="status" size="sm" c="teal">
+            Saved.
+          </Text>
+        )}
+        <Group>
+          <Button type="submit" loading={save.busy}>
+            Save settings
+          </Button>
+        </Group>
+      </Stack>
+    </Paper>
   );
 }
 
 function DeleteEnvironment(props: { environment: Environment }) {
   const { client } = usePortal();
   const { environment } = props;
-  const appPage = pageOf(environment.name.split('/environments/')[0] ?? '');
+  const go = useGo();
+  const [, account = '', , app = ''] = environment.name.split('/');
   const remove = useAction(
     () => client.deleteEnvironment(environment.name),
     () => {
-      navigate(appPage);
+      notifications.show({ message: `Environment ${environment.displayName} deleted.` });
+      go(appPage(account, app));
     },
   );
   return (

@@ -1,13 +1,14 @@
 /** The environment page's Webhooks tab: the URLs that rebuild or purge, for owners. */
-import { useCallback, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
 import type { Webhooks } from '../../../src/client/api-client.js';
 import { useAccount, usePortal } from '../portal/portal-context.js';
 import { ConfirmButton } from '../ui/confirm-button.js';
 import { CopyButton } from '../ui/copy-button.js';
 import { FormError, LoadError } from '../ui/errors.js';
 import { formatTime } from '../ui/time.js';
-import { useAction, useLoad } from '../ui/use-load.js';
-import type { EnvironmentTabProps } from './environment-tab-props.js';
+import { useAction } from '../ui/use-action.js';
+import { useEnvironmentTab } from './environment-tab-props.js';
 
 /** What a POST to each URL does, in the reader's words (docs/api.md "Calling a URL"). */
 const ACTIONS: Readonly<Record<string, { label: string; does: string }>> = {
@@ -29,7 +30,8 @@ const ACTIONS: Readonly<Record<string, { label: string; does: string }>> = {
  * The environment's webhook URLs: a CMS or a scheduled job POSTs to them to rebuild or purge without
  * credentials, so only owners see and manage them.
  */
-export function EnvironmentWebhooks(props: EnvironmentTabProps) {
+export function EnvironmentWebhooks() {
+  const props = useEnvironmentTab();
   const role = useAccount(props.account)?.role;
   return (
     <section aria-labelledby="webhooks-heading">
@@ -50,12 +52,10 @@ function WebhookSet(props: { environment: string }) {
   const { client } = usePortal();
   const { environment } = props;
   // Wrapped, so "no set" (undefined) is told apart from "not loaded yet".
-  const loaded = useLoad(
-    useCallback(
-      () => client.getWebhooks(environment).then((found) => ({ set: found })),
-      [client, environment],
-    ),
-  );
+  const loaded = useQuery({
+    queryKey: ['webhooks', environment],
+    queryFn: () => client.getWebhooks(environment).then((found) => ({ set: found })),
+  });
   // The answer of a change is the new set: shown at once, without waiting for a reload.
   const [changed, setChanged] = useState<{ set: Webhooks | undefined }>();
   const current = changed ?? loaded.data;
@@ -83,7 +83,7 @@ function WebhookSet(props: { environment: string }) {
   );
 
   if (current === undefined)
-    return loaded.error === undefined ? (
+    return loaded.error === null ? (
       <p className="loading">Loading webhooks…</p>
     ) : (
       <LoadError error={loaded.error} />

@@ -1,5 +1,6 @@
 /** The environment page's Reports tab: site reports and their schedules, from the parts in reports/. */
-import { useCallback, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
 import { resourceId } from '../../../src/client/api-client.js';
 import { useAccount, usePortal } from '../portal/portal-context.js';
 import { ReportScheduleCard } from '../reports/report-schedule-card.js';
@@ -7,8 +8,8 @@ import { ReportScheduleForm } from '../reports/report-schedule-form.js';
 import { ReportTemplates } from '../reports/report-templates.js';
 import { REPORTS_PAGE_SIZE, SiteReportsList } from '../reports/site-reports-list.js';
 import { LoadError } from '../ui/errors.js';
-import { useLoad } from '../ui/use-load.js';
-import type { EnvironmentTabProps } from './environment-tab-props.js';
+
+import { useEnvironmentTab } from './environment-tab-props.js';
 
 /**
  * How often the reports and the schedules are read again. The report API allows an account 120
@@ -22,7 +23,8 @@ const SCHEDULES_POLL_MS = 30_000;
  * The environment's site reports: its schedules (create, change, run now, delete), the reports
  * made from them with their delivery and downloads, and the templates they can use.
  */
-export function ReportsTab(props: EnvironmentTabProps) {
+export function ReportsTab() {
+  const props = useEnvironmentTab();
   const { client } = usePortal();
   const member = useAccount(props.account);
   // A site of the report API is an environment, named by its id.
@@ -30,21 +32,21 @@ export function ReportsTab(props: EnvironmentTabProps) {
   const canManage = member?.role === 'owner' || member?.role === 'developer';
   const accountUid = member?.uid;
 
-  const templates = useLoad(
-    useCallback(
-      () => (accountUid === undefined ? Promise.resolve([]) : client.listReportTemplates(accountUid)),
-      [client, accountUid],
-    ),
-  );
-  const schedules = useLoad(
-    useCallback(() => client.listReportSchedules(siteId), [client, siteId]),
-    SCHEDULES_POLL_MS,
-  );
+  const templates = useQuery({
+    queryKey: ['report-templates', accountUid],
+    queryFn: () => (accountUid === undefined ? Promise.resolve([]) : client.listReportTemplates(accountUid)),
+  });
+  const schedules = useQuery({
+    queryKey: ['report-schedules', siteId],
+    queryFn: () => client.listReportSchedules(siteId),
+    refetchInterval: SCHEDULES_POLL_MS,
+  });
   const [offset, setOffset] = useState(0);
-  const reports = useLoad(
-    useCallback(() => client.listSiteReports(siteId, REPORTS_PAGE_SIZE, offset), [client, siteId, offset]),
-    REPORTS_POLL_MS,
-  );
+  const reports = useQuery({
+    queryKey: ['site-reports', siteId, offset],
+    queryFn: () => client.listSiteReports(siteId, REPORTS_PAGE_SIZE, offset),
+    refetchInterval: REPORTS_POLL_MS,
+  });
   const list = schedules.data;
 
   return (
@@ -54,7 +56,7 @@ export function ReportsTab(props: EnvironmentTabProps) {
         <LoadError error={schedules.error} />
         <LoadError error={templates.error} />
         {list === undefined ? (
-          schedules.error === undefined && <p className="loading">Loading schedules…</p>
+          schedules.error === null && <p className="loading">Loading schedules…</p>
         ) : list.length === 0 ? (
           <p className="empty">
             No schedules yet. A schedule e-mails a report of this site (its deployments and uptime, traffic,
@@ -72,8 +74,8 @@ export function ReportsTab(props: EnvironmentTabProps) {
               siteId={siteId}
               templates={templates.data ?? []}
               canManage={canManage}
-              onChanged={schedules.reload}
-              onReportsChanged={reports.reload}
+              onChanged={() => void schedules.refetch()}
+              onReportsChanged={() => void reports.refetch()}
             />
           ))
         )}
@@ -81,13 +83,13 @@ export function ReportsTab(props: EnvironmentTabProps) {
           <section className="card" aria-labelledby="new-schedule-heading">
             <h3 id="new-schedule-heading">New schedule</h3>
             {templates.data === undefined ? (
-              templates.error === undefined && <p className="loading">Loading templates…</p>
+              templates.error === null && <p className="loading">Loading templates…</p>
             ) : (
               <ReportScheduleForm
                 idPrefix="new-schedule"
                 siteId={siteId}
                 templates={templates.data}
-                onSaved={schedules.reload}
+                onSaved={() => void schedules.refetch()}
               />
             )}
           </section>
@@ -98,7 +100,7 @@ export function ReportsTab(props: EnvironmentTabProps) {
         <h2 id="reports-heading">Reports</h2>
         <LoadError error={reports.error} />
         {reports.data === undefined ? (
-          reports.error === undefined && <p className="loading">Loading reports…</p>
+          reports.error === null && <p className="loading">Loading reports…</p>
         ) : (
           <SiteReportsList page={reports.data} offset={offset} onOffset={setOffset} />
         )}

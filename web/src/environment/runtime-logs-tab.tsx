@@ -2,7 +2,7 @@
 import { useCallback } from 'react';
 import { usePortal } from '../portal/portal-context.js';
 import { LogStream, type LogWords } from '../ui/log-stream.js';
-import type { EnvironmentTabProps } from './environment-tab-props.js';
+import { useEnvironmentTab } from './environment-tab-props.js';
 
 /** The newest lines shown first; the platform keeps ATOLL_RUNTIME_LOG_LINES per environment. */
 const TAIL = 500;
@@ -18,7 +18,8 @@ const WORDS: LogWords = {
  * What the environment's server app writes while it runs (stdout, stderr, and the platform's restarts),
  * streamed while the tab is open. A static site has no process, so nothing comes.
  */
-export function RuntimeLogsTab(props: EnvironmentTabProps) {
+export function RuntimeLogsTab() {
+  const props = useEnvironmentTab();
   const { client } = usePortal();
   const name = props.environment.name;
   const follow = useCallback(

@@ -1,13 +1,14 @@
 /** The environment page's Usage tab: what the edge counted, as charts and totals. */
-import { Fragment, useCallback, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { Fragment, useState } from 'react';
 import type { UsageInterval, UsageReport } from '../../../src/client/api-client.js';
 import { usePortal } from '../portal/portal-context.js';
 import { Link, pageOf } from '../portal/router.js';
 import { formatBytes } from '../ui/bytes.js';
 import { LoadError } from '../ui/errors.js';
 import { TimeChart, type ChartSeries } from '../ui/time-chart.js';
-import { useLoad } from '../ui/use-load.js';
-import type { EnvironmentTabProps } from './environment-tab-props.js';
+
+import { useEnvironmentTab } from './environment-tab-props.js';
 
 /** The edge flushes its counts every 10 s; asking more often would show nothing new. */
 const REFRESH_MS = 10_000;
@@ -46,18 +47,17 @@ function count(n: number): string {
  * What the edge answered for the environment over a chosen period: requests, bandwidth, cache hit
  * ratio and status classes as charts, and the totals as text. Read again every 10 s.
  */
-export function UsageTab(props: EnvironmentTabProps) {
+export function UsageTab() {
+  const props = useEnvironmentTab();
   const { client } = usePortal();
   const name = props.environment.name;
   const [rangeId, setRangeId] = useState<Range['id']>('hour');
   const range = RANGES.find((r) => r.id === rangeId) ?? RANGES[0];
-  const usage = useLoad(
-    useCallback(
-      () => client.getUsage(name, range.hours, range.intervalSeconds),
-      [client, name, range.hours, range.intervalSeconds],
-    ),
-    REFRESH_MS,
-  );
+  const usage = useQuery({
+    queryKey: ['usage', name, range.hours, range.intervalSeconds],
+    queryFn: () => client.getUsage(name, range.hours, range.intervalSeconds),
+    refetchInterval: REFRESH_MS,
+  });
 
   return (
     <section aria-labelledby="usage-heading" className="usage">
@@ -79,7 +79,7 @@ export function UsageTab(props: EnvironmentTabProps) {
       <p className="muted">Counted at the edge and updated about every 10 seconds.</p>
       <LoadError error={usage.error} />
       {usage.data === undefined ? (
-        usage.error === undefined && <p className="loading">Loading usage…</p>
+        usage.error === null && <p className="loading">Loading usage…</p>
       ) : usage.data.total.requests === 0 ? (
         <p className="empty">
           No requests in the {range.label.toLowerCase()}.{' '}

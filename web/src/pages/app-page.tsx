@@ -1,145 +1,277 @@
-/** The page of one application (`/accounts/{a}/apps/{app}`): its environments and its deletion. */
-import { useCallback, useState, type SyntheticEvent } from 'react';
-import type { Environment } from '../../../src/client/api-client.js';
+/**
+ * The page of one application (`/accounts/{a}/apps/{app}`): its environments as cards with what each
+ * is doing (previews under their parent), its repository, a new environment, and its deletion.
+ */
+import {
+  Anchor,
+  Button,
+  Checkbox,
+  Group,
+  Modal,
+  Paper,
+  Skeleton,
+  Stack,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { IconExternalLink, IconGitBranch, IconGitPullRequest, IconPlus } from '@tabler/icons-react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type SyntheticEvent } from 'react';
+import type { Build, Environment } from '../../../src/client/api-client.js';
+import { BuildCommit, type RepositoryRef } from '../builds/build-commit.js';
+import { triggerLabel } from '../builds/build-summary.js';
+import { deploymentState, DeploymentBadge } from '../environment/deployment-state.js';
 import { draftFields, EnvironmentFields, type EnvironmentDraft } from '../environment/environment-fields.js';
 import { useAccount, usePortal } from '../portal/portal-context.js';
-import { Link, navigate, pageOf } from '../portal/router.js';
-import { ConfirmButton } from '../ui/confirm-button.js';
+import { appOverviewQuery, appQuery, keys } from '../portal/queries.js';
+import { useRouteParams } from '../portal/route-params.js';
+import { accountPage, Link, pageOf, useGo } from '../portal/router.js';
 import { RepositoryCard } from '../repository/repository-card.js';
-import { FieldError, FormError, LoadError } from '../ui/errors.js';
-import { useAction, useLoad } from '../ui/use-load.js';
+import { ConfirmButton } from '../ui/confirm-button.js';
+import { fieldError, FormError, LoadError } from '../ui/errors.js';
+import { usePageTitle } from '../ui/page-title.js';
+import { RelativeTime } from '../ui/time.js';
+import { useAction } from '../ui/use-action.js';
+import { useRegionName } from './apps-page.js';
 
 const EMPTY: EnvironmentDraft = { displayName: '', wpEnvironment: '', shellVariables: [] };
 
-/** One application: its environments with their live URLs, a form to create one, and its deletion. */
-export function AppPage(props: { account: string; app: string }) {
+interface Entry {
+  readonly environment: Environment;
+  readonly latest: Build | null;
+}
+
+/** One application: its environments with their state, a way to create one, and its deletion. */
+export function AppPage() {
   const { client } = usePortal();
-  const { account, app } = props;
+  const { account, app } = useRouteParams();
   const role = useAccount(account)?.role;
-  const environments = useLoad(
-    useCallback(() => client.listEnvironments(account, app), [client, account, app]),
-  );
-  const details = useLoad(useCallback(() => client.getApp(account, app), [client, account, app]));
+  const overview = useQuery(appOverviewQuery(client, account, app));
+  const details = useQuery(appQuery(client, account, app));
+  const regionName = useRegionName();
+  const [creating, setCreating] = useState(false);
+  const go = useGo();
+  usePageTitle(app, account);
   const repository = details.data?.repository;
   // Previews are listed under their parent, not beside it.
-  const parents = environments.data?.filter((environment) => environment.parentEnvironment === '');
+  const parents = overview.data?.filter((e) => e.environment.parentEnvironment === '');
   const previewsOf = (parent: Environment) =>
-    environments.data?.filter((environment) => environment.parentEnvironment === parent.name) ?? [];
+    overview.data?.filter((e) => e.environment.parentEnvironment === parent.name) ?? [];
   const remove = useAction(
     () => client.deleteApp(account, app),
     () => {
-      navigate(`/accounts/${encodeURIComponent(account)}`);
+      notifications.show({ message: `Application ${app} deleted.` });
+      go(accountPage(account));
     },
   );
+  const canChange = role === 'owner' || role === 'developer';
 
   return (
-    <section aria-labelledby="app-heading">
-      <p className="crumbs">
-        <Link to={`/accounts/${encodeURIComponent(account)}`}>← {account}</Link>
-      </p>
-      <h1 id="app-heading">{app}</h1>
+    <Stack gap="md">
+      <Anchor component={Link} to={accountPage(account)} size="sm">
+        ← {account}
+      </Anchor>
+      <Group justify="space-between" wrap="wrap" gap="sm">
+        <div>
+          <Title order={1}>{app}</Title>
+          {details.data !== undefined && (
+            <Text size="sm" c="dimmed">
+              {repository === undefined ? 'Direct upload' : repository.displayName} ·{' '}
+              {regionName(details.data.region)}
+            </Text>
+          )}
+        </div>
+        {canChange && details.data !== undefined && (
+          <Button
+            leftSection={<IconPlus size={16} aria-hidden />}
+            onClick={() => {
+              setCreating(true);
+            }}
+          >
+            New environment
+          </Button>
+        )}
+      </Group>
       <LoadError error={details.error} />
+      <section aria-labelledby="environments-heading">
+        <Title order={2} size="h3" id="environments-heading" mb="sm">
+          Environments
+        </Title>
+        <LoadError error={overview.error} />
+        {parents === undefined ? (
+          overview.error === null && <Skeleton h={120} />
+        ) : parents.length === 0 ? (
+          <Paper withBorder p="lg">
+            <Text c="dimmed">
+              {repository === undefined
+                ? 'No environments yet. Create one, then upload a .zip of the code to it.'
+                : 'No environments yet. Create one for a branch: its first build starts at once.'}
+            </Text>
+          </Paper>
+        ) : (
+          <Stack gap="sm">
+            {parents.map((entry) => (
+              <EnvironmentCard
+                key={entry.environment.name}
+                entry={entry}
+                previews={previewsOf(entry.environment)}
+                repository={repository}
+              />
+            ))}
+          </Stack>
+        )}
+      </section>
       {repository !== undefined && (
         <RepositoryCard
           account={account}
           app={app}
           repository={repository}
-          canManage={role === 'owner' || role === 'developer'}
+          canManage={canChange}
           isOwner={role === 'owner'}
-          onChanged={details.reload}
-        />
-      )}
-      <h2>Environments</h2>
-      <LoadError error={environments.error} />
-      {parents === undefined ? (
-        environments.error === undefined && <p className="loading">Loading environments…</p>
-      ) : parents.length === 0 ? (
-        <p className="empty">
-          {repository === undefined
-            ? 'No environments yet. Create one below, then upload a .zip of the code to it.'
-            : 'No environments yet. Create one below for a branch: its first build starts at once.'}
-        </p>
-      ) : (
-        parents.map((environment) => (
-          <EnvironmentCard
-            key={environment.name}
-            environment={environment}
-            previews={previewsOf(environment)}
-          />
-        ))
-      )}
-      {role !== 'viewer' && details.data !== undefined && (
-        <CreateEnvironmentForm
-          account={account}
-          app={app}
-          fromRepository={repository !== undefined}
-          onCreated={environments.reload}
+          onChanged={() => void details.refetch()}
         />
       )}
       {role === 'owner' && (
-        <section className="card danger-zone" aria-labelledby="delete-app-heading">
-          <h3 id="delete-app-heading">Delete the application</h3>
-          <ConfirmButton
-            label="Delete application"
-            confirmLabel={`Delete ${app} and its environments`}
-            warning={`${app}, its environments, builds and domains are deleted, and its sites stop answering. This cannot be undone.`}
-            busy={remove.busy}
-            onConfirm={remove.run}
-          />
+        <Paper
+          withBorder
+          p="md"
+          className="danger-zone"
+          aria-labelledby="delete-app-heading"
+          component="section"
+        >
+          <Group justify="space-between" wrap="wrap">
+            <div>
+              <Title order={2} size="h4" id="delete-app-heading">
+                Delete the application
+              </Title>
+              <Text size="sm" c="dimmed">
+                Its environments, builds and domains go with it.
+              </Text>
+            </div>
+            <ConfirmButton
+              label="Delete application"
+              confirmLabel={`Delete ${app} and its environments`}
+              warning={`${app}, its environments, builds and domains are deleted, and its sites stop answering. This cannot be undone.`}
+              busy={remove.busy}
+              onConfirm={remove.run}
+            />
+          </Group>
           <FormError error={remove.error} />
-        </section>
+        </Paper>
       )}
-    </section>
+      <Modal
+        opened={creating}
+        onClose={() => {
+          setCreating(false);
+        }}
+        title="Create an environment"
+        size="xl"
+      >
+        <CreateEnvironmentForm account={account} app={app} fromRepository={repository !== undefined} />
+      </Modal>
+    </Stack>
   );
 }
 
-function EnvironmentCard(props: { environment: Environment; previews: readonly Environment[] }) {
-  const { environment, previews } = props;
+/** An environment's state, live URL, newest build and commit; its previews below it. */
+function EnvironmentCard(props: {
+  entry: Entry;
+  previews: readonly Entry[];
+  repository: RepositoryRef | undefined;
+}) {
+  const { entry, previews, repository } = props;
+  const { environment, latest } = entry;
   return (
-    <article className="card" aria-label={environment.displayName}>
-      <h3>
-        <Link to={pageOf(environment.name)}>{environment.displayName}</Link>
-        {environment.branch !== 'uploadable' && <span className="muted"> · {environment.branch}</span>}
-      </h3>
-      <p>
-        <LiveLine environment={environment} />
-      </p>
-      {environment.previews.enabled && previews.length === 0 && (
-        <p className="muted">
-          Previews on: a pull request against {environment.branch} gets its own environment.
-        </p>
-      )}
-      {previews.length > 0 && (
-        <ul className="previews" aria-label={`Previews of ${environment.displayName}`}>
-          {previews.map((preview) => (
-            <li key={preview.name}>
-              <Link to={pageOf(preview.name)}>{preview.displayName}</Link>{' '}
-              <span className="muted">{preview.branch}</span> <LiveLine environment={preview} />
-            </li>
-          ))}
-        </ul>
-      )}
-    </article>
+    <Paper withBorder p="md" component="article" aria-label={environment.displayName}>
+      <Stack gap="xs">
+        <EnvironmentSummary entry={entry} repository={repository} heading />
+        {environment.previews.enabled && previews.length === 0 && (
+          <Text size="xs" c="dimmed">
+            Previews on: a pull request against {environment.branch} gets its own environment.
+          </Text>
+        )}
+        {previews.length > 0 && (
+          <Stack gap="xs" pl="md" className="previews" aria-label={`Previews of ${environment.displayName}`}>
+            {previews.map((preview) => (
+              <Paper key={preview.environment.name} p="xs" bg="var(--mantine-color-default-hover)">
+                <EnvironmentSummary entry={preview} repository={repository} />
+              </Paper>
+            ))}
+          </Stack>
+        )}
+        {latest === null && environment.build === '' && environment.branch === 'uploadable' && (
+          <Text size="xs" c="dimmed">
+            Upload a .zip of the code on its page to deploy it.
+          </Text>
+        )}
+      </Stack>
+    </Paper>
   );
 }
 
-/** Where the environment is live, or that nothing is yet. */
-function LiveLine(props: { environment: Environment }) {
-  const { environment } = props;
-  const live = environment.build !== '';
+/** The lines of an environment's card: name, branch, state, live URL, newest build, commit, failure. */
+function EnvironmentSummary(props: {
+  entry: Entry;
+  repository: RepositoryRef | undefined;
+  heading?: boolean;
+}) {
+  const { environment, latest } = props.entry;
+  const state = deploymentState(environment, latest ?? undefined);
+  const isPreview = environment.parentEnvironment !== '';
   return (
-    <span className="live-line">
-      {live ? (
-        <>
-          <span className="badge live">Live</span>{' '}
-          <a href={environment.url} target="_blank" rel="noreferrer">
-            {environment.url}
-          </a>
-        </>
-      ) : (
-        <span className="badge">Nothing deployed yet</span>
+    <Stack gap={4}>
+      <Group justify="space-between" wrap="wrap" gap="xs">
+        <Group gap="xs" wrap="nowrap" className="truncate">
+          {isPreview && <IconGitPullRequest size={16} aria-hidden />}
+          {props.heading === true ? (
+            <Title order={3} size="h4" className="truncate">
+              <Link to={pageOf(environment.name)}>{environment.displayName}</Link>
+            </Title>
+          ) : (
+            <Link to={pageOf(environment.name)} fw={600} className="truncate">
+              {environment.displayName}
+            </Link>
+          )}
+          {environment.branch !== 'uploadable' && (
+            <Group gap={2} wrap="nowrap" c="dimmed">
+              <IconGitBranch size={14} aria-hidden />
+              <Text size="sm" span>
+                {environment.branch}
+              </Text>
+            </Group>
+          )}
+        </Group>
+        <DeploymentBadge state={state} />
+      </Group>
+      {environment.build !== '' && (
+        <Anchor href={environment.url} target="_blank" rel="noreferrer" size="sm" className="truncate">
+          <Group gap={4} wrap="nowrap" component="span">
+            <span className="truncate">{environment.url}</span>
+            <IconExternalLink size={14} aria-hidden />
+          </Group>
+        </Anchor>
       )}
-    </span>
+      {latest !== null && (
+        <Text size="xs" c="dimmed">
+          Newest build <Link to={pageOf(latest.name)}>{latest.name.slice(-36, -28)}</Link>:{' '}
+          {triggerLabel(latest.trigger)} <RelativeTime iso={latest.createTime} />
+          {latest.commitSha !== '' && (
+            <>
+              {' · '}
+              <BuildCommit build={latest} repository={props.repository} compact />
+            </>
+          )}
+        </Text>
+      )}
+      {latest?.state === 'FAILED' && (
+        <Text size="xs" c="red">
+          Build failed: {latest.failureReason?.message ?? 'see its log'}
+          {environment.build !== '' && ' · the site still serves the live build'}
+        </Text>
+      )}
+    </Stack>
   );
 }
 
@@ -148,9 +280,10 @@ function CreateEnvironmentForm(props: {
   app: string;
   /** A repository application's environment builds a branch, and may preview its pull requests. */
   fromRepository: boolean;
-  onCreated: () => void;
 }) {
   const { client } = usePortal();
+  const queryClient = useQueryClient();
+  const go = useGo();
   const [draft, setDraft] = useState(EMPTY);
   const [branch, setBranch] = useState('main');
   const [previews, setPreviews] = useState(false);
@@ -161,9 +294,12 @@ function CreateEnvironmentForm(props: {
         props.app,
         props.fromRepository ? { ...draft, branch, previews: { enabled: previews } } : draft,
       ),
-    () => {
-      setDraft(EMPTY);
-      props.onCreated();
+    (operation) => {
+      void queryClient.invalidateQueries({ queryKey: ['app-overview', props.account, props.app] });
+      void queryClient.invalidateQueries({ queryKey: keys.environments(props.account, props.app) });
+      notifications.show({ color: 'teal', message: `Environment ${draft.displayName} created.` });
+      // The operation is named under the new environment: …/environments/{env}/operations/{op}.
+      go(pageOf(operation.name.split('/operations/')[0] ?? ''));
     },
   );
   const submit = (event: SyntheticEvent) => {
@@ -171,39 +307,37 @@ function CreateEnvironmentForm(props: {
     create.run();
   };
   return (
-    <form onSubmit={submit} className="card">
-      <h3>Create an environment</h3>
-      <EnvironmentFields idPrefix="new" draft={draft} onChange={setDraft} error={create.error} />
-      {props.fromRepository && (
-        <>
-          <label htmlFor="new-branch">Branch</label>
-          <input
-            id="new-branch"
-            value={branch}
-            onChange={(e) => {
-              setBranch(e.target.value);
-            }}
-          />
-          <FieldError error={create.error} field="branch" />
-          <p className="choice">
-            <label className="inline">
-              <input
-                type="checkbox"
-                checked={previews}
-                onChange={(e) => {
-                  setPreviews(e.target.checked);
-                }}
-              />{' '}
-              Preview environments: each pull request against this branch gets its own, with these variables
-            </label>
-          </p>
-          <FieldError error={create.error} field="previews" />
-        </>
-      )}
-      <FormError error={create.error} fields={[...draftFields(draft), 'branch', 'previews']} />
-      <button type="submit" disabled={create.busy}>
-        Create environment
-      </button>
+    <form onSubmit={submit}>
+      <Stack gap="sm">
+        <EnvironmentFields idPrefix="new" draft={draft} onChange={setDraft} error={create.error} />
+        {props.fromRepository && (
+          <>
+            <TextInput
+              id="new-branch"
+              label="Branch"
+              value={branch}
+              error={fieldError(create.error, 'branch')}
+              onChange={(e) => {
+                setBranch(e.currentTarget.value);
+              }}
+            />
+            <Checkbox
+              checked={previews}
+              label="Preview environments: each pull request against this branch gets its own, with these variables"
+              error={fieldError(create.error, 'previews')}
+              onChange={(e) => {
+                setPreviews(e.currentTarget.checked);
+              }}
+            />
+          </>
+        )}
+        <FormError error={create.error} fields={[...draftFields(draft), 'branch', 'previews']} />
+        <Group justify="flex-end">
+          <Button type="submit" loading={create.busy}>
+            Create environment
+          </Button>
+        </Group>
+      </Stack>
     </form>
   );
 }

@@ -1,59 +1,299 @@
-/** The account's home page (`/accounts/{a}`): its applications and the creation of one. */
-import { useCallback, useState, type SyntheticEvent } from 'react';
+/**
+ * The account's home (`/accounts/{a}`): a card per application with what it is doing (the newest
+ * build and deployment, live URL, commit, failure), filter and sort, and the creation of one.
+ */
+import {
+  Anchor,
+  Badge,
+  Button,
+  Group,
+  Modal,
+  NativeSelect,
+  Paper,
+  PasswordInput,
+  Radio,
+  Skeleton,
+  Stack,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { IconBrandGit, IconExternalLink, IconPlus, IconSearch, IconUpload } from '@tabler/icons-react';
+import { useQueries, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type SyntheticEvent } from 'react';
+import type { App, Build, Environment } from '../../../src/client/api-client.js';
 import { AccountNav } from '../account/account-nav.js';
+import { BuildCommit } from '../builds/build-commit.js';
+import { triggerLabel } from '../builds/build-summary.js';
+import { deploymentState, DeploymentBadge } from '../environment/deployment-state.js';
 import { useAccount, usePortal } from '../portal/portal-context.js';
-import { Link, navigate } from '../portal/router.js';
+import { appOverviewQuery, appsQuery, keys, regionsQuery } from '../portal/queries.js';
+import { appPage, Link, pageOf, useGo } from '../portal/router.js';
 import { PROVIDER_NAMES } from '../repository/repository-card.js';
-import { FieldError, FormError, LoadError } from '../ui/errors.js';
-import { useAction, useLoad } from '../ui/use-load.js';
+import { fieldError, FormError, LoadError } from '../ui/errors.js';
+import { usePageTitle } from '../ui/page-title.js';
+import { RelativeTime } from '../ui/time.js';
+import { useAction } from '../ui/use-action.js';
 
-/** An account's applications, and a form to create one. */
+/** An application's environments with their newest builds, as its card shows them. */
+type Overview = readonly { environment: Environment; latest: Build | null }[];
+
+type Sort = 'deployed' | 'name' | 'created';
+
+/** The newest build of any of the application's environments, with its environment. */
+function headline(overview: Overview | undefined) {
+  let best: { environment: Environment; latest: Build | null } | undefined;
+  for (const entry of overview ?? []) {
+    if (entry.environment.parentEnvironment !== '') continue;
+    if (best === undefined) best = entry;
+    else if (
+      entry.latest !== null &&
+      (best.latest === null || entry.latest.createTime > best.latest.createTime)
+    )
+      best = entry;
+  }
+  return best;
+}
+
+/** The region's name for people (`Europe West`), or its resource name until regions are read. */
+export function useRegionName(): (region: string) => string {
+  const { client } = usePortal();
+  const regions = useQuery(regionsQuery(client));
+  return (region) =>
+    regions.data?.find((r) => r.name === region)?.displayName ?? region.replace(/^regions\//, '');
+}
+
+/** An account's applications as cards, and a way to create one. */
 export function AppsPage(props: { account: string }) {
   const { client } = usePortal();
   const { account } = props;
-  const apps = useLoad(useCallback(() => client.listApps(account), [client, account]));
+  const apps = useQuery(appsQuery(client, account));
   const member = useAccount(account);
+  const [filter, setFilter] = useState('');
+  const [sort, setSort] = useState<Sort>('deployed');
+  const [creating, setCreating] = useState(false);
+  usePageTitle('Applications', account);
+  const overviews = useQueries({
+    queries: (apps.data ?? []).map((app) => appOverviewQuery(client, account, app.appId)),
+  });
+  const overviewOf = new Map((apps.data ?? []).map((app, i) => [app.appId, overviews[i]?.data]));
+  const newest = (app: App) => headline(overviewOf.get(app.appId))?.latest?.createTime ?? '';
+  const shown = (apps.data ?? [])
+    .filter((app) => app.appId.includes(filter.trim().toLowerCase()))
+    .sort((a, b) =>
+      sort === 'name'
+        ? a.appId.localeCompare(b.appId)
+        : sort === 'created'
+          ? b.createTime.localeCompare(a.createTime)
+          : newest(b).localeCompare(newest(a)) || a.appId.localeCompare(b.appId),
+    );
+  const canCreate = member !== undefined && member.role !== 'viewer';
 
   return (
-    <section aria-labelledby="apps-heading">
-      <h1 id="apps-heading">{account}</h1>
+    <Stack gap={0}>
+      <Group justify="space-between" align="center" wrap="wrap" gap="sm">
+        <Group gap="sm">
+          <Title order={1}>{account}</Title>
+          {member !== undefined && (
+            <Badge variant="light" color="gray">
+              {member.role}
+            </Badge>
+          )}
+        </Group>
+        {canCreate && (
+          <Button
+            leftSection={<IconPlus size={16} aria-hidden />}
+            onClick={() => {
+              setCreating(true);
+            }}
+          >
+            New application
+          </Button>
+        )}
+      </Group>
       <AccountNav account={account} />
-      <h2>Applications</h2>
       <LoadError error={apps.error} />
-      {apps.data === undefined ? (
-        apps.error === undefined && <p className="loading">Loading applications…</p>
-      ) : apps.data.length === 0 ? (
-        <p className="empty">
-          No applications yet. Create the first one below, then upload a .zip of its code.
-        </p>
-      ) : (
-        <ul className="apps">
-          {apps.data.map((app) => (
-            <li key={app.appId}>
-              <Link to={`/accounts/${encodeURIComponent(account)}/apps/${encodeURIComponent(app.appId)}`}>
-                {app.appId}
-              </Link>{' '}
-              <span className="muted">{app.region}</span>
-            </li>
-          ))}
-        </ul>
+      {apps.data !== undefined && apps.data.length > 0 && (
+        <Group gap="sm" mb="md" wrap="wrap">
+          <TextInput
+            aria-label="Filter applications"
+            placeholder="Filter applications"
+            leftSection={<IconSearch size={16} aria-hidden />}
+            value={filter}
+            onChange={(e) => {
+              setFilter(e.currentTarget.value);
+            }}
+            className="grow"
+          />
+          <NativeSelect
+            aria-label="Sort by"
+            value={sort}
+            onChange={(e) => {
+              setSort(e.currentTarget.value as Sort);
+            }}
+            data={[
+              { value: 'deployed', label: 'Recently deployed' },
+              { value: 'name', label: 'Name' },
+              { value: 'created', label: 'Recently created' },
+            ]}
+          />
+        </Group>
       )}
-      {member?.role !== 'viewer' && <CreateAppForm account={account} onCreated={apps.reload} />}
-    </section>
+      {apps.data === undefined ? (
+        apps.error === null && (
+          <div className="card-grid" aria-busy="true" aria-label="Loading applications">
+            <Skeleton h={150} />
+            <Skeleton h={150} />
+          </div>
+        )
+      ) : apps.data.length === 0 ? (
+        <Paper withBorder p="xl" ta="center">
+          <Stack align="center" gap="sm">
+            <Title order={2} size="h3">
+              No applications yet
+            </Title>
+            <Text c="dimmed" maw={480}>
+              An application holds the environments of one front end. Create one, then upload a .zip of its
+              code or connect its git repository.
+            </Text>
+            {canCreate && (
+              <Button
+                leftSection={<IconPlus size={16} aria-hidden />}
+                onClick={() => {
+                  setCreating(true);
+                }}
+              >
+                Create your first application
+              </Button>
+            )}
+          </Stack>
+        </Paper>
+      ) : shown.length === 0 ? (
+        <Text c="dimmed">No application matches “{filter}”.</Text>
+      ) : (
+        <div className="card-grid" role="list" aria-label="Applications">
+          {shown.map((app) => (
+            <AppCard key={app.appId} account={account} app={app} overview={overviewOf.get(app.appId)} />
+          ))}
+        </div>
+      )}
+      <Modal
+        opened={creating}
+        onClose={() => {
+          setCreating(false);
+        }}
+        title="Create an application"
+        size="lg"
+      >
+        <CreateAppForm account={account} />
+      </Modal>
+    </Stack>
+  );
+}
+
+/** One application: its source, region, and what its newest build and deployment are doing. */
+function AppCard(props: { account: string; app: App; overview: Overview | undefined }) {
+  const { app, overview, account } = props;
+  const regionName = useRegionName();
+  const top = headline(overview);
+  const live = overview?.find((e) => e.environment.parentEnvironment === '' && e.environment.build !== '');
+  const parents = overview?.filter((e) => e.environment.parentEnvironment === '').length ?? 0;
+  const previews = (overview?.length ?? 0) - parents;
+  const state = top === undefined ? undefined : deploymentState(top.environment, top.latest ?? undefined);
+  return (
+    <Paper withBorder p="md" radius="md" role="listitem" aria-label={app.appId} className="app-card">
+      <Stack gap="xs">
+        <Group justify="space-between" wrap="nowrap" gap="xs">
+          <Title order={2} size="h4" className="truncate">
+            <Link to={appPage(account, app.appId)}>{app.appId}</Link>
+          </Title>
+          {state !== undefined && <DeploymentBadge state={state} />}
+        </Group>
+        <Group gap="xs" c="dimmed" wrap="nowrap">
+          {app.repository === undefined ? (
+            <IconUpload size={14} aria-hidden />
+          ) : (
+            <IconBrandGit size={14} aria-hidden />
+          )}
+          <Text size="xs" className="truncate">
+            {app.repository === undefined
+              ? 'Direct upload'
+              : `${app.repository.displayName} · ${PROVIDER_NAMES[app.repository.provider] ?? app.repository.provider}`}{' '}
+            · {regionName(app.region)}
+          </Text>
+        </Group>
+        {overview === undefined ? (
+          <Skeleton h={40} />
+        ) : overview.length === 0 ? (
+          <Text size="sm" c="dimmed">
+            No environments yet.
+          </Text>
+        ) : (
+          <>
+            {live !== undefined ? (
+              <Anchor
+                href={live.environment.url}
+                target="_blank"
+                rel="noreferrer"
+                size="sm"
+                className="truncate"
+                aria-label={`${live.environment.url} (live site of ${app.appId}, opens in a new tab)`}
+              >
+                <Group gap={4} wrap="nowrap" component="span">
+                  <span className="truncate">{live.environment.url.replace(/^https?:\/\//, '')}</span>
+                  <IconExternalLink size={14} aria-hidden />
+                </Group>
+              </Anchor>
+            ) : (
+              <Text size="sm" c="dimmed">
+                Nothing deployed yet
+              </Text>
+            )}
+            {top?.latest != null && (
+              <Text size="xs" c="dimmed">
+                {triggerLabel(top.latest.trigger)} to{' '}
+                <Link to={pageOf(top.environment.name)} c="dimmed" underline="always">
+                  {top.environment.displayName}
+                </Link>{' '}
+                <RelativeTime iso={top.latest.createTime} />
+              </Text>
+            )}
+            {top?.latest != null && top.latest.commitSha !== '' && (
+              <Text size="xs" className="truncate">
+                <BuildCommit build={top.latest} repository={app.repository} compact />
+              </Text>
+            )}
+            {top?.latest?.state === 'FAILED' && (
+              <Text size="xs" c="red" className="truncate" title={top.latest.failureReason?.message}>
+                Build failed: {top.latest.failureReason?.message ?? 'see its log'}
+              </Text>
+            )}
+            <Text size="xs" c="dimmed">
+              {parents} environment{parents === 1 ? '' : 's'}
+              {previews > 0 && ` · ${String(previews)} preview${previews === 1 ? '' : 's'}`}
+            </Text>
+          </>
+        )}
+      </Stack>
+    </Paper>
   );
 }
 
 /** What a new application builds from: uploads, or a git repository's branches. */
 type Source = 'upload' | 'repository';
 
-const PROVIDERS: readonly (readonly [string, string])[] = [
-  ['', 'Guess from the URL'],
-  ...Object.entries(PROVIDER_NAMES),
+const PROVIDERS: readonly { value: string; label: string }[] = [
+  { value: '', label: 'Guess from the URL' },
+  ...Object.entries(PROVIDER_NAMES).map(([value, label]) => ({ value, label })),
 ];
 
-function CreateAppForm(props: { account: string; onCreated: () => void }) {
+/** The new application's id, region and source; creating it opens its page. */
+function CreateAppForm(props: { account: string }) {
   const { client } = usePortal();
-  const regions = useLoad(useCallback(() => client.listRegions(), [client]));
+  const queryClient = useQueryClient();
+  const go = useGo();
+  const regions = useQuery(regionsQuery(client));
   const [appId, setAppId] = useState('');
   const [chosenRegion, setRegion] = useState<string>();
   const [source, setSource] = useState<Source>('upload');
@@ -77,128 +317,94 @@ function CreateAppForm(props: { account: string; onCreated: () => void }) {
             },
       ),
     () => {
-      // A repository application is set up on its page: deploy key, webhook, first environment.
-      if (source === 'repository') {
-        navigate(`/accounts/${encodeURIComponent(props.account)}/apps/${encodeURIComponent(appId)}`);
-        return;
-      }
-      setAppId('');
-      props.onCreated();
+      void queryClient.invalidateQueries({ queryKey: keys.apps(props.account) });
+      notifications.show({ color: 'teal', message: `Application ${appId} created.` });
+      go(appPage(props.account, appId));
     },
   );
   const submit = (event: SyntheticEvent) => {
     event.preventDefault();
     create.run();
   };
-  const appIdError = create.error?.violationOf('appId');
   const repositoryFields = ['repository.url', 'repository.provider', 'repository.accessToken'];
 
   return (
-    <form onSubmit={submit} className="card">
-      <h3>Create an application</h3>
-      <label htmlFor="app-id">Application id</label>
-      <input
-        id="app-id"
-        value={appId}
-        aria-invalid={appIdError !== undefined}
-        aria-describedby={appIdError === undefined ? undefined : 'app-id-error'}
-        onChange={(e) => {
-          setAppId(e.target.value);
-        }}
-      />
-      <FieldError error={create.error} field="appId" id="app-id-error" />
-      <label htmlFor="region">Region</label>
-      <select
-        id="region"
-        value={region}
-        onChange={(e) => {
-          setRegion(e.target.value);
-        }}
-      >
-        {regions.data?.map((r) => (
-          <option key={r.name}>{r.name}</option>
-        ))}
-      </select>
-      <LoadError error={regions.error} />
-      <FieldError error={create.error} field="region" />
-      <fieldset>
-        <legend>Code</legend>
-        <p className="choice">
-          <label className="inline">
-            <input
-              type="radio"
-              name="source"
-              checked={source === 'upload'}
-              onChange={() => {
-                setSource('upload');
+    <form onSubmit={submit}>
+      <Stack gap="sm">
+        <TextInput
+          label="Application id"
+          description="Lowercase letters, digits and hyphens; it is part of its sites' addresses."
+          value={appId}
+          data-autofocus
+          error={fieldError(create.error, 'appId')}
+          onChange={(e) => {
+            setAppId(e.currentTarget.value);
+          }}
+        />
+        <NativeSelect
+          label="Region"
+          value={region}
+          error={fieldError(create.error, 'region')}
+          onChange={(e) => {
+            setRegion(e.currentTarget.value);
+          }}
+          data={(regions.data ?? []).map((r) => ({ value: r.name, label: r.displayName }))}
+        />
+        <LoadError error={regions.error} />
+        <Radio.Group
+          label="Code"
+          value={source}
+          onChange={(value) => {
+            setSource(value === 'repository' ? 'repository' : 'upload');
+          }}
+        >
+          <Stack gap="xs" mt={4}>
+            <Radio value="upload" label="Direct upload: the code comes as a .zip, from here or the API" />
+            <Radio
+              value="repository"
+              label="A git repository: each environment builds a branch, pushes deploy, pull requests get previews"
+            />
+          </Stack>
+        </Radio.Group>
+        {source === 'repository' && (
+          <>
+            <TextInput
+              label="Clone URL"
+              value={url}
+              placeholder="https://github.com/owner/repo.git or git@github.com:owner/repo.git"
+              error={fieldError(create.error, 'repository.url')}
+              onChange={(e) => {
+                setUrl(e.currentTarget.value);
               }}
-            />{' '}
-            Direct upload: the code comes as a .zip, from here or the API
-          </label>
-        </p>
-        <p className="choice">
-          <label className="inline">
-            <input
-              type="radio"
-              name="source"
-              checked={source === 'repository'}
-              onChange={() => {
-                setSource('repository');
+            />
+            <NativeSelect
+              label="Git host"
+              value={provider}
+              data={[...PROVIDERS]}
+              error={fieldError(create.error, 'repository.provider')}
+              onChange={(e) => {
+                setProvider(e.currentTarget.value);
               }}
-            />{' '}
-            A git repository: each environment builds a branch, pushes deploy, pull requests get previews
-          </label>
-        </p>
-      </fieldset>
-      {source === 'repository' && (
-        <>
-          <label htmlFor="repository-url">Clone URL</label>
-          <input
-            id="repository-url"
-            className="wide"
-            value={url}
-            placeholder="https://github.com/owner/repo.git or git@github.com:owner/repo.git"
-            onChange={(e) => {
-              setUrl(e.target.value);
-            }}
-          />
-          <FieldError error={create.error} field="repository.url" />
-          <label htmlFor="repository-provider">Git host</label>
-          <select
-            id="repository-provider"
-            value={provider}
-            onChange={(e) => {
-              setProvider(e.target.value);
-            }}
-          >
-            {PROVIDERS.map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-          </select>
-          <FieldError error={create.error} field="repository.provider" />
-          <label htmlFor="repository-token">Access token (private https repositories)</label>
-          <input
-            id="repository-token"
-            type="password"
-            autoComplete="off"
-            value={accessToken}
-            onChange={(e) => {
-              setAccessToken(e.target.value);
-            }}
-          />
-          <p className="muted">
-            Stored encrypted and never shown again. An ssh URL needs none: the application gets a deploy key
-            to add to the repository.
-          </p>
-          <FieldError error={create.error} field="repository.accessToken" />
-        </>
-      )}
-      <FormError error={create.error} fields={['appId', 'region', ...repositoryFields]} />
-      <button type="submit" disabled={create.busy || regions.data === undefined}>
-        Create
-      </button>
+            />
+            <PasswordInput
+              label="Access token (private https repositories)"
+              description="Stored encrypted and never shown again. An ssh URL needs none: the application gets a deploy key to add to the repository."
+              autoComplete="off"
+              value={accessToken}
+              error={fieldError(create.error, 'repository.accessToken')}
+              onChange={(e) => {
+                setAccessToken(e.currentTarget.value);
+              }}
+            />
+          </>
+        )}
+        <FormError error={create.error} fields={['appId', 'region', ...repositoryFields]} />
+        <Group justify="flex-end">
+          <Button type="submit" loading={create.busy} disabled={regions.data === undefined}>
+            Create application
+          </Button>
+        </Group>
+      </Stack>
     </form>
   );
 }

@@ -1,128 +1,161 @@
 /** The page of one build (`…/environments/{env}/builds/{build}`): its facts, actions and log. */
-import { useCallback } from 'react';
+import { Anchor, Breadcrumbs, Code, Group, Paper, Stack, Text, Title } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
 import { CancelBuildButton, RedeployBuildButton } from '../builds/build-actions.js';
 import { BuildCommit, useRepositoryOf } from '../builds/build-commit.js';
 import { BuildLog } from '../builds/build-log.js';
 import {
   BuildBadge,
   buildDuration,
+  buildLabel,
   isRedeployable,
   isUnfinished,
   phaseLabel,
   triggerLabel,
 } from '../builds/build-summary.js';
 import { useAccount, usePortal } from '../portal/portal-context.js';
-import type { Params } from '../portal/route-params.js';
-import { Link, pageOf } from '../portal/router.js';
+import { buildQuery, environmentQuery } from '../portal/queries.js';
+import { useRouteParams } from '../portal/route-params.js';
+import { accountPage, appPage, Link, pageOf } from '../portal/router.js';
 import { formatBytes } from '../ui/bytes.js';
 import { LoadError } from '../ui/errors.js';
-import { formatTime } from '../ui/time.js';
-import { POLL_MS, useLoad } from '../ui/use-load.js';
+import { usePageTitle } from '../ui/page-title.js';
+import { formatTime, RelativeTime } from '../ui/time.js';
 
 /**
  * One build: its facts, read again every second so its state and phase change in place, the
  * actions it allows (cancel while unfinished, redeploy once succeeded), and its log, live while it runs.
  */
-export function BuildPage(props: { params: Params }) {
+export function BuildPage() {
   const { client } = usePortal();
-  const account = props.params.a ?? '';
-  const app = props.params.app ?? '';
-  const environmentName = `accounts/${account}/apps/${app}/environments/${props.params.env ?? ''}`;
-  const name = `${environmentName}/builds/${props.params.build ?? ''}`;
+  const params = useRouteParams();
+  const { account, app } = params;
+  const environmentName = `accounts/${account}/apps/${app}/environments/${params.env}`;
+  const name = `${environmentName}/builds/${params.build}`;
   const canChange = useAccount(account)?.role !== 'viewer';
-  const environment = useLoad(
-    useCallback(() => client.getEnvironment(environmentName), [client, environmentName]),
-  );
-  const build = useLoad(
-    useCallback(() => client.getBuild(name), [client, name]),
-    POLL_MS,
-  );
+  const environment = useQuery(environmentQuery(client, environmentName));
+  const build = useQuery(buildQuery(client, name));
   const data = build.data;
   const repository = useRepositoryOf(name);
-  const environmentLabel = environment.data?.displayName ?? props.params.env ?? '';
+  const environmentLabel = environment.data?.displayName ?? params.env;
+  const short = buildLabel(data ?? params.build);
+  usePageTitle(`Build ${short}`, environmentLabel, app);
 
   return (
-    <section aria-labelledby="build-heading">
-      <p className="crumbs">
-        <Link to={`/accounts/${encodeURIComponent(account)}`}>{account}</Link> /{' '}
-        <Link to={`/accounts/${encodeURIComponent(account)}/apps/${encodeURIComponent(app)}`}>{app}</Link> /{' '}
-        <Link to={pageOf(environmentName)}>{environmentLabel}</Link> /{' '}
-        <Link to={`${pageOf(environmentName)}/builds`}>Builds</Link>
-      </p>
-      <h1 id="build-heading">
-        Build <code>{props.params.build}</code>
-      </h1>
+    <Stack gap="md">
+      <Breadcrumbs separator="/" aria-label="Breadcrumbs" className="crumbs">
+        <Anchor component={Link} to={accountPage(account)} size="sm">
+          {account}
+        </Anchor>
+        <Anchor component={Link} to={appPage(account, app)} size="sm">
+          {app}
+        </Anchor>
+        <Anchor component={Link} to={pageOf(environmentName)} size="sm">
+          {environmentLabel}
+        </Anchor>
+        <Anchor component={Link} to={`${pageOf(environmentName)}/builds`} size="sm">
+          Builds
+        </Anchor>
+      </Breadcrumbs>
+      <Group justify="space-between" wrap="wrap" gap="sm">
+        <Group gap="sm" wrap="wrap">
+          <Title order={1}>
+            Build <Code fz="inherit">{short}</Code>
+          </Title>
+          {data !== undefined && <BuildBadge build={data} />}
+        </Group>
+        {data !== undefined && canChange && (
+          <Group gap="xs">
+            {isUnfinished(data) && <CancelBuildButton build={data} />}
+            {isRedeployable(data) && <RedeployBuildButton build={data} size="sm" />}
+          </Group>
+        )}
+      </Group>
       <LoadError error={build.error} />
       {data === undefined ? (
-        build.error === undefined && <p className="loading">Loading the build…</p>
+        build.error === null && <Text c="dimmed">Loading the build…</Text>
       ) : (
         <>
-          <dl className="facts">
-            <dt>State</dt>
-            <dd>
-              <BuildBadge build={data} />
-              {isUnfinished(data) && phaseLabel(data.phase) !== '' && (
-                <span className="muted"> {phaseLabel(data.phase)}</span>
-              )}
-            </dd>
-            {data.failureReason !== undefined && (
-              <>
-                <dt>Reason</dt>
-                <dd className="error">{data.failureReason.message}</dd>
-                {data.failureReason.exitCode !== undefined && (
-                  <>
-                    <dt>Exit code</dt>
-                    <dd>{data.failureReason.exitCode}</dd>
-                  </>
-                )}
-              </>
-            )}
-            <dt>Trigger</dt>
-            <dd>{triggerLabel(data.trigger)}</dd>
-            {data.commitSha !== '' && (
-              <>
-                <dt>Commit</dt>
-                <dd>
-                  <BuildCommit build={data} repository={repository} />
-                </dd>
-                <dt>Branch</dt>
-                <dd>{data.branch}</dd>
-              </>
-            )}
-            <dt>Created</dt>
-            <dd>{formatTime(data.createTime)}</dd>
-            <dt>Started</dt>
-            <dd>{formatTime(data.startTime)}</dd>
-            <dt>Finished</dt>
-            <dd>{formatTime(data.finishTime)}</dd>
-            <dt>Duration</dt>
-            <dd>{buildDuration(data)}</dd>
-            <dt>Framework</dt>
-            <dd>{data.framework === '' ? '—' : data.framework}</dd>
-            <dt>Source</dt>
-            <dd>
-              {formatBytes(data.sourceBytes)} <code className="digest">{data.sourceDigest}</code>
-            </dd>
-            {data.artifactDigest !== '' && (
-              <>
-                <dt>Artifact</dt>
-                <dd>
-                  <code className="digest">{data.artifactDigest}</code>
-                  {data.archived && <span className="muted"> (removed by retention)</span>}
-                </dd>
-              </>
-            )}
-          </dl>
-          {canChange && (isUnfinished(data) || isRedeployable(data)) && (
-            <div className="actions">
-              {isUnfinished(data) && <CancelBuildButton build={data} onDone={build.reload} />}
-              {isRedeployable(data) && <RedeployBuildButton build={data} />}
-            </div>
+          {data.failureReason !== undefined && (
+            <Paper withBorder p="sm" bg="var(--mantine-color-red-light)" role="note">
+              <Text size="sm" fw={600} c="red">
+                {data.state === 'CANCELLED' ? 'Cancelled' : 'Failed'}
+                {data.failureReason.exitCode !== undefined &&
+                  ` (exit code ${String(data.failureReason.exitCode)})`}
+              </Text>
+              <Text size="sm">{data.failureReason.message}</Text>
+            </Paper>
           )}
-          <h2>Log</h2>
-          <BuildLog build={name} />
+          <Paper withBorder p="md">
+            <dl className="facts build-facts">
+              <Fact label="State">
+                <BuildBadge build={data} />
+                {isUnfinished(data) && phaseLabel(data.phase) !== '' && (
+                  <Text span c="dimmed">
+                    {' '}
+                    {phaseLabel(data.phase)}
+                  </Text>
+                )}
+              </Fact>
+              {data.failureReason !== undefined && <Fact label="Reason">{data.failureReason.message}</Fact>}
+              {data.failureReason?.exitCode !== undefined && (
+                <Fact label="Exit code">{data.failureReason.exitCode}</Fact>
+              )}
+              <Fact label="Trigger">{triggerLabel(data.trigger)}</Fact>
+              {data.commitSha !== '' && (
+                <>
+                  <Fact label="Commit">
+                    <BuildCommit build={data} repository={repository} />
+                  </Fact>
+                  <Fact label="Branch">{data.branch}</Fact>
+                </>
+              )}
+              <Fact label="Created">
+                <RelativeTime iso={data.createTime} />{' '}
+                <Text span c="dimmed" size="xs">
+                  ({formatTime(data.createTime)})
+                </Text>
+              </Fact>
+              <Fact label="Duration">{buildDuration(data)}</Fact>
+              <Fact label="Framework">{data.framework === '' ? '—' : data.framework}</Fact>
+              <Fact label="Node.js">{data.nodeVersion === '' ? '—' : data.nodeVersion}</Fact>
+              <Fact label="Source">
+                {formatBytes(data.sourceBytes)} <code className="digest">{data.sourceDigest}</code>
+              </Fact>
+              {data.artifactDigest !== '' && (
+                <Fact label="Artifact">
+                  <code className="digest">{data.artifactDigest}</code>
+                  {data.archived && (
+                    <Text span c="dimmed">
+                      {' '}
+                      (removed by retention)
+                    </Text>
+                  )}
+                </Fact>
+              )}
+              <Fact label="Id">
+                <code className="digest">{data.name.slice(data.name.lastIndexOf('/') + 1)}</code>
+              </Fact>
+            </dl>
+          </Paper>
+          <section aria-labelledby="log-heading">
+            <Title order={2} size="h3" id="log-heading" mb="sm">
+              Log
+            </Title>
+            <BuildLog build={name} />
+          </section>
         </>
       )}
-    </section>
+    </Stack>
+  );
+}
+
+function Fact(props: { label: string; children: ReactNode }) {
+  return (
+    <>
+      <dt>{props.label}</dt>
+      <dd>{props.children}</dd>
+    </>
   );
 }

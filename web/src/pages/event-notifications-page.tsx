@@ -1,5 +1,7 @@
 /** The account's Event notifications page (`/accounts/{a}/events`): subscriptions and deliveries. */
-import { useCallback, useState, type SyntheticEvent } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { POLL_MS } from '../portal/queries.js';
+import { useState, type SyntheticEvent } from 'react';
 import {
   EVENT_TYPES,
   resourceId,
@@ -13,7 +15,7 @@ import { ConfirmButton } from '../ui/confirm-button.js';
 import { CopyButton } from '../ui/copy-button.js';
 import { FieldError, FormError, LoadError } from '../ui/errors.js';
 import { formatTime } from '../ui/time.js';
-import { POLL_MS, useAction, useLoad } from '../ui/use-load.js';
+import { useAction } from '../ui/use-action.js';
 
 /** The account's event subscriptions, their deliveries as they happen, and a form to add one. */
 export function EventNotificationsPage(props: { account: string }) {
@@ -40,7 +42,10 @@ export function EventNotificationsPage(props: { account: string }) {
 function Subscriptions(props: { account: string }) {
   const { client } = usePortal();
   const { account } = props;
-  const list = useLoad(useCallback(() => client.listEventSubscriptions(account), [client, account]));
+  const list = useQuery({
+    queryKey: ['event-subscriptions', account],
+    queryFn: () => client.listEventSubscriptions(account),
+  });
   const [created, setCreated] = useState<EventSubscription>();
   const subscriptions = list.data;
   return (
@@ -56,20 +61,22 @@ function Subscriptions(props: { account: string }) {
         />
       )}
       {subscriptions === undefined ? (
-        list.error === undefined && <p className="loading">Loading subscriptions…</p>
+        list.error === null && <p className="loading">Loading subscriptions…</p>
       ) : subscriptions.length === 0 ? (
         <p className="empty">
           No subscriptions yet. Add one below: Atoll then POSTs each event of the chosen types to its URL as
           signed JSON, and retries failed deliveries.
         </p>
       ) : (
-        subscriptions.map((s) => <SubscriptionCard key={s.name} subscription={s} onDeleted={list.reload} />)
+        subscriptions.map((s) => (
+          <SubscriptionCard key={s.name} subscription={s} onDeleted={() => void list.refetch()} />
+        ))
       )}
       <CreateSubscriptionForm
         account={account}
         onCreated={(subscription) => {
           setCreated(subscription);
-          list.reload();
+          void list.refetch();
         }}
       />
     </>
@@ -98,14 +105,15 @@ function SecretOnce(props: { subscription: EventSubscription; secret: string; on
 function SubscriptionCard(props: { subscription: EventSubscription; onDeleted: () => void }) {
   const { client } = usePortal();
   const { subscription } = props;
-  const deliveries = useLoad(
-    useCallback(() => client.listDeliveries(subscription.name), [client, subscription.name]),
-    POLL_MS,
-  );
+  const deliveries = useQuery({
+    queryKey: ['deliveries', subscription.name],
+    queryFn: () => client.listDeliveries(subscription.name),
+    refetchInterval: POLL_MS,
+  });
   const test = useAction(
     () => client.testEventSubscription(subscription.name),
     () => {
-      deliveries.reload();
+      void deliveries.refetch();
     },
   );
   const remove = useAction(() => client.deleteEventSubscription(subscription.name), props.onDeleted);

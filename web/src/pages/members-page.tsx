@@ -1,14 +1,15 @@
 /** The account's Members page (`/accounts/{a}/members`): the members, their roles and their changes. */
-import { useCallback, useState, type SyntheticEvent } from 'react';
-import type { ApiError, Member } from '../../../src/client/api-client.js';
+import { useQuery } from '@tanstack/react-query';
+import { useState, type SyntheticEvent } from 'react';
+import { asApiError, type ApiError, type Member } from '../../../src/client/api-client.js';
 import { AccountNav } from '../account/account-nav.js';
 import { RolePermissions, ROLES } from '../account/role-permissions.js';
 import { useAccount, usePortal } from '../portal/portal-context.js';
-import { navigate } from '../portal/router.js';
+import { useGo } from '../portal/router.js';
 import { ConfirmButton } from '../ui/confirm-button.js';
 import { FieldError, FormError, LoadError } from '../ui/errors.js';
 import { formatTime } from '../ui/time.js';
-import { useAction, useLoad } from '../ui/use-load.js';
+import { useAction } from '../ui/use-action.js';
 
 /** Refusals of an addition that are about the email address, shown next to that field. */
 const EMAIL_REASONS = new Set(['USER_NOT_FOUND', 'MEMBER_ALREADY_EXISTS']);
@@ -18,11 +19,14 @@ export function MembersPage(props: { account: string }) {
   const { client } = usePortal();
   const { account } = props;
   const isOwner = useAccount(account)?.role === 'owner';
-  const members = useLoad(useCallback(() => client.listMembers(account), [client, account]));
+  const members = useQuery({
+    queryKey: ['members', account],
+    queryFn: () => client.listMembers(account),
+  });
   const [notice, setNotice] = useState<string>();
   const changed = (message: string) => {
     setNotice(message);
-    members.reload();
+    void members.refetch();
   };
 
   return (
@@ -30,7 +34,7 @@ export function MembersPage(props: { account: string }) {
       <h1 id="members-heading">{account}</h1>
       <AccountNav account={account} />
       <h2>Members</h2>
-      {members.error?.httpStatus === 403 ? (
+      {(members.error === null ? undefined : asApiError(members.error).httpStatus) === 403 ? (
         <NotAllowed account={account} />
       ) : (
         <LoadError error={members.error} />
@@ -39,16 +43,18 @@ export function MembersPage(props: { account: string }) {
         {notice}
       </p>
       {members.data === undefined ? (
-        members.error === undefined && <p className="loading">Loading members…</p>
+        members.error === null && <p className="loading">Loading members…</p>
       ) : (
         <MemberTable
           account={account}
           members={members.data}
-          editable={isOwner && members.error === undefined}
+          editable={isOwner && members.error === null}
           onChanged={changed}
         />
       )}
-      {isOwner && members.error?.httpStatus !== 403 && <AddMemberForm account={account} onAdded={changed} />}
+      {isOwner && (members.error === null ? undefined : asApiError(members.error).httpStatus) !== 403 && (
+        <AddMemberForm account={account} onAdded={changed} />
+      )}
       <RolePermissions />
     </section>
   );
@@ -121,12 +127,13 @@ function MemberRow(props: {
       props.onChanged(`${answer.email} is now ${answer.role}.`);
     },
   );
+  const go = useGo();
   const remove = useAction(
     () => client.removeMember(account, member.email),
     () => {
       if (isMe) {
         reloadAccounts();
-        navigate('/');
+        go('/');
       } else props.onChanged(`${member.email} was removed from ${account}.`);
     },
   );

@@ -1,13 +1,19 @@
 /** The page shown until there is a session: it signs in and hands the session to the shell. */
+import { Alert, Button, Center, Paper, PasswordInput, Stack, TextInput, Title } from '@mantine/core';
 import { useState, type SyntheticEvent } from 'react';
 import { asApiError, type ApiClient, type Session } from '../../../src/client/api-client.js';
+import { usePageTitle } from '../ui/page-title.js';
 
-/** Email and password; the API's answer (wrong password, locked out) is shown above the button. */
+/**
+ * Email and password; the API's answer (wrong password, locked out) is shown above the button, in a
+ * space kept for it so the button does not jump.
+ */
 export function SignInPage(props: { client: ApiClient; onSignedIn: (session: Session) => void }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
+  usePageTitle('Sign in');
 
   const submit = (event: SyntheticEvent) => {
     event.preventDefault();
@@ -20,40 +26,54 @@ export function SignInPage(props: { client: ApiClient; onSignedIn: (session: Ses
   };
 
   return (
-    <main className="sign-in">
-      <h1>Sign in to Atoll</h1>
-      <form onSubmit={submit} aria-describedby={error === undefined ? undefined : 'sign-in-error'}>
-        <label htmlFor="email">Email address</label>
-        <input
-          id="email"
-          type="email"
-          autoComplete="username"
-          required
-          value={email}
-          onChange={(e) => {
-            setEmail(e.target.value);
-          }}
-        />
-        <label htmlFor="password">Password</label>
-        <input
-          id="password"
-          type="password"
-          autoComplete="current-password"
-          required
-          value={password}
-          onChange={(e) => {
-            setPassword(e.target.value);
-          }}
-        />
-        {error !== undefined && (
-          <p id="sign-in-error" role="alert" className="error">
-            {error}
-          </p>
-        )}
-        <button type="submit" disabled={busy}>
-          {busy ? 'Signing in…' : 'Sign in'}
-        </button>
-      </form>
-    </main>
+    <Center component="main" mih="100vh" p="md">
+      <Paper withBorder shadow="sm" p="xl" radius="lg" w="100%" maw={400}>
+        <Stack gap="md">
+          <Center>
+            <img src="/favicon.svg" alt="" width={40} height={40} />
+          </Center>
+          <Title order={1} size="h2" ta="center">
+            Sign in to Atoll
+          </Title>
+          <form onSubmit={submit} aria-describedby={error === undefined ? undefined : 'sign-in-error'}>
+            <Stack gap="sm">
+              <TextInput
+                id="email"
+                label="Email address"
+                type="email"
+                autoComplete="username"
+                required
+                withAsterisk={false}
+                value={email}
+                onChange={(e) => {
+                  setEmail(e.currentTarget.value);
+                }}
+              />
+              <PasswordInput
+                id="password"
+                label="Password"
+                autoComplete="current-password"
+                required
+                withAsterisk={false}
+                value={password}
+                onChange={(e) => {
+                  setPassword(e.currentTarget.value);
+                }}
+              />
+              <div className="sign-in-error-slot">
+                {error !== undefined && (
+                  <Alert id="sign-in-error" role="alert" color="red" variant="light" p="xs">
+                    {error}
+                  </Alert>
+                )}
+              </div>
+              <Button type="submit" loading={busy} fullWidth>
+                Sign in
+              </Button>
+            </Stack>
+          </form>
+        </Stack>
+      </Paper>
+    </Center>
   );
 }

@@ -1,53 +1,45 @@
-/** The portal's own small router over the History API: reading the path, moving, linking. */
-import { useEffect, useState, type AnchorHTMLAttributes, type MouseEvent } from 'react';
-
-/** Sent on window when the portal itself changes the address (history.pushState fires nothing). */
-const NAVIGATED = 'atoll:navigated';
-
 /**
- * The page's path. The portal's pages are real paths (`/accounts/my-team/apps/web`, the API's
- * resource names): the control plane answers each with index.html, so a reload or a shared link
- * opens the same page.
+ * Links and moves between the portal's pages, over TanStack Router (src/portal/routes.tsx holds the
+ * route tree). Pages name pages by path, which follows the API's resource names.
  */
-export function usePath(): string {
-  const [path, setPath] = useState(window.location.pathname);
-  useEffect(() => {
-    const update = () => {
-      setPath(window.location.pathname);
-    };
-    window.addEventListener('popstate', update);
-    window.addEventListener(NAVIGATED, update);
-    return () => {
-      window.removeEventListener('popstate', update);
-      window.removeEventListener(NAVIGATED, update);
-    };
-  }, []);
-  return path;
-}
+import { Anchor, type AnchorProps } from '@mantine/core';
+import { createLink, useNavigate } from '@tanstack/react-router';
+import { forwardRef, useCallback, type AnchorHTMLAttributes } from 'react';
 
-/** Opens a page of the portal without reloading it. */
-export function navigate(to: string, options: { replace?: boolean } = {}): void {
-  if (options.replace === true) window.history.replaceState(null, '', to);
-  else window.history.pushState(null, '', to);
-  window.dispatchEvent(new Event(NAVIGATED));
-  window.scrollTo(0, 0);
-}
+const AnchorLink = forwardRef<HTMLAnchorElement, AnchorProps & AnchorHTMLAttributes<HTMLAnchorElement>>(
+  function AnchorLink(props, ref) {
+    return <Anchor ref={ref} {...props} />;
+  },
+);
 
 /**
  * A link to a page of the portal: a real `<a href>` (keyboard, middle click and "open in a new tab"
- * work) whose plain click navigates in place.
+ * work) whose plain click navigates in place, styled as the component system's anchor.
  */
-export function Link(props: AnchorHTMLAttributes<HTMLAnchorElement> & { to: string }) {
-  const { to, ...rest } = props;
-  const onClick = (event: MouseEvent<HTMLAnchorElement>) => {
-    if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
-    event.preventDefault();
-    navigate(to);
-  };
-  return <a {...rest} href={to} onClick={onClick} />;
+export const Link = createLink(AnchorLink);
+
+/** Opens a page of the portal by its path, without reloading. */
+export function useGo(): (to: string, options?: { replace?: boolean }) => void {
+  const navigate = useNavigate();
+  return useCallback(
+    (to: string, options?: { replace?: boolean }) => {
+      void navigate({ to, replace: options?.replace === true });
+    },
+    [navigate],
+  );
 }
 
 /** The portal path of an API resource name (`accounts/a/apps/x` → `/accounts/a/apps/x`). */
 export function pageOf(resourceName: string): string {
-  return `/${resourceName}`;
+  return `/${resourceName.split('/').map(encodeURIComponent).join('/')}`;
+}
+
+/** The portal path of an account's page. */
+export function accountPage(account: string): string {
+  return `/accounts/${encodeURIComponent(account)}`;
+}
+
+/** The portal path of an application's page. */
+export function appPage(account: string, app: string): string {
+  return `${accountPage(account)}/apps/${encodeURIComponent(app)}`;
 }

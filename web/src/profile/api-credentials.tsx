@@ -1,12 +1,13 @@
 /** The profile's API access: a person's credentials for the API and the CLI. */
-import { useCallback, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
 import type { Credential, GeneratedCredential } from '../../../src/client/api-client.js';
 import { usePortal } from '../portal/portal-context.js';
 import { ConfirmButton } from '../ui/confirm-button.js';
 import { CopyButton } from '../ui/copy-button.js';
 import { FormError, LoadError } from '../ui/errors.js';
 import { formatTime } from '../ui/time.js';
-import { useAction, useLoad } from '../ui/use-load.js';
+import { useAction } from '../ui/use-action.js';
 
 /** How often the list asks again, so a credential's last use shows while the page is open. */
 const CREDENTIALS_POLL_MS = 10_000;
@@ -14,16 +15,17 @@ const CREDENTIALS_POLL_MS = 10_000;
 /** The caller's API credentials: generate one (its password shown once), see when each was used, revoke. */
 export function ApiCredentials() {
   const { client } = usePortal();
-  const credentials = useLoad(
-    useCallback(() => client.listCredentials(), [client]),
-    CREDENTIALS_POLL_MS,
-  );
+  const credentials = useQuery({
+    queryKey: ['credentials'],
+    queryFn: () => client.listCredentials(),
+    refetchInterval: CREDENTIALS_POLL_MS,
+  });
   const [generated, setGenerated] = useState<GeneratedCredential>();
   const generate = useAction(
     () => client.generateCredential(),
     (answer) => {
       setGenerated(answer);
-      credentials.reload();
+      void credentials.refetch();
     },
   );
 
@@ -56,14 +58,14 @@ export function ApiCredentials() {
       <h3>Your credentials</h3>
       <LoadError error={credentials.error} />
       {credentials.data === undefined ? (
-        credentials.error === undefined && <p className="loading">Loading credentials…</p>
+        credentials.error === null && <p className="loading">Loading credentials…</p>
       ) : credentials.data.length === 0 ? (
         <p className="empty">
           You have no credentials yet. Generate one to call the API (<code>/v1</code>) from a script, the{' '}
           <code>atoll</code> CLI or a CI pipeline.
         </p>
       ) : (
-        <CredentialTable credentials={credentials.data} onRevoked={credentials.reload} />
+        <CredentialTable credentials={credentials.data} onRevoked={() => void credentials.refetch()} />
       )}
     </section>
   );

@@ -2,7 +2,7 @@
 import { useState, type SyntheticEvent } from 'react';
 import { usePortal } from '../portal/portal-context.js';
 import { FieldError, FormError } from '../ui/errors.js';
-import { useAction } from '../ui/use-load.js';
+import { useAction } from '../ui/use-action.js';
 
 const FIELDS = ['currentPassword', 'newPassword'];
 

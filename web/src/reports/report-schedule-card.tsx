@@ -5,7 +5,7 @@ import { usePortal } from '../portal/portal-context.js';
 import { ConfirmButton } from '../ui/confirm-button.js';
 import { FormError } from '../ui/errors.js';
 import { formatTime } from '../ui/time.js';
-import { useAction } from '../ui/use-load.js';
+import { useAction } from '../ui/use-action.js';
 import { ReportScheduleForm } from './report-schedule-form.js';
 
 /** A schedule's frequency in words: `Every 7 days`, `Monthly on day 1`. */

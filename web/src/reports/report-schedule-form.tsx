@@ -8,7 +8,7 @@ import {
 } from '../../../src/client/api-client.js';
 import { usePortal } from '../portal/portal-context.js';
 import { FieldError, FormError } from '../ui/errors.js';
-import { useAction } from '../ui/use-load.js';
+import { useAction } from '../ui/use-action.js';
 import { currentOffset, fromLocalInput, toLocalInput, tomorrowMorning } from './local-date-time.js';
 
 /** A schedule as the form holds it: text as typed, the date as the datetime-local input has it. */

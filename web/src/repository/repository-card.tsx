@@ -9,7 +9,7 @@ import { usePortal } from '../portal/portal-context.js';
 import { ConfirmButton } from '../ui/confirm-button.js';
 import { CopyButton } from '../ui/copy-button.js';
 import { FormError } from '../ui/errors.js';
-import { useAction } from '../ui/use-load.js';
+import { useAction } from '../ui/use-action.js';
 
 type Repository = NonNullable<App['repository']>;
 

@@ -1,9 +1,12 @@
-/** The two-step button pages use before a change that cannot be undone. */
-import { useState, type ReactNode } from 'react';
+/** The button pages use before a change that cannot be undone, or that replaces what is live. */
+import { Button, Text, type ButtonProps } from '@mantine/core';
+import { modals } from '@mantine/modals';
+import type { ReactNode } from 'react';
 
 /**
- * A button for a change that cannot be undone (a deletion, a regeneration): the first press shows
- * `warning` with a confirming button and a way back, the second does it.
+ * A button whose press first asks, in a dialog that says what will happen (`warning`), with a
+ * confirming button named for the change and a way back. `tone` 'danger' for a deletion, 'safe' for a
+ * change that can be undone (a rollback).
  */
 export function ConfirmButton(props: {
   label: string;
@@ -11,43 +14,34 @@ export function ConfirmButton(props: {
   warning: ReactNode;
   onConfirm: () => void;
   busy?: boolean;
+  tone?: 'danger' | 'safe';
+  size?: ButtonProps['size'];
+  variant?: ButtonProps['variant'];
+  leftSection?: ReactNode;
+  'aria-label'?: string;
+  disabledReason?: string;
 }) {
-  const [asking, setAsking] = useState(false);
-  if (!asking)
-    return (
-      <button
-        type="button"
-        className="danger"
-        onClick={() => {
-          setAsking(true);
-        }}
-      >
-        {props.label}
-      </button>
-    );
+  const danger = (props.tone ?? 'danger') === 'danger';
+  const ask = () => {
+    modals.openConfirmModal({
+      title: props.label,
+      children: <Text size="sm">{props.warning}</Text>,
+      labels: { confirm: props.confirmLabel, cancel: 'Cancel' },
+      confirmProps: { color: danger ? 'red' : undefined },
+      onConfirm: props.onConfirm,
+    });
+  };
   return (
-    <div className="confirm" role="group" aria-label={props.label}>
-      <p>{props.warning}</p>
-      <button
-        type="button"
-        className="danger"
-        disabled={props.busy}
-        onClick={() => {
-          props.onConfirm();
-          setAsking(false);
-        }}
-      >
-        {props.confirmLabel}
-      </button>{' '}
-      <button
-        type="button"
-        className="secondary"
-        onClick={() => {
-          setAsking(false);
-        }}
-      >
-        Cancel
-      </button>
-    </div>
+    <Button
+      color={danger ? 'red' : undefined}
+      variant={props.variant ?? (danger ? 'light' : 'default')}
+      size={props.size ?? 'sm'}
+      loading={props.busy}
+      leftSection={props.leftSection}
+      aria-label={props['aria-label']}
+      onClick={ask}
+    >
+      {props.label}
+    </Button>
   );
 }

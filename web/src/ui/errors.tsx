@@ -1,12 +1,22 @@
 /** How pages show what the API refused or failed to load: next to the field named, or as an alert. */
-import type { ApiError } from '../../../src/client/api-client.js';
+import { Alert } from '@mantine/core';
+import { IconAlertTriangle } from '@tabler/icons-react';
+import { asApiError, type ApiError } from '../../../src/client/api-client.js';
 
-/** The API's rule broken by `field`, shown under that field (give the field `aria-describedby={id}`). */
+/**
+ * The API's rule broken by `field`, for a Mantine input's `error` prop (which shows it under the field
+ * and marks the field invalid); undefined when the field broke none.
+ */
+export function fieldError(error: ApiError | undefined, field: string): string | undefined {
+  return error?.violationOf(field);
+}
+
+/** The API's rule broken by `field`, shown under a control that has no `error` prop of its own. */
 export function FieldError(props: { error: ApiError | undefined; field: string; id?: string }) {
   const message = props.error?.violationOf(props.field);
   if (message === undefined) return null;
   return (
-    <p id={props.id} className="error">
+    <p id={props.id} className="field-error">
       {message}
     </p>
   );
@@ -21,19 +31,25 @@ export function FormError(props: { error: ApiError | undefined; fields?: readonl
   if (error === undefined) return null;
   const shown = new Set(props.fields ?? []);
   if (error.fieldViolations.some((v) => shown.has(v.field))) return null;
-  return (
-    <p role="alert" className="error">
-      {error.message}
-    </p>
-  );
+  return <Problem message={error.message} />;
 }
 
-/** What went wrong loading a page's data, as an alert. */
-export function LoadError(props: { error: ApiError | undefined }) {
-  if (props.error === undefined) return null;
+/** What went wrong loading a page's data (an ApiError, a network failure), as an alert. */
+export function LoadError(props: { error: unknown }) {
+  if (props.error === undefined || props.error === null) return null;
+  return <Problem message={asApiError(props.error).message} />;
+}
+
+function Problem(props: { message: string }) {
   return (
-    <p role="alert" className="error">
-      {props.error.message}
-    </p>
+    <Alert
+      role="alert"
+      color="red"
+      variant="light"
+      icon={<IconAlertTriangle size={18} aria-hidden />}
+      my="sm"
+    >
+      {props.message}
+    </Alert>
   );
 }

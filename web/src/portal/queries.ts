@@ -1,0 +1,110 @@
+/**
+ * What the portal reads from the API, as TanStack Query options: one key per resource so that a change
+ * made on one page (an upload, a rename) refreshes every page showing that resource.
+ */
+import { queryOptions } from '@tanstack/react-query';
+import type { ApiClient } from '../../../src/client/api-client.js';
+
+/** How often a page waiting for the platform asks again (a build, a deployment, a domain check). */
+export const POLL_MS = 1_000;
+
+/** The query keys, by resource; a prefix (`['environment']`) refreshes every one of its kind. */
+export const keys = {
+  session: ['session'] as const,
+  accounts: ['accounts'] as const,
+  regions: ['regions'] as const,
+  apps: (account: string) => ['apps', account] as const,
+  app: (account: string, app: string) => ['app', account, app] as const,
+  environments: (account: string, app: string) => ['environments', account, app] as const,
+  environment: (name: string) => ['environment', name] as const,
+  builds: (environment: string) => ['builds', environment] as const,
+  build: (name: string) => ['build', name] as const,
+};
+
+export function sessionQuery(client: ApiClient) {
+  return queryOptions({
+    queryKey: keys.session,
+    // Signed out is null: a query's answer cannot be undefined.
+    queryFn: async () => (await client.currentSession()) ?? null,
+    staleTime: Infinity,
+  });
+}
+
+export function accountsQuery(client: ApiClient) {
+  return queryOptions({ queryKey: keys.accounts, queryFn: () => client.listAccounts() });
+}
+
+export function regionsQuery(client: ApiClient) {
+  return queryOptions({ queryKey: keys.regions, queryFn: () => client.listRegions(), staleTime: Infinity });
+}
+
+export function appsQuery(client: ApiClient, account: string) {
+  return queryOptions({ queryKey: keys.apps(account), queryFn: () => client.listApps(account) });
+}
+
+export function appQuery(client: ApiClient, account: string, app: string) {
+  return queryOptions({ queryKey: keys.app(account, app), queryFn: () => client.getApp(account, app) });
+}
+
+/** An application's environments, previews included; polled so deployments show as they happen. */
+export function environmentsQuery(client: ApiClient, account: string, app: string, poll = true) {
+  return queryOptions({
+    queryKey: keys.environments(account, app),
+    queryFn: () => client.listEnvironments(account, app),
+    refetchInterval: poll ? POLL_MS * 5 : false,
+  });
+}
+
+/** One environment, read every second: its live build changes while a deployment runs. */
+export function environmentQuery(client: ApiClient, name: string) {
+  return queryOptions({
+    queryKey: keys.environment(name),
+    queryFn: () => client.getEnvironment(name),
+    refetchInterval: POLL_MS,
+  });
+}
+
+/** An environment's newest builds, read every second so states and phases change in place. */
+export function buildsQuery(client: ApiClient, environment: string, pageSize = 50, pollMs = POLL_MS) {
+  return queryOptions({
+    queryKey: [...keys.builds(environment), pageSize],
+    queryFn: () => client.listBuilds(environment, pageSize),
+    refetchInterval: pollMs,
+  });
+}
+
+/** One build, read every second until it has finished. */
+export function buildQuery(client: ApiClient, name: string) {
+  return queryOptions({
+    queryKey: keys.build(name),
+    queryFn: () => client.getBuild(name),
+    refetchInterval: (query) => {
+      const state = query.state.data?.state;
+      return state === 'SUCCEEDED' || state === 'FAILED' || state === 'CANCELLED' ? POLL_MS * 10 : POLL_MS;
+    },
+  });
+}
+
+/** An environment's newest build (or none), for its state on a card; read every few seconds. */
+export function latestBuildQuery(client: ApiClient, environment: string, pollMs = POLL_MS * 3) {
+  return queryOptions({
+    queryKey: [...keys.builds(environment), 1],
+    queryFn: async () => (await client.listBuilds(environment, 1))[0] ?? null,
+    refetchInterval: pollMs,
+  });
+}
+
+/** An application's environments with each one's newest build: what its dashboard card shows. */
+export function appOverviewQuery(client: ApiClient, account: string, app: string) {
+  return queryOptions({
+    queryKey: ['app-overview', account, app],
+    queryFn: async () => {
+      const environments = await client.listEnvironments(account, app);
+      const latest = await Promise.all(
+        environments.map(async (environment) => (await client.listBuilds(environment.name, 1))[0] ?? null),
+      );
+      return environments.map((environment, i) => ({ environment, latest: latest[i] ?? null }));
+    },
+    refetchInterval: POLL_MS * 5,
+  });
+}
