@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { Command } from 'commander';
+import { addBuildCommands } from '../../src/cli/commands/build-commands.js';
+import type { ExitCode } from '../../src/cli/exit-codes.js';
 import type { BuildState } from '../../src/domain/builds/build.js';
 import type { BuildRecord } from '../../src/services/kit/store-port.js';
 import { TestApi, type Credentials } from '../helpers/test-api.js';
@@ -248,5 +252,95 @@ describe('short build ids', () => {
       assert.equal(answer.status, 404, `${pattern}: ${answer.text}`);
       assert.equal(answer.body.details[0].reason, 'BUILD_NOT_FOUND');
     }
+  });
+
+  describe('the CLI', () => {
+    /** Runs `atoll builds …` in this process against the test API; answers its exit code and output. */
+    async function cli(args: string[], auth: Credentials = owner) {
+      let out = '';
+      let err = '';
+      let exit: ExitCode | undefined;
+      const sink = (write: (text: string) => void) =>
+        new Writable({
+          write(chunk: Buffer, _encoding, done) {
+            write(chunk.toString());
+            done();
+          },
+        });
+      const program = new Command('atoll').exitOverride();
+      addBuildCommands(program, {
+        stdout: sink((t) => (out += t)),
+        stderr: sink((t) => (err += t)),
+        stdinIsTty: false,
+        env: {
+          ATOLL_CONFIG: '/nonexistent/atoll-config.json',
+          ATOLL_URL: api.url,
+          ATOLL_USER: auth.userId,
+          ATOLL_PASSWORD: auth.password,
+          ATOLL_ACCOUNT: 'acme',
+          NO_COLOR: '1',
+        },
+        setExit: (code) => {
+          exit = code;
+        },
+        onInterrupt: () => undefined,
+      });
+      await program.parseAsync(args, { from: 'user' });
+      return { exit, out, err };
+    }
+
+    const id = '5a0481f7-4c0c-4131-9c3e-e4323e89c4d5';
+
+    it('takes a short id wherever it takes a build id, and prints full names with --json', async () => {
+      await insertBuild(production, id);
+      const env = ['--app', 'web', '--env', production];
+      const got = await cli(['builds', 'get', '5a0481f7', ...env, '--json']);
+      assert.equal(got.exit, 0, got.err);
+      assert.equal(JSON.parse(got.out).name, nameOf(production, id));
+      const text = await cli(['builds', 'get', '5A0481F7-4c0c', ...env]);
+      assert.match(text.out, new RegExp(`^build ${id}: SUCCEEDED`));
+
+      const log = await cli(['builds', 'logs', '5a0481f7', ...env, '--json']);
+      assert.equal(log.exit, 0, log.err);
+      assert.deepEqual(JSON.parse(log.out), {
+        build: nameOf(production, id),
+        lines: [JSON.parse(log.out).lines[0]],
+      });
+      assert.match(JSON.parse(log.out).lines[0], new RegExp(`the log of ${id}`));
+      const byName = await cli(['builds', 'logs', nameOf(production, '5a0481f7'), '--json']);
+      assert.equal(JSON.parse(byName.out).build, nameOf(production, id));
+
+      await insertBuild(production, 'aaaaaaaa-0000-4000-8000-000000000000', 'QUEUED');
+      const cancelled = await cli(['builds', 'cancel', 'aaaaaaaa', ...env]);
+      assert.equal(cancelled.exit, 0, cancelled.err);
+      assert.equal(cancelled.out.trim(), 'build aaaaaaaa-0000-4000-8000-000000000000 is CANCELLED');
+
+      const redeploy = await cli(['redeploy', '5a0481f7', ...env, '--no-wait', '--json']);
+      assert.equal(redeploy.exit, 0, redeploy.err);
+    });
+
+    it('lists builds with short ids, and full names with --json', async () => {
+      await insertBuild(production, id);
+      const env = ['--app', 'web', '--env', production];
+      const listed = await cli(['builds', 'list', ...env]);
+      assert.equal(listed.exit, 0, listed.err);
+      assert.match(listed.out, /^ID +STATE/);
+      assert.match(listed.out, /\n5a0481f7 +SUCCEEDED +UPLOAD/);
+      assert.doesNotMatch(listed.out, /4c0c/);
+      const json = await cli(['builds', 'list', ...env, '--json']);
+      assert.equal(JSON.parse(json.out).builds[0].name, nameOf(production, id));
+    });
+
+    it('says what the API said of an ambiguous short id and of an unknown one', async () => {
+      await insertBuild(production, 'abcdef01-1111-4000-8000-000000000000');
+      await insertBuild(production, 'abcdef01-2222-4000-8000-000000000000');
+      const env = ['--app', 'web', '--env', production];
+      const ambiguous = await cli(['builds', 'get', 'abcdef01', ...env]);
+      assert.equal(ambiguous.exit, 2);
+      assert.match(ambiguous.err, /build: path parameter: a short build id must start exactly one build/);
+      const unknown = await cli(['builds', 'get', '99999999', ...env]);
+      assert.equal(unknown.exit, 4);
+      assert.match(unknown.err, /builds\/99999999 does not exist/);
+    });
   });
 });
