@@ -52,7 +52,9 @@ export const BuildParamsSchema = Type.Object({
   account,
   app,
   environment,
-  build: PathId('The build id (a UUID)'),
+  build: PathId(
+    'The build id: a UUID, or a short id (its first 8 or more characters, in any case) that starts exactly one build of the environment',
+  ),
 });
 export const DomainMappingParamsSchema = Type.Object({
   account,

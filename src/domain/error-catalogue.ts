@@ -207,7 +207,11 @@ export const ERROR_CATALOGUE = {
     http: 413,
     summary: 'The uploaded archive is larger than ATOLL_UPLOAD_MAX_BYTES.',
   },
-  BUILD_NOT_FOUND: { grpc: 'NOT_FOUND', http: 404, summary: 'The environment has no build with this id.' },
+  BUILD_NOT_FOUND: {
+    grpc: 'NOT_FOUND',
+    http: 404,
+    summary: 'The environment has no build with this id, or none that starts with this short id.',
+  },
   BUILD_FINISHED: {
     grpc: 'FAILED_PRECONDITION',
     http: 400,

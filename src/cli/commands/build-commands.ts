@@ -4,6 +4,7 @@
  */
 import type { Command } from 'commander';
 import { resourceId, type Build } from '../../client/api-client.js';
+import { readBuildId, shortBuildId } from '../../domain/builds/short-build-id.js';
 
 import { followOrReport } from './environment-commands.js';
 import { table } from '../terminal.js';
@@ -41,12 +42,21 @@ async function environmentName(session: UserSession, options: EnvOptions): Promi
   return (await session.environment(options.app, options.env)).name;
 }
 
-/** A build given by its id (with --app and --env) or by its full name `accounts/…/builds/<id>`. */
+/**
+ * A build given by its id (with --app and --env) or by its full name `accounts/…/builds/<id>`; the id
+ * may be a short id (its first 8 or more characters), which the API resolves within the environment.
+ */
 async function buildName(session: UserSession, ref: string, options: EnvOptions): Promise<string> {
   if (/^accounts\/[^/]+\/apps\/[^/]+\/environments\/[^/]+\/builds\/[^/]+$/.test(ref)) return ref;
   if (ref.includes('/'))
     throw new CliError(`"${ref}" is neither a build id nor a build's full name (accounts/…/builds/<id>)`);
   return `${await environmentName(session, options)}/builds/${ref}`;
+}
+
+/** The full name of a build named maybe by a short id: what --json shows, so that scripts get the full id. */
+async function fullBuildName(session: UserSession, name: string): Promise<string> {
+  if (readBuildId(resourceId(name))?.kind === 'full') return name;
+  return (await session.client.getBuild(name)).name;
 }
 
 function duration(build: Build): string {
@@ -121,7 +131,8 @@ export function addBuildCommands(program: Command, deps: UserCommandDeps): void 
             : table(
                 ['ID', 'STATE', 'TRIGGER', 'CREATED', 'DURATION', ''],
                 list.map((b) => [
-                  resourceId(b.name),
+                  // Short, as the portal shows them; every command takes it back (--json keeps full names).
+                  shortBuildId(resourceId(b.name)),
                   b.state,
                   b.trigger,
                   b.createTime,
@@ -134,7 +145,7 @@ export function addBuildCommands(program: Command, deps: UserCommandDeps): void 
   );
 
   withExamples(addBuildOptions(builds.command('get <build>').description('show a build')), [
-    'atoll builds get 3f1c… --app my-site --env Production',
+    'atoll builds get 3f1c2a4b --app my-site --env Production   # a short id, as builds list shows it',
     'atoll builds get accounts/my-team/apps/my-site/environments/<env>/builds/<build> --json',
   ]).action((ref: string, options: EnvOptions) =>
     runUserCommand(deps, options, async (session) => {
@@ -145,7 +156,7 @@ export function addBuildCommands(program: Command, deps: UserCommandDeps): void 
 
   withExamples(
     addBuildOptions(builds.command('cancel <build>').description('cancel a queued or running build')),
-    ['atoll builds cancel 3f1c… --app my-site --env Production'],
+    ['atoll builds cancel 3f1c2a4b --app my-site --env Production'],
   ).action((ref: string, options: EnvOptions) =>
     runUserCommand(deps, options, async (session) => {
       const build = await session.client.cancelBuild(await buildName(session, ref, options));
@@ -158,10 +169,10 @@ export function addBuildCommands(program: Command, deps: UserCommandDeps): void 
       '-f, --follow',
       'keep printing until the build has finished',
     ),
-    ['atoll builds logs 3f1c… --app my-site --env Production --follow'],
+    ['atoll builds logs 3f1c2a4b --app my-site --env Production --follow'],
   ).action((ref: string, options: EnvOptions & { follow?: boolean }) =>
     runUserCommand(deps, options, async (session) => {
-      const name = await buildName(session, ref, options);
+      const name = await fullBuildName(session, await buildName(session, ref, options));
       if (options.follow !== true) return logResult(await session.client.readBuildLog(name), { build: name });
       await session.client.followBuildLog(name, streamTo(session));
       return undefined;
@@ -176,7 +187,7 @@ export function addBuildCommands(program: Command, deps: UserCommandDeps): void 
         .option('--no-wait', 'return once the redeploy is queued'),
     ),
     [
-      'atoll redeploy 3f1c… --app my-site --env Production',
+      'atoll redeploy 3f1c2a4b --app my-site --env Production',
       'atoll builds list --app my-site --env Production   # find the build',
     ],
   ).action((ref: string, options: EnvOptions & { wait: boolean }) =>

@@ -8,6 +8,7 @@ import {
 } from '../../client/api-client.js';
 import { buildNameOf, liveResult, watchBuild } from '../build-watch.js';
 import { EXIT } from '../exit-codes.js';
+import { shortBuildId } from '../../domain/builds/short-build-id.js';
 import { table } from '../terminal.js';
 import {
   addCommonOptions,
@@ -149,7 +150,7 @@ function addEnvironmentReading(envs: Command, deps: UserCommandDeps): void {
                 environments.map((e) => [
                   e.displayName,
                   environmentId(e),
-                  e.build === '' ? '-' : resourceId(e.build),
+                  e.build === '' ? '-' : shortBuildId(resourceId(e.build)),
                   e.url,
                 ]),
               ),

@@ -3,7 +3,8 @@
  */
 import { BUILDS_PAGE_DEFAULT, isFinished } from '../../domain/builds/build.js';
 import type { EnvironmentRef } from '../../contract/path-schemas.js';
-import { AtollError, invalidField } from '../../domain/error-catalogue.js';
+import { AtollError, invalidField, invalidFields } from '../../domain/error-catalogue.js';
+import { readBuildId } from '../../domain/builds/short-build-id.js';
 import { nextPageToken, parsePageRequest } from '../../domain/page-token.js';
 import { buildName, environmentName } from '../../domain/resource-names.js';
 import type { Build, ListBuildsQuery, ListBuildsResponse } from '../../contract/build-schemas.js';
@@ -17,6 +18,26 @@ import type { SignalSender } from '../kit/signals.js';
 import type { BuildRecord, EnvironmentRecord, Repositories, Store } from '../kit/store-port.js';
 
 const BUILDS_LIST = 'builds';
+
+/** How many of the builds an ambiguous short id starts are named in the error. */
+const AMBIGUOUS_SHOWN = 3;
+
+/**
+ * A short id that starts several builds of the environment: INVALID_FIELD on `build`, naming the
+ * builds (the caller may read them all) so that the next try can be long enough.
+ */
+function ambiguousBuildId(prefix: string, ids: readonly string[]): AtollError {
+  const more = ids.length > AMBIGUOUS_SHOWN;
+  const count = more ? `more than ${String(AMBIGUOUS_SHOWN)}` : String(ids.length);
+  const shown = `${ids.slice(0, AMBIGUOUS_SHOWN).join(', ')}${more ? ', …' : ''}`;
+  return invalidFields([
+    {
+      field: 'build',
+      description: `path parameter: a short build id must start exactly one build of the environment; "${prefix}" starts ${count} (${shown}): give more characters, or the full id`,
+      code: 'ambiguous',
+    },
+  ]);
+}
 
 export function toBuild(scope: EnvironmentScope, environment: EnvironmentRecord, record: BuildRecord): Build {
   const failed = record.state === 'FAILED' || record.state === 'CANCELLED';
@@ -177,13 +198,13 @@ export class BuildsService {
     pollMs = 200,
   ): Promise<void> {
     const { scope, environment } = await this.deps.environments.locate(principal, ref, 'environment.read');
-    await this.#requireBuild(this.deps.store, scope, environment, buildId);
+    const { id } = await this.#requireBuild(this.deps.store, scope, environment, buildId);
     let after = 0;
     for (;;) {
       // Read the state first: lines written before it finished are all there on the next read.
-      const state = (await this.deps.store.builds.find(environment.id, buildId))?.state ?? 'FAILED';
+      const state = (await this.deps.store.builds.find(environment.id, id))?.state ?? 'FAILED';
       for (;;) {
-        const lines = await this.deps.store.buildLogs.read(buildId, after, 1_000);
+        const lines = await this.deps.store.buildLogs.read(id, after, 1_000);
         if (lines.length === 0) break;
         after = lines[lines.length - 1]?.seq ?? after;
         const keepGoing = await write(
@@ -240,11 +261,16 @@ export class BuildsService {
         );
       }
       await cancelBuild(tx, build, 'cancelled by request', this.deps.clock.now());
-      return this.#requireBuild(tx, scope, environment, buildId);
+      return this.#requireBuild(tx, scope, environment, build.id);
     });
     return toBuild(scope, environment, cancelled);
   }
 
+  /**
+   * The build a path's `{build}` names: its full id, or a short id that starts exactly one build of
+   * this environment (never another's: the store looks within the environment only). An unknown
+   * short id is an unknown build; one that starts several is the caller's to lengthen.
+   */
   async #requireBuild(
     repos: Repositories,
     scope: EnvironmentScope,
@@ -252,7 +278,14 @@ export class BuildsService {
     buildId: string,
     forUpdate = false,
   ): Promise<BuildRecord> {
-    const build = await repos.builds.find(environment.id, buildId, forUpdate);
+    const ref = readBuildId(buildId);
+    let id = ref?.kind === 'full' ? ref.id : undefined;
+    if (ref?.kind === 'prefix') {
+      const ids = await repos.builds.listIdsStartingWith(environment.id, ref.prefix, AMBIGUOUS_SHOWN + 1);
+      if (ids.length > 1) throw ambiguousBuildId(ref.prefix, ids);
+      id = ids[0];
+    }
+    const build = id === undefined ? undefined : await repos.builds.find(environment.id, id, forUpdate);
     if (!build)
       throw new AtollError(
         'BUILD_NOT_FOUND',

@@ -362,6 +362,11 @@ export interface OperationsRepository {
 export interface BuildsRepository {
   insert(record: BuildRecord): Promise<void>;
   find(environmentId: string, id: string, forUpdate?: boolean): Promise<BuildRecord | undefined>;
+  /**
+   * Ids of the environment's builds that start with a short id (a prefix readBuildId accepts, of
+   * src/domain/builds/short-build-id.ts, in any case), in id order, at most `limit`: none for anything else.
+   */
+  listIdsStartingWith(environmentId: string, prefix: string, limit: number): Promise<string[]>;
   list(environmentId: string, query: BuildListQuery, page: PageRequest): Promise<Page<BuildRecord>>;
   /** Takes the oldest QUEUED build for a worker (FOR UPDATE SKIP LOCKED): it becomes RUNNING. */
   claimNext(now: Date): Promise<BuildRecord | undefined>;

@@ -4,6 +4,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { BuildPhase, BuildState, BuildTrigger } from '../../domain/builds/build.js';
 import { isUuid } from '../../domain/identifier-rules.js';
+import { readBuildId, uuidRangeOf } from '../../domain/builds/short-build-id.js';
 import { parsePackageVersions } from '../../domain/builds/project-detection.js';
 import type { BuildRecord, BuildsRepository } from '../../services/kit/store-port.js';
 import type { BuildsTable, Database } from '../database-schema.js';
@@ -67,7 +68,9 @@ export function createBuildsRepository(db: Kysely<Database>): BuildsRepository {
 }
 
 /** Builds as records: stored, found, listed. */
-function buildRecordQueries(db: Kysely<Database>): Pick<BuildsRepository, 'insert' | 'find' | 'list'> {
+function buildRecordQueries(
+  db: Kysely<Database>,
+): Pick<BuildsRepository, 'insert' | 'find' | 'listIdsStartingWith' | 'list'> {
   return {
     async insert(record) {
       await db
@@ -96,6 +99,24 @@ function buildRecordQueries(db: Kysely<Database>): Pick<BuildsRepository, 'inser
       if (forUpdate) query = query.forUpdate();
       const row = await query.executeTakeFirst();
       return row && toBuild(row);
+    },
+    async listIdsStartingWith(environmentId, prefix, limit) {
+      // Read again here rather than trusted: only a well-formed prefix becomes the two bounds. A range
+      // of the uuid column, rather than `id::text LIKE prefix || '%'`, keeps to the primary key's index
+      // and has no pattern characters (`_`, `%`) to escape.
+      const ref = readBuildId(prefix);
+      if (ref?.kind !== 'prefix') return [];
+      const { first, last } = uuidRangeOf(ref.prefix);
+      const rows = await db
+        .selectFrom('builds')
+        .select('id')
+        .where('environment_id', '=', environmentId)
+        .where('id', '>=', first)
+        .where('id', '<=', last)
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+      return rows.map((r) => r.id);
     },
     async list(environmentId, query, page) {
       let select = db.selectFrom('builds').selectAll().where('environment_id', '=', environmentId);
