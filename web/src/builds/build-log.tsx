@@ -1,10 +1,10 @@
-/** A build's log on the build page: the shared log stream, given the build log's request and words. */
+/** A build's log on the build page: the log viewer, given the build log's request and words. */
 import { useCallback } from 'react';
 import { usePortal } from '../portal/portal-context.js';
-import { LogStream, type LogWords } from '../ui/log-stream.js';
+import { buildLabel } from './build-summary.js';
+import { LogViewer, type LogViewerWords } from './log-viewer.js';
 
-const WORDS: LogWords = {
-  label: 'Build log',
+const WORDS: LogViewerWords = {
   following: 'Following the log as the build writes it…',
   ended: 'The whole log.',
   empty: 'This build wrote no log.',
@@ -21,5 +21,12 @@ export function BuildLog(props: { build: string }) {
       client.followBuildLog(props.build, onText, signal),
     [client, props.build],
   );
-  return <LogStream follow={follow} words={WORDS} />;
+  return (
+    <LogViewer
+      follow={follow}
+      label="Build log"
+      words={WORDS}
+      downloadName={`build-${buildLabel(props.build)}.txt`}
+    />
+  );
 }
