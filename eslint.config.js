@@ -44,6 +44,33 @@ export default tseslint.config(
     files: ['src/main/**', 'test/**', 'src/**/*.test.ts', 'bench/**', 'eslint.config.js', 'assets/**'],
     rules: { 'no-restricted-properties': 'off' },
   },
+  // The portal's CSP (style-src 'self') refuses inline <style>: these Mantine parts write one.
+  {
+    files: ['web/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@mantine/core',
+              importNames: ['AppShell', 'Flex', 'Grid', 'SimpleGrid', 'InlineStyles'],
+              message:
+                'It writes an inline <style>, which the portal CSP refuses: use a CSS class (styles.css or the area\'s own .css).',
+            },
+          ],
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "JSXAttribute > JSXExpressionContainer > ObjectExpression:has(Property[key.name='base'])",
+          message:
+            'A responsive style prop ({ base, sm, … }) is written as an inline <style>, which the portal CSP refuses: use a CSS class with a media query.',
+        },
+      ],
+    },
+  },
   // Unit tests beside their module (src/…/<module>.test.ts) are tests like those under test/.
   {
     files: ['test/**', 'src/**/*.test.ts', 'bench/**'],

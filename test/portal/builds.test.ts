@@ -35,7 +35,13 @@ describe('portal in a browser: builds, their live log, cancel, rollback and usag
   const tab = (label: string) =>
     page.getByRole('navigation', { name: 'Environment pages' }).getByRole('link', { name: label });
   /** A link of the build page's trail back to its environment. */
-  const crumb = (label: string) => page.locator('.crumbs').getByRole('link', { name: label, exact: true });
+  const crumb = (label: string) =>
+    page.getByRole('navigation', { name: 'Breadcrumbs' }).getByRole('link', { name: label, exact: true });
+  /** Presses the button, then the confirming button of the dialog it opens. */
+  const confirm = async (button: string, confirmLabel = button) => {
+    await page.getByRole('button', { name: button, exact: true }).click();
+    await page.getByRole('dialog').getByRole('button', { name: confirmLabel, exact: true }).click();
+  };
   const rowOf = (build: string) => page.getByRole('row').filter({ hasText: build.slice(0, 8) });
   const buildOfUrl = () => /\/builds\/([^/]+)$/.exec(new URL(page.url()).pathname)?.[1] ?? '';
 
@@ -126,15 +132,28 @@ describe('portal in a browser: builds, their live log, cancel, rollback and usag
     assert.match(cells, /\d+ s/);
     // The live build cannot be redeployed; nothing is running to cancel.
     assert.equal(await row.getByRole('button').count(), 0);
-    await row.getByRole('link', { name: `Build ${firstBuild}` }).click();
+    await row.getByRole('link', { name: `Build ${firstBuild.slice(0, 8)}` }).click();
     await page.waitForURL(`**${environmentPage}/builds/${firstBuild}`);
     await crumb('Production').click();
     await page.waitForURL(`**${environmentPage}`);
   });
 
+  it('opens a build by its short id, as the API and the CLI accept it', async () => {
+    const short = firstBuild.slice(0, 8);
+    await page.goto(`${h.api.url}${environmentPage}/builds/${short}`);
+    await page.getByRole('heading', { name: `Build ${short}` }).waitFor();
+    await page.getByText('The whole log.').waitFor({ timeout: 30_000 });
+    // The page shows the whole id too.
+    await page.getByText(firstBuild, { exact: true }).waitFor();
+    assert.equal(await page.title(), `Build ${short} · Production · web · Atoll`);
+    await crumb('Production').click();
+    await page.waitForURL(`**${environmentPage}`);
+  });
+
   it('rolls back: a rebuild, then a Redeploy of the first build, makes a REDEPLOY build live', async () => {
-    await page.getByRole('button', { name: 'Rebuild', exact: true }).click();
-    await page.getByRole('link', { name: 'Build log' }).click();
+    // The hero's Rebuild asks first, then opens the new build's page.
+    await confirm('Rebuild');
+    await page.waitForURL((url) => url.pathname.includes('/builds/') && !url.pathname.endsWith(firstBuild));
     await page.getByRole('heading', { name: /^Build / }).waitFor();
     rebuild = buildOfUrl();
     assert.notEqual(rebuild, firstBuild);
@@ -145,8 +164,8 @@ describe('portal in a browser: builds, their live log, cancel, rollback and usag
     await crumb('Builds').click();
     const first = rowOf(firstBuild);
     await first.getByText('Succeeded').waitFor();
-    await first.getByRole('button', { name: 'Redeploy', exact: true }).click();
-    await first.getByRole('button', { name: 'Redeploy this build' }).click();
+    await first.getByRole('button', { name: `Redeploy build ${firstBuild.slice(0, 8)}` }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Redeploy this build' }).click();
     // The portal opens the new build's page to follow it.
     await page.waitForURL((url) => !url.pathname.endsWith(firstBuild) && url.pathname.includes('/builds/'));
     const redeploy = buildOfUrl();
@@ -165,7 +184,9 @@ describe('portal in a browser: builds, their live log, cancel, rollback and usag
     await rowOf(redeploy).getByText('Redeploy (rollback)').waitFor();
     await rowOf(redeploy).getByText('Live').waitFor();
     // The rebuild it replaced can now be redeployed in turn.
-    await rowOf(rebuild).getByRole('button', { name: 'Redeploy', exact: true }).waitFor();
+    await rowOf(rebuild)
+      .getByRole('button', { name: `Redeploy build ${rebuild.slice(0, 8)}` })
+      .waitFor();
   });
 
   it('cancels a running build from its page, which ends CANCELLED', async () => {
@@ -177,7 +198,7 @@ describe('portal in a browser: builds, their live log, cancel, rollback and usag
     const log = page.getByRole('log', { name: 'Build log' });
     await log.getByText('waiting forever').waitFor({ timeout: 60_000 });
     await stateOf().getByText('Running').waitFor();
-    await page.getByRole('button', { name: `Cancel build ${slow}` }).click();
+    await page.getByRole('button', { name: `Cancel build ${slow.slice(0, 8)}` }).click();
     await stateOf().getByText('Cancelled').waitFor({ timeout: 30_000 });
     await page.getByText('cancelled by request').waitFor();
     await page.getByText('The whole log.').waitFor({ timeout: 10_000 });

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { pngsInto, portalJourney, type JourneyFacts } from './journey.js';
+import { pngsInto, portalJourney, WIDTHS, type JourneyFacts } from './journey.js';
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
@@ -36,11 +36,21 @@ describe('portal in a browser: the whole journey of a new user, with the screens
   it('took each screenshot docs/portal.md shows, and the document shows each', async () => {
     const doc = await readFile(new URL('../../docs/portal.md', import.meta.url), 'utf8');
     for (const name of facts.shots) {
-      const png = await readFile(join(dir, `${name}.png`));
-      assert.ok(png.subarray(0, 8).equals(PNG_SIGNATURE), `${name}.png is not a PNG`);
-      assert.ok(png.length > 10_000, `${name}.png is nearly empty`);
-      assert.ok(doc.includes(`(portal/${name}.png)`), `docs/portal.md does not show ${name}.png`);
+      for (const file of [name, `${name}-${String(WIDTHS[1])}`]) {
+        const png = await readFile(join(dir, `${file}.png`));
+        assert.ok(png.subarray(0, 8).equals(PNG_SIGNATURE), `${file}.png is not a PNG`);
+        assert.ok(png.length > 10_000, `${file}.png is nearly empty`);
+        assert.ok(doc.includes(`(portal/${file}.png)`), `docs/portal.md does not show ${file}.png`);
+      }
     }
-    assert.equal(facts.shots.length, 12);
+    assert.equal(facts.shots.length, 13);
+  });
+
+  it('has no serious or critical accessibility violation on any page, at both widths, light and dark', () => {
+    assert.deepEqual(facts.accessibility, []);
+  });
+
+  it('needs no inline style or script the CSP refuses, and throws nothing, on any page', () => {
+    assert.deepEqual(facts.faults, []);
   });
 });

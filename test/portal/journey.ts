@@ -1,7 +1,12 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, PORTAL_PASSWORD } from '../helpers/browser.js';
+import {
+  accessibilityViolations,
+  launchBrowser,
+  PORTAL_PASSWORD,
+  watchForPageFaults,
+} from '../helpers/browser.js';
 import { BuildHarness, eventually, zipFolder } from '../helpers/build-harness.js';
 import { TestDnsServer } from '../helpers/dns-server.js';
 import { EventReceiver } from '../helpers/event-receiver.js';
@@ -17,7 +22,14 @@ export interface JourneyFacts {
   readonly webhookStatus: number;
   readonly webhookBuildTrigger: string;
   readonly shots: readonly string[];
+  /** axe-core's serious and critical violations on each page shot, at each width and in dark mode. */
+  readonly accessibility: readonly string[];
+  /** CSP refusals and uncaught errors seen in the page's console along the way. */
+  readonly faults: readonly string[];
 }
+
+/** The widths every page is shot and checked at: a laptop and a phone. */
+export const WIDTHS = [1440, 390] as const;
 
 /**
  * The portal from a new user's first sign-in to a site that is live, with a domain, webhooks,
@@ -43,13 +55,26 @@ export async function portalJourney(dir: string, shoot: Shoot): Promise<JourneyF
     h.api.services.deliveryWorker.start();
     await h.api.addMember('acme', 'dev@acme.test', 'developer');
     browser = await launchBrowser();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    const context = await browser.newContext({ viewport: { width: WIDTHS[0], height: 900 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: h.api.url });
     const page = await context.newPage();
+    const faults = watchForPageFaults(page);
     const shots: string[] = [];
+    const accessibility: string[] = [];
+    /** Checks the page at each width and in dark mode, and saves its pictures. */
     const shot = async (name: string) => {
       shots.push(name);
-      await shoot(page, name);
+      for (const width of WIDTHS) {
+        await page.setViewportSize({ width, height: 900 });
+        for (const colorScheme of ['light', 'dark'] as const) {
+          await page.emulateMedia({ colorScheme });
+          const found = await accessibilityViolations(page);
+          accessibility.push(...found.map((v) => `${name} at ${String(width)} px, ${colorScheme}: ${v}`));
+        }
+        await page.emulateMedia({ colorScheme: 'light' });
+        await shoot(page, width === WIDTHS[0] ? name : `${name}-${String(width)}`);
+      }
+      await page.setViewportSize({ width: WIDTHS[0], height: 900 });
     };
     const tab = (label: string) =>
       page.getByRole('navigation', { name: 'Environment pages' }).getByRole('link', { name: label });
@@ -59,24 +84,26 @@ export async function portalJourney(dir: string, shoot: Shoot): Promise<JourneyF
     await page.getByRole('heading', { name: 'Sign in to Atoll' }).waitFor();
     await page.getByLabel('Email address').fill('owner@acme.test');
     await shot('sign-in');
-    await page.getByLabel('Password').fill(PORTAL_PASSWORD);
+    await page.getByLabel('Password', { exact: true }).fill(PORTAL_PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
 
     // An application and an environment with a shell variable.
-    await page.getByLabel('Application id').fill('shop');
-    await page.getByLabel('Region').selectOption('regions/EU-W');
-    await page.getByRole('button', { name: 'Create', exact: true }).click();
-    await page.locator('.apps li', { hasText: 'shop' }).waitFor();
-    await shot('applications');
-    await page.getByRole('link', { name: 'shop', exact: true }).click();
+    await page.getByRole('button', { name: 'New application' }).click();
+    const newApp = page.getByRole('dialog', { name: 'Create an application' });
+    await newApp.getByLabel('Application id').fill('shop');
+    await newApp.getByLabel('Region').selectOption('regions/EU-W');
+    await newApp.getByRole('button', { name: 'Create application' }).click();
+    // Creating it opens its page.
     await page.getByText('No environments yet.').waitFor();
-    await page.getByLabel('Display name').fill('Production');
-    await page.getByRole('button', { name: 'Add a variable' }).click();
-    await page.getByLabel('Name', { exact: true }).fill('WORDPRESS_URL');
-    await page.getByLabel('Value', { exact: true }).fill('https://cms.acme.test');
-    await page.getByRole('button', { name: 'Create environment' }).click();
-    await page.getByRole('article', { name: 'Production' }).getByRole('link', { name: 'Production' }).click();
-    await page.getByRole('heading', { name: 'Production' }).waitFor();
+    await page.getByRole('button', { name: 'New environment' }).click();
+    const newEnvironment = page.getByRole('dialog', { name: 'Create an environment' });
+    await newEnvironment.getByLabel('Display name').fill('Production');
+    await newEnvironment.getByRole('button', { name: 'Add a variable' }).click();
+    await newEnvironment.getByLabel('Name', { exact: true }).fill('WORDPRESS_URL');
+    await newEnvironment.getByLabel('Value', { exact: true }).fill('https://cms.acme.test');
+    await newEnvironment.getByRole('button', { name: 'Create environment' }).click();
+    // Creating it opens its page.
+    await page.getByRole('heading', { name: 'Production', level: 1 }).waitFor();
     const environmentPage = new URL(page.url()).pathname;
 
     // A .zip upload, its log followed until the site is live.
@@ -89,10 +116,18 @@ export async function portalJourney(dir: string, shoot: Shoot): Promise<JourneyF
     if (((await log.textContent()) ?? '').trim() === '') throw new Error('the build log is empty');
     await page.locator('.facts dt:text-is("State") + dd').getByText('Live').waitFor({ timeout: 60_000 });
     await shot('build-log');
+    await page.getByRole('link', { name: 'shop', exact: true }).click();
+    await page.getByRole('article', { name: 'Production' }).getByText('Live').waitFor();
+    await shot('application');
+    await page.getByRole('link', { name: '← acme' }).click();
+    await page.getByRole('listitem', { name: 'shop' }).getByText('Live').waitFor();
+    await shot('applications');
 
     // The live site, as a visitor's browser shows it (the edge listens on a port of its own here).
     await page.goto(`${h.api.url}${environmentPage}`);
-    const liveLink = page.locator('.facts').getByRole('link', { name: /^http:/ });
+    const liveLink = page
+      .getByRole('region', { name: 'Live deployment' })
+      .getByRole('link', { name: /^http:/ });
     const liveUrl = new URL((await liveLink.getAttribute('href')) ?? '');
     const visitor = await context.newPage();
     await visitor.goto(`http://${liveUrl.hostname}:${String(h.api.edgePort)}/`);
@@ -101,6 +136,9 @@ export async function portalJourney(dir: string, shoot: Shoot): Promise<JourneyF
       await visitor.goto(`http://${liveUrl.hostname}:${String(h.api.edgePort)}${path}`);
     await visitor.close();
     await shot('environment');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await shoot(page, 'environment-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
 
     await tab('Builds').click();
     await page.getByRole('row').filter({ hasText: 'Upload' }).waitFor();
@@ -150,7 +188,8 @@ export async function portalJourney(dir: string, shoot: Shoot): Promise<JourneyF
     await shot('reports');
 
     // API access: a credential shown once, then used with plain HTTP.
-    await page.getByRole('link', { name: 'owner@acme.test' }).click();
+    await page.getByRole('button', { name: 'Account menu of owner@acme.test' }).click();
+    await page.getByRole('menuitem', { name: 'Profile and API access' }).click();
     await page.getByRole('button', { name: 'Generate credentials' }).click();
     const panel = page.getByRole('region', { name: 'Your new credential' });
     await panel.waitFor();
@@ -183,7 +222,16 @@ export async function portalJourney(dir: string, shoot: Shoot): Promise<JourneyF
     await shot('events');
 
     await context.close();
-    return { liveHeading, credentialStatus, credentialApps, webhookStatus, webhookBuildTrigger, shots };
+    return {
+      liveHeading,
+      credentialStatus,
+      credentialApps,
+      webhookStatus,
+      webhookBuildTrigger,
+      shots,
+      accessibility,
+      faults,
+    };
   } finally {
     await browser?.close();
     await h.stop();
@@ -195,6 +243,12 @@ export async function portalJourney(dir: string, shoot: Shoot): Promise<JourneyF
 /** A Shoot that saves PNGs of the whole page into `dir`. */
 export function pngsInto(dir: string): Shoot {
   return async (page, name) => {
-    await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true, animations: 'disabled' });
+    // The toasts of what the journey just did would cover the page: closed as a reader would.
+    for (const close of await page.getByRole('button', { name: 'Close notification' }).all())
+      await close.click().catch(() => undefined);
+    await page.getByRole('button', { name: 'Close notification' }).first().waitFor({ state: 'detached' });
+    // No `animations` or `style` option and the caret as it is: each of those injects a <style>, which
+    // the portal's CSP refuses (and the fault check would report).
+    await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true, caret: 'initial' });
   };
 }

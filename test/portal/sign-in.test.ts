@@ -33,7 +33,7 @@ describe('portal in a browser: sign in, applications, sign out', () => {
     await alert.waitFor();
     assert.equal(await alert.textContent(), 'the email address or the password is wrong');
     await signIn(page, EMAIL);
-    await page.getByRole('button', { name: `Your account menu (${EMAIL})` }).waitFor();
+    await page.getByRole('button', { name: `Account menu of ${EMAIL}` }).waitFor();
     await page.getByText('No applications yet').waitFor();
     assert.equal(await page.title(), 'Applications · acme · Atoll');
   });
@@ -44,7 +44,7 @@ describe('portal in a browser: sign in, applications, sign out', () => {
     await dialog.getByLabel('Application id').fill('Not Valid!');
     await dialog.getByRole('button', { name: 'Create application' }).click();
     const appId = dialog.getByRole('textbox', { name: 'Application id' });
-    await page.waitForFunction(() => document.querySelector('[aria-invalid="true"]') !== null);
+    await dialog.locator('input[aria-invalid="true"]').waitFor();
     assert.equal(await appId.getAttribute('aria-invalid'), 'true');
     const describedBy = (await appId.getAttribute('aria-describedby')) ?? '';
     const fieldError = page.locator(
@@ -68,7 +68,7 @@ describe('portal in a browser: sign in, applications, sign out', () => {
   it('keeps the session across a reload and at a deep link, and signs out', async () => {
     await page.goto(`${api.url}/accounts/acme`);
     await page.getByRole('listitem', { name: 'my-site' }).waitFor();
-    await page.getByRole('button', { name: `Your account menu (${EMAIL})` }).click();
+    await page.getByRole('button', { name: `Account menu of ${EMAIL}` }).click();
     await page.getByRole('menuitem', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in to Atoll' }).waitFor();
     await page.reload();

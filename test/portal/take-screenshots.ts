@@ -12,7 +12,8 @@ await mkdir(out, { recursive: true });
 const work = await mkdtemp(join(tmpdir(), 'atoll-screenshots-'));
 try {
   const facts = await portalJourney(work, pngsInto(out));
-  console.log(`${String(facts.shots.length)} screenshots in ${out}: ${facts.shots.join(', ')}`);
+  console.log(`${String(facts.shots.length)} pages shot into ${out}: ${facts.shots.join(', ')}`);
+  for (const line of [...facts.accessibility, ...facts.faults]) console.log(`  problem: ${line}`);
 } finally {
   await rm(work, { recursive: true, force: true });
 }

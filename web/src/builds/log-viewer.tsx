@@ -395,7 +395,7 @@ export function LogViewer(props: LogViewerProps) {
             setCurrent(-1);
           }}
           onKeyDown={onSearchKey}
-          w={{ base: '100%', xs: 240 }}
+          className="lv-search"
         />
         <Text size="xs" className="lv-muted" aria-live="polite" miw={search === '' ? 0 : '9ch'}>
           {search === ''
@@ -501,13 +501,13 @@ export function LogViewer(props: LogViewerProps) {
       {(named.length > 0 || lines.length > 0) && (
         <Group gap="xs" className="lv-muted">
           {parser.outcome !== undefined ? (
-            <Badge size="sm" color={failedBuild ? 'red.9' : 'green.9'} variant="filled">
+            <Badge size="sm" color={failedBuild ? 'red' : 'green'} variant="filled">
               {failedBuild ? 'Failed' : 'Succeeded'}
             </Badge>
           ) : (
             !stopped &&
             kind === 'build' && (
-              <Badge size="sm" color="blue.9" variant="filled">
+              <Badge size="sm" color="blue" variant="filled">
                 Running
               </Badge>
             )
@@ -607,13 +607,13 @@ function StepHeader(props: {
         <IconChevronRight className="lv-chevron" size={14} aria-hidden />
         <span className="lv-step-name">{step.name}</span>
         {running && (
-          <Badge component="span" size="xs" color="blue.9" variant="filled">
+          <Badge component="span" size="xs" color="blue" variant="filled">
             <VisuallyHidden>, </VisuallyHidden>
             running
           </Badge>
         )}
         {step.failed && (
-          <Badge component="span" size="xs" color="red.9" variant="filled">
+          <Badge component="span" size="xs" color="red" variant="filled">
             <VisuallyHidden>, </VisuallyHidden>
             failed
           </Badge>

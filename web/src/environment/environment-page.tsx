@@ -49,7 +49,7 @@ export function EnvironmentPage() {
 
   return (
     <Stack gap="md">
-      <Breadcrumbs separator="/" aria-label="Breadcrumbs" className="crumbs">
+      <Breadcrumbs separator="/" aria-label="Breadcrumbs" component="nav">
         <Anchor component={Link} to={accountPage(account)} size="sm">
           {account}
         </Anchor>

@@ -44,7 +44,7 @@ export function BuildPage() {
 
   return (
     <Stack gap="md">
-      <Breadcrumbs separator="/" aria-label="Breadcrumbs" className="crumbs">
+      <Breadcrumbs separator="/" aria-label="Breadcrumbs" component="nav">
         <Anchor component={Link} to={accountPage(account)} size="sm">
           {account}
         </Anchor>

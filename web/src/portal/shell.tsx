@@ -78,25 +78,23 @@ export function Shell() {
             size="xs"
             leftSection={<IconSearch size={14} aria-hidden />}
             rightSection={
-              <Kbd size="xs" visibleFrom="sm">
+              <Kbd size="xs" visibleFrom="sm" aria-hidden>
                 Ctrl K
               </Kbd>
             }
             onClick={() => {
               spotlight.open();
             }}
-            aria-label="Search applications, environments and builds"
           >
-            <Text span size="xs" visibleFrom="sm">
-              Search
-            </Text>
+            <span className="search-label">Search</span>
           </Button>
           <Menu position="bottom-end" withinPortal>
             <Menu.Target>
-              <UnstyledButton className="user-button" aria-label={`Your account menu (${user.email})`}>
+              <UnstyledButton className="user-button">
                 <Group gap={6} wrap="nowrap">
                   <IconUser size={18} aria-hidden />
-                  <Text span size="sm" visibleFrom="sm" className="user-email">
+                  <span className="visually-hidden">Account menu of </span>
+                  <Text span size="sm" className="user-email">
                     {user.email}
                   </Text>
                   <IconChevronDown size={14} aria-hidden />

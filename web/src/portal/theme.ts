@@ -12,4 +12,10 @@ export const theme = createTheme({
   fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
   fontFamilyMonospace: 'ui-monospace, SFMono-Regular, Menlo, Consolas, monospace',
   cursorType: 'pointer',
+  components: {
+    // Locking the page's scroll injects a <style> (react-remove-scroll), which the CSP refuses.
+    Modal: { defaultProps: { lockScroll: false } },
+    // Its close button is an icon: it needs a name for screen readers.
+    Notification: { defaultProps: { closeButtonProps: { 'aria-label': 'Close notification' } } },
+  },
 });
