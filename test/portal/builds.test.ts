@@ -108,8 +108,10 @@ describe('portal in a browser: builds, their live log, cancel, rollback and usag
     assert.ok(await eventually(runningWithFirstLine, 60_000), 'no log line seen while running');
     await stateOf().getByText('Succeeded').waitFor({ timeout: 60_000 });
     await stateOf().getByText('Live').waitFor();
-    await log.getByText('second step of the paced build').waitFor();
     await page.getByText('The whole log.').waitFor();
+    // Once the build has ended its steps are folded, each with its duration; opened, every line is there.
+    await page.getByRole('button', { name: 'Open all steps' }).click();
+    await log.getByText('second step of the paced build').waitFor();
     assert.equal(
       await page.evaluate(() => (globalThis as unknown as { unreloaded?: boolean }).unreloaded),
       true,
@@ -196,7 +198,7 @@ describe('portal in a browser: builds, their live log, cancel, rollback and usag
     await page.getByRole('heading', { name: /^Build / }).waitFor();
     const slow = buildOfUrl();
     const log = page.getByRole('log', { name: 'Build log' });
-    await log.getByText('waiting forever').waitFor({ timeout: 60_000 });
+    await log.getByText('waiting forever', { exact: true }).waitFor({ timeout: 60_000 });
     await stateOf().getByText('Running').waitFor();
     await page.getByRole('button', { name: `Cancel build ${slow.slice(0, 8)}` }).click();
     await stateOf().getByText('Cancelled').waitFor({ timeout: 30_000 });
