@@ -149,6 +149,10 @@ export async function portalJourney(dir: string, shoot: Shoot): Promise<JourneyF
     await page.getByRole('img').first().waitFor({ timeout: 30_000 });
     await shot('usage');
 
+    await tab('Runtime logs').click();
+    await page.getByRole('log', { name: 'Runtime log' }).waitFor({ state: 'attached' });
+    await shot('runtime-logs');
+
     // A custom domain: the TXT record to create, with copy buttons.
     await tab('Domains').click();
     await page.getByLabel('Domain', { exact: true }).fill('www.acme.test');

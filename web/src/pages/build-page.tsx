@@ -98,10 +98,6 @@ export function BuildPage() {
                   </Text>
                 )}
               </Fact>
-              {data.failureReason !== undefined && <Fact label="Reason">{data.failureReason.message}</Fact>}
-              {data.failureReason?.exitCode !== undefined && (
-                <Fact label="Exit code">{data.failureReason.exitCode}</Fact>
-              )}
               <Fact label="Trigger">{triggerLabel(data.trigger)}</Fact>
               {data.commitSha !== '' && (
                 <>

@@ -2,10 +2,11 @@
  * The command palette (Ctrl/Cmd-K): jump to any application, environment or recent build of the
  * user's accounts. What it lists is read when it is first opened, then kept fresh by the query cache.
  */
-import { Spotlight, type SpotlightActionData } from '@mantine/spotlight';
+import '@mantine/spotlight/styles.css';
+import { Spotlight, spotlight, type SpotlightActionData } from '@mantine/spotlight';
 import { IconApps, IconHammer, IconSearch, IconServer } from '@tabler/icons-react';
 import { useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useEffect } from 'react';
 import { resourceId, type Account, type ApiClient } from '../../../src/client/api-client.js';
 import { buildLabel } from '../builds/build-summary.js';
 import { client } from './client.js';
@@ -68,13 +69,18 @@ async function loadTargets(api: ApiClient, accounts: readonly Account[]): Promis
 
 const ICONS = { app: IconApps, environment: IconServer, build: IconHammer } as const;
 
-export function CommandPalette(props: { accounts: readonly Account[] }) {
-  const [opened, setOpened] = useState(false);
+/**
+ * The palette, mounted at the first request to open it (shell.tsx owns the Ctrl/Cmd-K shortcut); each
+ * new request (`requests` grows) opens it again.
+ */
+export function CommandPalette(props: { accounts: readonly Account[]; requests: number }) {
   const go = useGo();
+  useEffect(() => {
+    spotlight.open();
+  }, [props.requests]);
   const targets = useQuery({
     queryKey: ['palette', props.accounts.map((a) => a.accountId)],
     queryFn: () => loadTargets(client, props.accounts),
-    enabled: opened,
     staleTime: 30_000,
   });
   const actions: SpotlightActionData[] = (targets.data ?? []).map((target) => {
@@ -92,10 +98,7 @@ export function CommandPalette(props: { accounts: readonly Account[] }) {
   return (
     <Spotlight
       actions={actions}
-      shortcut={['mod + K']}
-      onSpotlightOpen={() => {
-        setOpened(true);
-      }}
+      shortcut={null}
       nothingFound={targets.isFetching ? 'Loading…' : 'Nothing found'}
       highlightQuery
       limit={50}

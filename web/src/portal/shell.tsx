@@ -14,19 +14,21 @@ import {
   Text,
   UnstyledButton,
 } from '@mantine/core';
-import { useLocalStorage } from '@mantine/hooks';
-import { spotlight } from '@mantine/spotlight';
+import { useHotkeys, useLocalStorage } from '@mantine/hooks';
 import { IconChevronDown, IconLogout, IconSearch, IconUser } from '@tabler/icons-react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Outlet, useLocation } from '@tanstack/react-router';
+import { lazy, Suspense, useState } from 'react';
 import type { Account } from '../../../src/client/api-client.js';
 import { SignInPage } from '../pages/sign-in-page.js';
 import { LoadError } from '../ui/errors.js';
 import { client } from './client.js';
-import { CommandPalette } from './command-palette.js';
 import { PortalContext } from './portal-context.js';
 import { accountsQuery, keys, sessionQuery } from './queries.js';
 import { accountPage, Link, useGo } from './router.js';
+
+/** The command palette, loaded the first time it is asked for: the first page need not carry it. */
+const CommandPalette = lazy(async () => ({ default: (await import('./command-palette.js')).CommandPalette }));
 
 /** The portal: the sign-in page until there is a session, then the header and the page of the address. */
 export function Shell() {
@@ -37,6 +39,12 @@ export function Shell() {
     enabled: session.data != null,
   });
   const go = useGo();
+  // Each request to open the palette (Ctrl/Cmd-K anywhere, even in a field, or the header's button).
+  const [paletteRequests, setPaletteRequests] = useState(0);
+  const openPalette = () => {
+    setPaletteRequests((n) => n + 1);
+  };
+  useHotkeys([['mod+K', openPalette]], []);
 
   if (session.isPending) return <Loading label="Loading…" />;
   if (session.data == null)
@@ -82,9 +90,7 @@ export function Shell() {
                 Ctrl K
               </Kbd>
             }
-            onClick={() => {
-              spotlight.open();
-            }}
+            onClick={openPalette}
           >
             <span className="search-label">Search</span>
           </Button>
@@ -126,7 +132,11 @@ export function Shell() {
               reloadAccounts: () => void accounts.refetch(),
             }}
           >
-            <CommandPalette accounts={accounts.data} />
+            {paletteRequests > 0 && (
+              <Suspense fallback={null}>
+                <CommandPalette accounts={accounts.data} requests={paletteRequests} />
+              </Suspense>
+            )}
             <Outlet />
           </PortalContext.Provider>
         )}
