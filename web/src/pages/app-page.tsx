@@ -21,7 +21,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type SyntheticEvent } from 'react';
 import type { Build, Environment } from '../../../src/client/api-client.js';
 import { BuildCommit, type RepositoryRef } from '../builds/build-commit.js';
-import { triggerLabel } from '../builds/build-summary.js';
+import { buildLabel, triggerLabel } from '../builds/build-summary.js';
 import { deploymentState, DeploymentBadge } from '../environment/deployment-state.js';
 import { draftFields, EnvironmentFields, type EnvironmentDraft } from '../environment/environment-fields.js';
 import { useAccount, usePortal } from '../portal/portal-context.js';
@@ -255,7 +255,7 @@ function EnvironmentSummary(props: {
       )}
       {latest !== null && (
         <Text size="xs" c="dimmed">
-          Newest build <Link to={pageOf(latest.name)}>{latest.name.slice(-36, -28)}</Link>:{' '}
+          Newest build <Link to={pageOf(latest.name)}>{buildLabel(latest)}</Link>:{' '}
           {triggerLabel(latest.trigger)} <RelativeTime iso={latest.createTime} />
           {latest.commitSha !== '' && (
             <>
