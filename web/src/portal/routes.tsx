@@ -3,7 +3,13 @@
  * so the page of `accounts/a/apps/x/environments/e` is at `/accounts/a/apps/x/environments/e`; the
  * control plane answers every such path with index.html, so a reload or a shared link opens the page.
  */
-import { createRootRoute, createRoute, createRouter } from '@tanstack/react-router';
+import {
+  createRootRoute,
+  createRoute,
+  createRouter,
+  lazyRouteComponent,
+  type RouteComponent,
+} from '@tanstack/react-router';
 import { BuildsTab } from '../environment/builds-tab.js';
 import { EnvironmentDomains } from '../environment/environment-domains.js';
 import { EnvironmentOverview } from '../environment/environment-overview.js';
@@ -11,7 +17,6 @@ import { EnvironmentPage } from '../environment/environment-page.js';
 import { EnvironmentWebhooks } from '../environment/environment-webhooks.js';
 import { ReportsTab } from '../environment/reports-tab.js';
 import { RuntimeLogsTab } from '../environment/runtime-logs-tab.js';
-import { UsageTab } from '../environment/usage-tab.js';
 import { AppPage } from '../pages/app-page.js';
 import { AppsPage } from '../pages/apps-page.js';
 import { BuildPage } from '../pages/build-page.js';
@@ -56,7 +61,7 @@ const build = createRoute({
   component: BuildPage,
 });
 /** The environment page's tabs, each a path under the environment's. */
-const tab = (path: string, component: () => React.ReactNode) =>
+const tab = (path: string, component: RouteComponent) =>
   createRoute({ getParentRoute: () => environment, path, component });
 
 const routeTree = root.addChildren([
@@ -71,7 +76,11 @@ const routeTree = root.addChildren([
     environment.addChildren([
       tab('/', EnvironmentOverview),
       tab('builds', BuildsTab),
-      tab('usage', UsageTab),
+      // Loaded with the tab: its chart library stays out of the first page's JavaScript.
+      tab(
+        'usage',
+        lazyRouteComponent(() => import('../environment/usage-tab.js'), 'UsageTab'),
+      ),
       tab('logs', RuntimeLogsTab),
       tab('domains', EnvironmentDomains),
       tab('webhooks', EnvironmentWebhooks),
