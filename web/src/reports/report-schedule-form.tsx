@@ -264,6 +264,8 @@ function FrequencyFields({ form, unit }: { form: FormParts; unit: (typeof UNITS)
       <TextInput
         id={id('frequency.value')}
         label={unit?.valueLabel}
+        // The hint under the input, so that it lines up with the unit's select beside it.
+        inputWrapperOrder={['label', 'input', 'description', 'error']}
         type="number"
         inputMode="numeric"
         value={draft.value}
