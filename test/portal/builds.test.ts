@@ -215,8 +215,14 @@ describe('portal in a browser: builds, their live log, cancel, rollback and usag
     // Earlier tests asked the edge too; the tab is compared with what it showed before these.
     assert.equal((await h.edge('/', { host: h.hostOf() })).status, 200);
     await h.api.services.usageMeter.flush();
+    const inlineStyles: string[] = [];
+    page.on('console', (message) => {
+      if (/inline style|Content Security Policy/i.test(message.text())) inlineStyles.push(message.text());
+    });
     await tab('Usage').click();
-    const requests = page.locator('.facts dt:text-is("Requests") + dd');
+    // Each total is a term and its definition, the value labelled by its term (aria-labelledby).
+    const totalOf = (label: string) => page.getByLabel(label, { exact: true });
+    const requests = totalOf('Requests');
     await requests.waitFor();
     const before = Number(await requests.textContent());
     assert.ok(before >= 1, String(before));
@@ -226,23 +232,44 @@ describe('portal in a browser: builds, their live log, cancel, rollback and usag
     await h.api.services.usageMeter.flush();
     // The tab asks again every 10 s.
     const total = String(before + 5);
-    await page.locator('.facts dt:text-is("Requests") + dd', { hasText: new RegExp(`^${total}$`) }).waitFor({
-      timeout: 15_000,
+    await totalOf('Requests')
+      .filter({ hasText: new RegExp(`^${total}$`) })
+      .waitFor({ timeout: 15_000 });
+    assert.equal(await totalOf('4xx client error').textContent(), '1');
+    assert.match((await totalOf('Bandwidth').textContent()) ?? '', /\d (bytes|KB)/);
+    const requestsChart = page.getByRole('img', {
+      name: new RegExp(`^Requests per minute, last hour: ${total} in all`),
     });
-    assert.equal(await page.locator('.facts dt:text-is("4xx client error") + dd').textContent(), '1');
-    assert.match(
-      (await page.locator('.facts dt:text-is("Bandwidth") + dd').textContent()) ?? '',
-      /\d (bytes|KB)/,
-    );
-    await page
-      .getByRole('img', { name: new RegExp(`^Requests per minute, last hour: ${total} in all`) })
-      .waitFor();
-    assert.equal(await page.getByRole('img').count(), 4);
+    await requestsChart.waitFor();
+    // The four charts are the tab's only images.
+    const usageTab = page.getByRole('region', { name: 'Usage' });
+    assert.equal(await usageTab.getByRole('img').count(), 4);
     await page.getByRole('cell', { name: '/missing' }).waitFor();
+    // uPlot draws on a canvas as wide as the chart's box, and shows the values under the cursor.
+    const canvas = requestsChart.locator('canvas');
+    const width = await canvas.evaluate((c: { clientWidth: number }) => c.clientWidth);
+    assert.ok(width > 200, String(width));
+    // The plot's area (uPlot's .u-over, which takes the pointer) without the axes; its right edge is now.
+    const over = requestsChart.locator('.u-over');
+    const plot = await over.boundingBox();
+    assert.ok(plot !== null);
+    await over.hover({ position: { x: plot.width - 2, y: plot.height / 2 } });
+    const legend = page.locator('figure', { has: requestsChart }).locator('.u-legend .u-value').nth(1);
+    await legend.filter({ hasText: /^\d+$/ }).waitFor();
+    // The canvas holds the scheme's colours: a change of scheme draws the charts again.
+    const drawn = requestsChart.locator('.uplot');
+    await drawn.evaluate((e) => e.setAttribute('data-drawn-in', 'light'));
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await requestsChart.locator('.uplot:not([data-drawn-in])').waitFor();
+    await page.emulateMedia({ colorScheme: 'light' });
+    // Its styles are a stylesheet of the bundle: nothing the CSP would refuse.
+    assert.equal(await page.locator('style').count(), 0);
+    assert.deepEqual(inlineStyles, []);
 
     await page.getByLabel('Period').selectOption({ label: 'Last 7 days (per hour)' });
     await page
       .getByRole('img', { name: new RegExp(`^Requests per hour, last 7 days: ${total} in all`) })
       .waitFor();
+    assert.equal(await usageTab.getByRole('img').count(), 4);
   });
 });

@@ -93,7 +93,10 @@ describe('portal in a browser: site report schedules, run now, reports and their
     const valueError = page.locator('[id="new-schedule-frequency.value-error"]');
     await valueError.waitFor();
     assert.match((await valueError.textContent()) ?? '', /7 \(weekly\) or 14/);
-    assert.equal(await form.getByLabel('Days between reports').getAttribute('aria-invalid'), 'true');
+    const value = form.getByLabel('Days between reports');
+    assert.equal(await value.getAttribute('aria-invalid'), 'true');
+    // The error is read with the field it is about.
+    assert.match((await value.getAttribute('aria-describedby')) ?? '', /new-schedule-frequency\.value-error/);
     const emailError = page.locator('[id="new-schedule-recipients[1].email-error"]');
     assert.match((await emailError.textContent()) ?? '', /e-mail address/);
     assert.deepEqual(await schedulesInApi(), []);
@@ -116,6 +119,8 @@ describe('portal in a browser: site report schedules, run now, reports and their
     );
     // Sent with the browser's offset (Paris: +01:00 or +02:00), tomorrow at 09:00 local time by default.
     assert.match(created.next_scheduled_date, /T09:00:00\+0[12]:00$/);
+    // The card says it relative to now ("in 20 hours"), the exact time on the <time> element.
+    assert.equal(await card.locator('time').getAttribute('datetime'), created.next_scheduled_date);
 
     await card.getByRole('button', { name: 'Edit' }).click();
     const edit = page.getByRole('form', { name: 'Edit Weekly report' });
@@ -134,6 +139,8 @@ describe('portal in a browser: site report schedules, run now, reports and their
       .getByRole('status')
       .filter({ hasText: 'Report generated and sent' })
       .waitFor({ timeout: 30_000 });
+    // And a toast, for who scrolled away while it ran.
+    await page.getByText('Report sent to 2 recipients.').waitFor();
     const messages = await smtp.waitFor(2);
     assert.deepEqual(messages.map((m) => m.to).sort(), [['ada@acme.test'], ['bo@acme.test']]);
     assert.match(messages[0]?.parsed.subject ?? '', /^Weekly site report: Production, /);
@@ -163,14 +170,29 @@ describe('portal in a browser: site report schedules, run now, reports and their
     await viewer.getByRole('link', { name: /^PDF of Weekly site report/ }).waitFor();
     for (const name of ['Edit', 'Run now', 'Delete schedule', 'Create schedule'])
       assert.equal(await viewer.getByRole('button', { name }).count(), 0, name);
+    assert.equal(await viewer.getByRole('form', { name: 'New schedule' }).count(), 0);
+
+    // On a phone the page does not scroll sideways; the report is still a row of a table.
+    await viewer.setViewportSize({ width: 390, height: 844 });
+    const row = viewer.getByRole('row').filter({ has: viewer.getByRole('link', { name: /^PDF of / }) });
+    await row.getByText('On demand').waitFor();
+    assert.ok(
+      await viewer.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth),
+      'the Reports tab scrolls sideways at 390 px',
+    );
     await viewer.close();
   });
 
   it('deletes the schedule after confirmation; its report stays', async () => {
     const card = page.getByRole('article', { name: 'Weekly site report' });
     await card.getByRole('button', { name: 'Delete schedule' }).click();
-    await card.getByRole('button', { name: 'Delete Weekly site report' }).click();
+    // The dialog says what will happen before anything is deleted.
+    const dialog = page.getByRole('dialog', { name: 'Delete schedule' });
+    await dialog.getByText(/No more reports come from Weekly site report/).waitFor();
+    assert.equal((await schedulesInApi()).length, 1);
+    await dialog.getByRole('button', { name: 'Delete Weekly site report' }).click();
     await page.getByText(/^No schedules yet\./).waitFor();
+    await page.getByText('Schedule Weekly site report deleted. Its reports are kept.').waitFor();
     assert.deepEqual(await schedulesInApi(), []);
     await page.getByRole('link', { name: /^PDF of Weekly site report/ }).waitFor();
   });

@@ -19,6 +19,12 @@ export const keys = {
   environment: (name: string) => ['environment', name] as const,
   builds: (environment: string) => ['builds', environment] as const,
   build: (name: string) => ['build', name] as const,
+  usage: (environment: string) => ['usage', environment] as const,
+  /** An account's report templates, by the account's uid (the report API names accounts so). */
+  reportTemplates: (accountUid: string) => ['report-templates', accountUid] as const,
+  /** A site's report schedules (a site of the report API is an environment, by its id). */
+  reportSchedules: (siteId: string) => ['report-schedules', siteId] as const,
+  siteReports: (siteId: string) => ['site-reports', siteId] as const,
 };
 
 export function sessionQuery(client: ApiClient) {
@@ -106,5 +112,55 @@ export function appOverviewQuery(client: ApiClient, account: string, app: string
       return environments.map((environment, i) => ({ environment, latest: latest[i] ?? null }));
     },
     refetchInterval: POLL_MS * 5,
+  });
+}
+
+/** How often the Usage tab asks again: the edge flushes its counts every 10 s, sooner shows nothing new. */
+export const USAGE_REFRESH_MS = 10_000;
+
+/** What the edge counted for an environment over the last `hours`, summed per `intervalSeconds`. */
+export function usageQuery(client: ApiClient, environment: string, hours: number, intervalSeconds: number) {
+  return queryOptions({
+    queryKey: [...keys.usage(environment), hours, intervalSeconds],
+    queryFn: () => client.getUsage(environment, hours, intervalSeconds),
+    refetchInterval: USAGE_REFRESH_MS,
+    // Another period keeps the charts of the last one on screen until its own answer comes.
+    placeholderData: (previous) => previous,
+  });
+}
+
+/*
+ * How often the reports and the schedules are read again. The report API allows an account 120
+ * requests a minute (ATOLL_REPORT_RATE_PER_MINUTE), shared by everyone of the account: a few
+ * seconds shows a delivery's progress, and a page left open uses a small part of that budget.
+ */
+const REPORTS_POLL_MS = 5_000;
+const SCHEDULES_POLL_MS = 30_000;
+
+/** The report templates an account may use; they change with a release, not while a page is open. */
+export function reportTemplatesQuery(client: ApiClient, accountUid: string | undefined) {
+  return queryOptions({
+    queryKey: keys.reportTemplates(accountUid ?? ''),
+    queryFn: () => client.listReportTemplates(accountUid ?? ''),
+    enabled: accountUid !== undefined,
+    staleTime: 5 * 60_000,
+  });
+}
+
+export function reportSchedulesQuery(client: ApiClient, siteId: string) {
+  return queryOptions({
+    queryKey: keys.reportSchedules(siteId),
+    queryFn: () => client.listReportSchedules(siteId),
+    refetchInterval: SCHEDULES_POLL_MS,
+  });
+}
+
+/** A page of a site's reports, newest first, read every few seconds so deliveries show as they go. */
+export function siteReportsQuery(client: ApiClient, siteId: string, limit: number, offset: number) {
+  return queryOptions({
+    queryKey: [...keys.siteReports(siteId), limit, offset],
+    queryFn: () => client.listSiteReports(siteId, limit, offset),
+    refetchInterval: REPORTS_POLL_MS,
+    placeholderData: (previous) => previous,
   });
 }

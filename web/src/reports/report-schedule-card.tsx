@@ -1,12 +1,16 @@
 /** One report schedule as the Reports tab lists it, with its change, run now and deletion. */
+import { Badge, Button, Group, Loader, Paper, Text, Title } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { IconCalendarRepeat, IconPencil, IconPlayerPlay, IconTrash } from '@tabler/icons-react';
 import { useState } from 'react';
 import type { ReportSchedule, ReportTemplate } from '../../../src/client/api-client.js';
 import { usePortal } from '../portal/portal-context.js';
 import { ConfirmButton } from '../ui/confirm-button.js';
 import { FormError } from '../ui/errors.js';
-import { formatTime } from '../ui/time.js';
+import { RelativeTime } from '../ui/time.js';
 import { useAction } from '../ui/use-action.js';
 import { ReportScheduleForm } from './report-schedule-form.js';
+import './reports.css';
 
 /** A schedule's frequency in words: `Every 7 days`, `Monthly on day 1`. */
 export function frequencyInWords(frequency: ReportSchedule['frequency']): string {
@@ -15,9 +19,12 @@ export function frequencyInWords(frequency: ReportSchedule['frequency']): string
     : `Every ${String(frequency.value)} days`;
 }
 
+const capitalised = (name: string) => `${name.charAt(0).toUpperCase()}${name.slice(1)}`;
+
 /**
  * One report schedule: when it runs, to whom, with what; for owners and developers, a form to
- * change it, a run now and its deletion. `onReportsChanged` tells the page a report was made.
+ * change it in place, a run now and its deletion. `onReportsChanged` tells the page a report was
+ * made, `onChanged` that the schedule changed or went.
  */
 export function ReportScheduleCard(props: {
   schedule: ReportSchedule;
@@ -43,15 +50,33 @@ export function ReportScheduleCard(props: {
     () => {
       // The API answers 201 only once the relay took the report for every recipient.
       setNotice('Report generated and sent');
+      notifications.show({
+        color: 'teal',
+        title: schedule.title,
+        message: `Report sent to ${String(schedule.recipients.length)} ${schedule.recipients.length === 1 ? 'recipient' : 'recipients'}.`,
+      });
     },
   );
-  const remove = useAction(() => client.deleteReportSchedule(schedule.schedule_id), props.onChanged);
+  const remove = useAction(
+    () => client.deleteReportSchedule(schedule.schedule_id),
+    () => {
+      notifications.show({ message: `Schedule ${schedule.title} deleted. Its reports are kept.` });
+      props.onChanged();
+    },
+  );
   const template = templates.find((t) => t.template_uuid === schedule.template_uuid);
   const headingId = `schedule-${schedule.schedule_id}`;
 
   return (
-    <article className="card" aria-labelledby={headingId}>
-      <h3 id={headingId}>{schedule.title}</h3>
+    <Paper withBorder p="md" component="article" aria-labelledby={headingId} className="schedule-card">
+      <Group justify="space-between" align="flex-start" gap="xs" mb="sm">
+        <Title order={3} size="h5" id={headingId} className="schedule-title">
+          {schedule.title}
+        </Title>
+        <Badge variant="default" leftSection={<IconCalendarRepeat size={12} aria-hidden />}>
+          {frequencyInWords(schedule.frequency)}
+        </Badge>
+      </Group>
       {editing ? (
         <ReportScheduleForm
           idPrefix={`edit-${schedule.schedule_id}`}
@@ -69,61 +94,77 @@ export function ReportScheduleCard(props: {
         />
       ) : (
         <dl className="facts">
-          <dt>Frequency</dt>
-          <dd>{frequencyInWords(schedule.frequency)}</dd>
           <dt>Next report</dt>
-          <dd>{formatTime(schedule.next_scheduled_date)}</dd>
+          <dd>
+            <RelativeTime iso={schedule.next_scheduled_date} />
+          </dd>
           <dt>Template</dt>
           <dd>{template?.template_name ?? schedule.template_uuid}</dd>
           <dt>Sections</dt>
-          <dd>{schedule.sections.join(', ')}</dd>
+          <dd>{schedule.sections.map(capitalised).join(', ')}</dd>
           <dt>Recipients</dt>
           <dd>
-            <ul className="recipients">
+            <ul className="schedule-recipients">
               {schedule.recipients.map((r) => (
                 <li key={r.email}>
-                  {r.name} <span className="muted">&lt;{r.email}&gt;</span>
+                  {r.name}{' '}
+                  <Text span size="sm" c="dimmed">
+                    &lt;{r.email}&gt;
+                  </Text>
                 </li>
               ))}
             </ul>
           </dd>
         </dl>
       )}
-      {run.busy && <p role="status">Making the report and sending it…</p>}
-      {notice !== undefined && !run.busy && <p role="status">{notice}</p>}
+      {run.busy && (
+        <Group gap="xs" mt="sm" role="status">
+          <Loader size="xs" />
+          <Text size="sm">Making the report and sending it…</Text>
+        </Group>
+      )}
+      {notice !== undefined && !run.busy && (
+        <Text role="status" size="sm" c="teal" mt="sm">
+          {notice}
+        </Text>
+      )}
       <FormError error={run.error} />
       <FormError error={remove.error} />
       {props.canManage && !editing && (
-        <div className="actions">
-          <button
-            type="button"
-            className="secondary"
-            onClick={() => {
-              setNotice(undefined);
-              setEditing(true);
-            }}
-          >
-            Edit
-          </button>
-          <button
-            type="button"
-            disabled={run.busy}
+        <Group gap="xs" mt="md">
+          <Button
+            size="xs"
+            leftSection={<IconPlayerPlay size={14} aria-hidden />}
+            loading={run.busy}
             onClick={() => {
               setNotice(undefined);
               run.run();
             }}
           >
             Run now
-          </button>
+          </Button>
+          <Button
+            size="xs"
+            variant="default"
+            leftSection={<IconPencil size={14} aria-hidden />}
+            onClick={() => {
+              setNotice(undefined);
+              setEditing(true);
+            }}
+          >
+            Edit
+          </Button>
           <ConfirmButton
             label="Delete schedule"
             confirmLabel={`Delete ${schedule.title}`}
-            warning="No more reports come from this schedule. The reports it already made are kept."
+            warning={`No more reports come from ${schedule.title}. The reports it already made are kept.`}
+            size="xs"
+            leftSection={<IconTrash size={14} aria-hidden />}
             busy={remove.busy}
             onConfirm={remove.run}
           />
-        </div>
+        </Group>
       )}
-    </article>
+    </Paper>
   );
 }

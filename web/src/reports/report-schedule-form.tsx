@@ -1,4 +1,17 @@
 /** The form that creates or changes a report schedule, with the rules a user can be told at once. */
+import {
+  ActionIcon,
+  Button,
+  Checkbox,
+  Fieldset,
+  Group,
+  NativeSelect,
+  Stack,
+  Text,
+  TextInput,
+  Tooltip,
+} from '@mantine/core';
+import { IconPlus, IconTrash } from '@tabler/icons-react';
 import { useState, type SyntheticEvent } from 'react';
 import {
   ApiError,
@@ -7,9 +20,10 @@ import {
   type ReportTemplate,
 } from '../../../src/client/api-client.js';
 import { usePortal } from '../portal/portal-context.js';
-import { FieldError, FormError } from '../ui/errors.js';
+import { FieldError, fieldError, FormError } from '../ui/errors.js';
 import { useAction } from '../ui/use-action.js';
 import { currentOffset, fromLocalInput, toLocalInput, tomorrowMorning } from './local-date-time.js';
+import './reports.css';
 
 /** A schedule as the form holds it: text as typed, the date as the datetime-local input has it. */
 interface ScheduleDraft {
@@ -118,7 +132,9 @@ const capitalised = (name: string) => `${name.charAt(0).toUpperCase()}${name.sli
 
 /**
  * A report schedule's form, to create one (no `schedule`) or to change one (a PATCH of what
- * changed). The report API's refusals show under the field they name.
+ * changed). The report API's refusals show under the field they name: each input's id is the
+ * field's path after `idPrefix` (`new-schedule-frequency.value`), and its error's id that and
+ * `-error`, as Mantine's inputs name them.
  */
 export function ReportScheduleForm(props: {
   idPrefix: string;
@@ -164,15 +180,13 @@ export function ReportScheduleForm(props: {
     else save.clear();
   };
   const id = (name: string) => `${idPrefix}-${name}`;
-  /** aria-describedby for a control: its hint and, when the API refused it, the error under it. */
-  const describedBy = (field: string, ...more: string[]) =>
-    [...more, ...(error?.violationOf(field) === undefined ? [] : [id(`${field}-error`)])].join(' ') ||
-    undefined;
-  const invalid = (field: string) => error?.violationOf(field) !== undefined;
+  /** aria-describedby for a group: the error under it, when the API refused it. */
+  const describedBy = (field: string) =>
+    error?.violationOf(field) === undefined ? undefined : id(`${field}-error`);
   const template = templates.find((t) => t.template_uuid === draft.templateUuid);
   const unit = UNITS.find((u) => u.unit === draft.unit) ?? UNITS[0];
   const sectionErrors = (error?.fieldViolations ?? []).filter((v) => v.field.startsWith('sections['));
-  const form: FormParts = { draft, change, error, id, describedBy, invalid };
+  const form: FormParts = { draft, change, error, id, describedBy };
 
   return (
     <form
@@ -180,42 +194,40 @@ export function ReportScheduleForm(props: {
       noValidate
       aria-label={schedule === undefined ? 'New schedule' : `Edit ${schedule.title}`}
     >
-      <TitleAndTemplate form={form} templates={templates} />
+      <Stack gap="sm">
+        <TitleAndTemplate form={form} templates={templates} />
+        <FrequencyFields form={form} unit={unit} />
+        <TextInput
+          id={id('next_scheduled_date')}
+          label="Next report on"
+          type="datetime-local"
+          value={draft.next}
+          description={`Your local time (UTC${currentOffset()}); later reports come at the same time of day in that offset.`}
+          error={fieldError(error, 'next_scheduled_date')}
+          onChange={(e) => {
+            change({ next: e.currentTarget.value });
+          }}
+        />
+        <RecipientsFieldset form={form} />
+        <SectionsFieldset form={form} template={template} sectionErrors={sectionErrors} />
 
-      <FrequencyFields form={form} unit={unit} />
-
-      <label htmlFor={id('next')}>Next report on</label>
-      <input
-        id={id('next')}
-        type="datetime-local"
-        value={draft.next}
-        aria-invalid={invalid('next_scheduled_date')}
-        aria-describedby={describedBy('next_scheduled_date', id('next-hint'))}
-        onChange={(e) => {
-          change({ next: e.target.value });
-        }}
-      />
-      <p id={id('next-hint')} className="muted">
-        Your local time (UTC{currentOffset()}); later reports come at the same time of day in that offset.
-      </p>
-      <FieldError error={error} field="next_scheduled_date" id={id('next_scheduled_date-error')} />
-
-      <RecipientsFieldset form={form} />
-
-      <SectionsFieldset form={form} template={template} sectionErrors={sectionErrors} />
-
-      <FormError error={error} fields={shownFields(draft)} />
-      {created && <p role="status">Schedule created.</p>}
-      <div className="actions">
-        <button type="submit" disabled={save.busy}>
-          {schedule === undefined ? 'Create schedule' : 'Save schedule'}
-        </button>
-        {props.onCancel !== undefined && (
-          <button type="button" className="secondary" onClick={props.onCancel}>
-            Cancel
-          </button>
+        <FormError error={error} fields={shownFields(draft)} />
+        {created && (
+          <Text role="status" size="sm" c="teal">
+            Schedule created.
+          </Text>
         )}
-      </div>
+        <Group gap="sm">
+          <Button type="submit" loading={save.busy}>
+            {schedule === undefined ? 'Create schedule' : 'Save schedule'}
+          </Button>
+          {props.onCancel !== undefined && (
+            <Button variant="default" onClick={props.onCancel}>
+              Cancel
+            </Button>
+          )}
+        </Group>
+      </Stack>
     </form>
   );
 }
@@ -226,135 +238,137 @@ interface FormParts {
   readonly change: (next: Partial<ScheduleDraft>) => void;
   readonly error: ApiError | undefined;
   readonly id: (name: string) => string;
-  readonly describedBy: (field: string, ...more: string[]) => string | undefined;
-  readonly invalid: (field: string) => boolean;
+  readonly describedBy: (field: string) => string | undefined;
 }
 
-/** How often the report comes (a unit and a value) and when the next one does. */
+/** How often the report comes: a unit and a value, side by side where there is room. */
 function FrequencyFields({ form, unit }: { form: FormParts; unit: (typeof UNITS)[number] | undefined }) {
-  const { draft, change, error, id, describedBy, invalid } = form;
+  const { draft, change, error, id } = form;
   return (
-    <>
-      <label htmlFor={id('unit')}>Frequency</label>
-      <select
-        id={id('unit')}
+    <div className="schedule-form-row">
+      <NativeSelect
+        id={id('frequency.unit')}
+        label="Frequency"
         value={draft.unit}
-        aria-invalid={invalid('frequency.unit')}
-        aria-describedby={describedBy('frequency.unit')}
+        error={fieldError(error, 'frequency.unit')}
+        data={UNITS.map((u) => ({ value: u.unit, label: u.label }))}
         onChange={(e) => {
-          const monthly = e.target.value === 'MONTHLY';
+          const monthly = e.currentTarget.value === 'MONTHLY';
           const wasMonthly = draft.unit === 'MONTHLY';
-          change({ unit: e.target.value, ...(monthly !== wasMonthly && { value: monthly ? '1' : '7' }) });
+          change({
+            unit: e.currentTarget.value,
+            ...(monthly !== wasMonthly && { value: monthly ? '1' : '7' }),
+          });
         }}
-      >
-        {UNITS.map((u) => (
-          <option key={u.unit} value={u.unit}>
-            {u.label}
-          </option>
-        ))}
-      </select>
-      <FieldError error={error} field="frequency.unit" id={id('frequency.unit-error')} />
-      <label htmlFor={id('value')}>{unit?.valueLabel}</label>
-      <input
-        id={id('value')}
+      />
+      <TextInput
+        id={id('frequency.value')}
+        label={unit?.valueLabel}
+        // The hint under the input, so that it lines up with the unit's select beside it.
+        inputWrapperOrder={['label', 'input', 'description', 'error']}
         type="number"
         inputMode="numeric"
         value={draft.value}
-        aria-invalid={invalid('frequency.value') || invalid('frequency')}
-        aria-describedby={describedBy('frequency.value', id('value-hint'))}
+        description={
+          draft.unit === 'MONTHLY'
+            ? 'From 1 to 31; in a shorter month the report comes on its last day.'
+            : '7 for a weekly report, 14 for one every two weeks.'
+        }
+        // A rule about the frequency as a whole shows here too: the value is what the user chose.
+        error={fieldError(error, 'frequency.value') ?? fieldError(error, 'frequency')}
         onChange={(e) => {
-          change({ value: e.target.value });
+          change({ value: e.currentTarget.value });
         }}
       />
-      <p id={id('value-hint')} className="muted">
-        {draft.unit === 'MONTHLY'
-          ? 'From 1 to 31; in a shorter month the report comes on its last day.'
-          : '7 for a weekly report, 14 for one every two weeks.'}
-      </p>
-      <FieldError error={error} field="frequency.value" id={id('frequency.value-error')} />
-      <FieldError error={error} field="frequency" />
-    </>
+    </div>
   );
 }
 
 /** The people who get the report: a name and an e-mail address each, added and removed in place. */
 function RecipientsFieldset({ form }: { form: FormParts }) {
-  const { draft, change, error, id, describedBy, invalid } = form;
+  const { draft, change, error, id, describedBy } = form;
   return (
-    <fieldset aria-describedby={describedBy('recipients')}>
-      <legend>Recipients</legend>
-      {draft.recipients.length === 0 && (
-        <p className="muted">Nobody yet: add the people who get the report.</p>
-      )}
-      {draft.recipients.map((recipient, i) => {
-        const n = String(i);
-        const setRecipient = (next: Partial<typeof recipient>) => {
-          change({ recipients: draft.recipients.map((r, j) => (j === i ? { ...r, ...next } : r)) });
-        };
-        return (
-          <div className="recipient" key={i} role="group" aria-label={`Recipient ${String(i + 1)}`}>
-            <div>
-              <label htmlFor={id(`recipient-name-${n}`)}>Name</label>
-              <input
-                id={id(`recipient-name-${n}`)}
-                value={recipient.name}
-                autoComplete="off"
-                aria-invalid={invalid(`recipients[${n}].name`)}
-                aria-describedby={describedBy(`recipients[${n}].name`)}
-                onChange={(e) => {
-                  setRecipient({ name: e.target.value });
-                }}
-              />
-              <FieldError
-                error={error}
-                field={`recipients[${n}].name`}
-                id={id(`recipients[${n}].name-error`)}
-              />
+    <Fieldset
+      legend="Recipients"
+      aria-describedby={describedBy('recipients')}
+      variant="unstyled"
+      className="schedule-fieldset"
+    >
+      <Stack gap="xs">
+        {draft.recipients.length === 0 && (
+          <Text size="sm" c="dimmed">
+            Nobody yet: add the people who get the report.
+          </Text>
+        )}
+        {draft.recipients.map((recipient, i) => {
+          const n = String(i);
+          const label = `Recipient ${String(i + 1)}`;
+          const setRecipient = (next: Partial<typeof recipient>) => {
+            change({ recipients: draft.recipients.map((r, j) => (j === i ? { ...r, ...next } : r)) });
+          };
+          const labelId = id(`recipient-${n}-label`);
+          return (
+            <div key={i} role="group" aria-labelledby={labelId} className="schedule-recipient">
+              <Group justify="space-between" gap="xs" mb={4}>
+                <Text size="xs" c="dimmed" id={labelId}>
+                  {label}
+                </Text>
+                <Tooltip label={`Remove recipient ${String(i + 1)}`}>
+                  <ActionIcon
+                    variant="subtle"
+                    color="gray"
+                    size="sm"
+                    aria-label={`Remove recipient ${String(i + 1)}`}
+                    onClick={() => {
+                      change({ recipients: draft.recipients.filter((_, j) => j !== i) });
+                    }}
+                  >
+                    <IconTrash size={14} aria-hidden />
+                  </ActionIcon>
+                </Tooltip>
+              </Group>
+              <div className="schedule-form-row">
+                <TextInput
+                  id={id(`recipients[${n}].name`)}
+                  label="Name"
+                  value={recipient.name}
+                  autoComplete="off"
+                  error={fieldError(error, `recipients[${n}].name`)}
+                  onChange={(e) => {
+                    setRecipient({ name: e.currentTarget.value });
+                  }}
+                />
+                <TextInput
+                  id={id(`recipients[${n}].email`)}
+                  label="E-mail address"
+                  type="email"
+                  value={recipient.email}
+                  autoComplete="off"
+                  error={fieldError(error, `recipients[${n}].email`)}
+                  onChange={(e) => {
+                    setRecipient({ email: e.currentTarget.value });
+                  }}
+                />
+              </div>
+              <FieldError error={error} field={`recipients[${n}]`} />
             </div>
-            <div>
-              <label htmlFor={id(`recipient-email-${n}`)}>E-mail address</label>
-              <input
-                id={id(`recipient-email-${n}`)}
-                type="email"
-                value={recipient.email}
-                autoComplete="off"
-                aria-invalid={invalid(`recipients[${n}].email`)}
-                aria-describedby={describedBy(`recipients[${n}].email`)}
-                onChange={(e) => {
-                  setRecipient({ email: e.target.value });
-                }}
-              />
-              <FieldError
-                error={error}
-                field={`recipients[${n}].email`}
-                id={id(`recipients[${n}].email-error`)}
-              />
-            </div>
-            <FieldError error={error} field={`recipients[${n}]`} />
-            <button
-              type="button"
-              className="secondary"
-              aria-label={`Remove recipient ${String(i + 1)}`}
-              onClick={() => {
-                change({ recipients: draft.recipients.filter((_, j) => j !== i) });
-              }}
-            >
-              Remove
-            </button>
-          </div>
-        );
-      })}
-      <FieldError error={error} field="recipients" id={id('recipients-error')} />
-      <button
-        type="button"
-        className="secondary"
-        onClick={() => {
-          change({ recipients: [...draft.recipients, { name: '', email: '' }] });
-        }}
-      >
-        Add a recipient
-      </button>
-    </fieldset>
+          );
+        })}
+        <FieldError error={error} field="recipients" id={id('recipients-error')} />
+        <Group>
+          <Button
+            variant="default"
+            size="xs"
+            leftSection={<IconPlus size={14} aria-hidden />}
+            onClick={() => {
+              change({ recipients: [...draft.recipients, { name: '', email: '' }] });
+            }}
+          >
+            Add a recipient
+          </Button>
+        </Group>
+      </Stack>
+    </Fieldset>
   );
 }
 
@@ -370,73 +384,68 @@ function SectionsFieldset({
 }) {
   const { draft, change, error, id, describedBy } = form;
   return (
-    <fieldset aria-describedby={describedBy('sections')}>
-      <legend>Sections</legend>
-      {template?.sections.map(({ name }) => (
-        <label key={name} className="inline section-choice">
-          <input
-            type="checkbox"
+    <Fieldset
+      legend="Sections"
+      aria-describedby={describedBy('sections')}
+      variant="unstyled"
+      className="schedule-fieldset"
+    >
+      <div className="schedule-sections">
+        {template?.sections.map(({ name }) => (
+          <Checkbox
+            key={name}
+            label={capitalised(name)}
             checked={draft.sections.includes(name)}
             onChange={(e) => {
-              const chosen = e.target.checked
+              const chosen = e.currentTarget.checked
                 ? [...draft.sections, name]
                 : draft.sections.filter((s) => s !== name);
               // In the template's order, as the API answers them.
               change({ sections: template.sections.map((s) => s.name).filter((s) => chosen.includes(s)) });
             }}
-          />{' '}
-          {capitalised(name)}
-        </label>
-      ))}
+          />
+        ))}
+      </div>
       <FieldError error={error} field="sections" id={id('sections-error')} />
       {sectionErrors.map((v) => (
-        <p key={v.field} className="error">
+        <p key={v.field} className="field-error">
           {v.description}
         </p>
       ))}
-    </fieldset>
+    </Fieldset>
   );
 }
 
 /** The e-mail's title, and the template whose sections the report offers. */
 function TitleAndTemplate({ form, templates }: { form: FormParts; templates: readonly ReportTemplate[] }) {
-  const { draft, change, error, id, describedBy, invalid } = form;
+  const { draft, change, error, id } = form;
   return (
     <>
-      <label htmlFor={id('title')}>Title</label>
-      <input
+      <TextInput
         id={id('title')}
+        label="Title"
         value={draft.title}
         maxLength={200}
-        aria-invalid={invalid('title')}
-        aria-describedby={describedBy('title', id('title-hint'))}
+        description="The subject of the e-mail, followed by the site and the period."
+        error={fieldError(error, 'title')}
         onChange={(e) => {
-          change({ title: e.target.value });
+          change({ title: e.currentTarget.value });
         }}
       />
-      <p id={id('title-hint')} className="muted">
-        The subject of the e-mail, followed by the site and the period.
-      </p>
-      <FieldError error={error} field="title" id={id('title-error')} />
-
-      <label htmlFor={id('template')}>Template</label>
-      <select
-        id={id('template')}
+      <NativeSelect
+        id={id('template_uuid')}
+        label="Template"
         value={draft.templateUuid}
-        aria-invalid={invalid('template_uuid')}
-        aria-describedby={describedBy('template_uuid')}
+        error={fieldError(error, 'template_uuid')}
+        data={templates.map((t) => ({ value: t.template_uuid, label: t.template_name }))}
         onChange={(e) => {
-          const chosen = templates.find((t) => t.template_uuid === e.target.value);
-          change({ templateUuid: e.target.value, sections: chosen?.sections.map((s) => s.name) ?? [] });
+          const chosen = templates.find((t) => t.template_uuid === e.currentTarget.value);
+          change({
+            templateUuid: e.currentTarget.value,
+            sections: chosen?.sections.map((s) => s.name) ?? [],
+          });
         }}
-      >
-        {templates.map((t) => (
-          <option key={t.template_uuid} value={t.template_uuid}>
-            {t.template_name}
-          </option>
-        ))}
-      </select>
-      <FieldError error={error} field="template_uuid" id={id('template_uuid-error')} />
+      />
     </>
   );
 }
