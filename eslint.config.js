@@ -56,7 +56,7 @@ export default tseslint.config(
               name: '@mantine/core',
               importNames: ['AppShell', 'Flex', 'Grid', 'SimpleGrid', 'InlineStyles'],
               message:
-                'It writes an inline <style>, which the portal CSP refuses: use a CSS class (styles.css or the area\'s own .css).',
+                "It writes an inline <style>, which the portal CSP refuses: use a CSS class (styles.css or the area's own .css).",
             },
           ],
         },

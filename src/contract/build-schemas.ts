@@ -36,7 +36,8 @@ export const BuildSchema = Type.Object(
     artifactDigest: Type.String({ description: 'sha256:<hex> of the built artifact; empty until built' }),
     framework: Type.String({ description: 'Detected framework; empty until detected' }),
     nodeVersion: Type.String({
-      description: 'Node.js version a server app runs on (e.g. 22.11.0); empty for static sites and until built',
+      description:
+        'Node.js version a server app runs on (e.g. 22.11.0); empty for static sites and until built',
     }),
     failureReason: Type.Optional(
       Type.Object(

@@ -146,7 +146,7 @@ export async function portalJourney(dir: string, shoot: Shoot): Promise<JourneyF
 
     await h.api.services.usageMeter.flush();
     await tab('Usage').click();
-    await page.getByRole('img').first().waitFor({ timeout: 30_000 });
+    await page.getByRole('img', { name: /^Requests per/ }).waitFor({ timeout: 30_000 });
     await shot('usage');
 
     await tab('Runtime logs').click();

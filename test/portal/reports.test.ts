@@ -177,7 +177,7 @@ describe('portal in a browser: site report schedules, run now, reports and their
     const row = viewer.getByRole('row').filter({ has: viewer.getByRole('link', { name: /^PDF of / }) });
     await row.getByText('On demand').waitFor();
     assert.ok(
-      await viewer.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth),
+      (await viewer.evaluate('document.documentElement.scrollWidth <= window.innerWidth')) === true,
       'the Reports tab scrolls sideways at 390 px',
     );
     await viewer.close();

@@ -16,7 +16,14 @@ export function NavTabs(props: {
       {props.tabs.map((tab) => {
         const current = path === tab.to || (tab.prefix === true && path.startsWith(`${tab.to}/`));
         return (
-          <Link key={tab.to} to={tab.to} underline="never" aria-current={current ? 'page' : undefined}>
+          <Link
+            key={tab.to}
+            to={tab.to}
+            underline="never"
+            // The router marks a link active on pages under it too; a tab is current only as said above.
+            activeOptions={{ exact: tab.prefix !== true }}
+            aria-current={current ? 'page' : undefined}
+          >
             {tab.label}
           </Link>
         );
