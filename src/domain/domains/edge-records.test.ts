@@ -1,7 +1,8 @@
 /** edgeRecordsFor: which records point a custom domain at the edge, next to the module that holds the rule. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { edgeRecordsFor, isApexDomain } from './edge-records.js';
+import { edgeRecordsFor } from './edge-records.js';
+import { isApexDomain, relativeRecordName } from './registered-domain.js';
 
 const both = { cnameTarget: 'edge.atoll.test', addresses: ['203.0.113.7', '2001:db8::7'] };
 
@@ -12,6 +13,16 @@ describe('edgeRecordsFor', () => {
     assert.equal(isApexDomain('www.example.com'), false);
     assert.equal(isApexDomain('www.example.co.uk'), false);
     assert.equal(isApexDomain('shop.example.io'), false);
+  });
+
+  it('names records relative to their zone, as DNS providers’ forms take them', () => {
+    assert.equal(relativeRecordName('example.com', 'example.com'), '@');
+    assert.equal(relativeRecordName('www.example.com', 'www.example.com'), 'www');
+    assert.equal(
+      relativeRecordName('_atoll-challenge.www.example.co.uk', 'www.example.co.uk'),
+      '_atoll-challenge.www',
+    );
+    assert.equal(relativeRecordName('_atoll-challenge.example.com', 'example.com'), '_atoll-challenge');
   });
 
   it('gives an apex A and AAAA records, never a CNAME', () => {

@@ -3,6 +3,7 @@
  * (src/services/domains/domain-checks.ts) then finds and accepts.
  */
 import { isIP } from 'node:net';
+import { isApexDomain } from './registered-domain.js';
 
 export const EDGE_RECORD_TYPES = ['A', 'AAAA', 'CNAME'] as const;
 export type EdgeRecordType = (typeof EDGE_RECORD_TYPES)[number];
@@ -18,36 +19,6 @@ export interface EdgeRecord {
 export interface EdgeAddressing {
   readonly cnameTarget: string | undefined;
   readonly addresses: readonly string[];
-}
-
-/**
- * Second-level labels under which country registries sell names (example.co.uk, example.com.au):
- * there, three labels are still the registered domain. Without a public suffix list this covers the
- * common cases; a name it misses gets a CNAME, and the DNS check accepts A/AAAA records as well.
- */
-const REGISTRY_SECOND_LEVELS = new Set([
-  'co',
-  'com',
-  'net',
-  'org',
-  'gov',
-  'edu',
-  'ac',
-  'ltd',
-  'plc',
-  'ne',
-  'or',
-]);
-
-/**
- * Whether the domain is a registered name itself (example.com, example.co.uk) rather than a name
- * under one (www.example.com). DNS allows no CNAME at such an apex: it also holds the zone's SOA and NS.
- */
-export function isApexDomain(domain: string): boolean {
-  const labels = domain.split('.');
-  if (labels.length === 2) return true;
-  const [, second = '', tld = ''] = labels;
-  return labels.length === 3 && tld.length === 2 && REGISTRY_SECOND_LEVELS.has(second);
 }
 
 /**

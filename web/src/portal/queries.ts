@@ -19,6 +19,8 @@ export const keys = {
   environment: (name: string) => ['environment', name] as const,
   builds: (environment: string) => ['builds', environment] as const,
   build: (name: string) => ['build', name] as const,
+  domainMappings: (environment: string) => ['domain-mappings', environment] as const,
+  webhooks: (environment: string) => ['webhooks', environment] as const,
 };
 
 export function sessionQuery(client: ApiClient) {
@@ -106,5 +108,30 @@ export function appOverviewQuery(client: ApiClient, account: string, app: string
       return environments.map((environment, i) => ({ environment, latest: latest[i] ?? null }));
     },
     refetchInterval: POLL_MS * 5,
+  });
+}
+
+/**
+ * An environment's domains, read every second while one is still being checked, being removed or
+ * waiting for its certificate; every ten seconds once all have settled.
+ */
+export function domainMappingsQuery(client: ApiClient, environment: string) {
+  return queryOptions({
+    queryKey: keys.domainMappings(environment),
+    queryFn: () => client.listDomainMappings(environment),
+    refetchInterval: (query) => {
+      const settled = (query.state.data ?? []).every(
+        (m) => (m.state === 'ACTIVE' && m.certificate.state !== 'PENDING') || m.state === 'FAILED',
+      );
+      return settled ? POLL_MS * 10 : POLL_MS;
+    },
+  });
+}
+
+/** An environment's webhook set; `set` is undefined when it has none (a query's answer cannot be). */
+export function webhooksQuery(client: ApiClient, environment: string) {
+  return queryOptions({
+    queryKey: keys.webhooks(environment),
+    queryFn: async () => ({ set: await client.getWebhooks(environment) }),
   });
 }
