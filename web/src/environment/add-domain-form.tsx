@@ -1,6 +1,5 @@
 /** Step 1 of a domain: its name, whether it is the main address or sends visitors to another domain. */
 import { Button, Checkbox, Group, NativeSelect, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import { IconPlus } from '@tabler/icons-react';
 import { useState, type SyntheticEvent } from 'react';
 import type { DomainMapping } from '../../../src/client/api-client.js';
@@ -8,6 +7,7 @@ import { usePortal } from '../portal/portal-context.js';
 import { fieldError, FormError } from '../ui/errors.js';
 import { useAction } from '../ui/use-action.js';
 import { redirectOf, replaceAndWait, requestsOf, type MappingRequest } from './domain-set.js';
+import { notify } from './notify.js';
 
 /** A new domain, added to the set with the others sent back as they are. */
 export function AddDomainForm(props: {
@@ -24,7 +24,7 @@ export function AddDomainForm(props: {
   const add = useAction(
     (set: readonly MappingRequest[]) => replaceAndWait(client, props.environment, set),
     () => {
-      notifications.show({
+      notify({
         color: 'teal',
         title: `${domain.trim().toLowerCase()} added`,
         message: 'Next: create its DNS records, shown on its card.',

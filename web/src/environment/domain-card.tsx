@@ -75,16 +75,16 @@ export function DomainCard(props: DomainCardProps) {
             {mapping.domain}
           </Title>
           <Group gap="xs" wrap="wrap">
-            <Badge variant="light" color={TONE_COLOURS[progress.tone]}>
+            <Badge variant="dot" color={TONE_COLOURS[progress.tone]} className="domain-badge">
               {progress.badge}
             </Badge>
             {mapping.primary && (
-              <Badge variant="outline" color="gray">
+              <Badge variant="default" className="domain-badge">
                 Main address
               </Badge>
             )}
             {redirect !== '' && (
-              <Badge variant="outline" color="gray" className="domain-name">
+              <Badge variant="default" className="domain-badge" title={`Sends visitors to ${redirect}`}>
                 Sends visitors to {redirect}
               </Badge>
             )}

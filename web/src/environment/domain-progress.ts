@@ -33,8 +33,9 @@ export function pointsAtEdge(mapping: DomainMapping): boolean {
 }
 
 /** Why DNS changes may not show yet: said wherever a lookup did not find a record. */
-const PROPAGATION =
-  'DNS changes can take from a few minutes to a few hours to show. The records are looked up again every few minutes, or press Verify after changing them.';
+function propagation(button: 'Verify' | 'Check again'): string {
+  return `DNS changes can take from a few minutes to a few hours to show. The records are looked up again every few minutes, or press ${button} after changing them.`;
+}
 
 export function domainProgress(mapping: DomainMapping): DomainProgress {
   switch (mapping.state) {
@@ -67,8 +68,8 @@ export function domainProgress(mapping: DomainMapping): DomainProgress {
       headline: 'Waiting for the TXT record…',
       help:
         found === ''
-          ? `Create the records above at your DNS provider. ${PROPAGATION}`
-          : `The last lookup found ${found}, not the value above: check that the name and value are copied exactly. ${PROPAGATION}`,
+          ? `Create the records above at your DNS provider. ${propagation('Verify')}`
+          : `The last lookup found ${found}, not the value above: check that the name and value are copied exactly. ${propagation('Verify')}`,
     };
   }
   return {
@@ -77,9 +78,18 @@ export function domainProgress(mapping: DomainMapping): DomainProgress {
     headline: 'Ownership verified. Waiting for the domain to point here…',
     help:
       mapping.dnsCheck.result === 'FAILED'
-        ? `The lookup ${mapping.dnsCheck.detail}. Create the ${pointingKinds(mapping)} above, and remove other A, AAAA or CNAME records of the same name. ${PROPAGATION}`
-        : PROPAGATION,
+        ? `${lastLookup(mapping.dnsCheck.detail)} Create the ${pointingKinds(mapping)} above, and remove other A, AAAA or CNAME records of the same name. ${propagation('Check again')}`
+        : propagation('Check again'),
   };
+}
+
+/** What the failed DNS check found, from its detail (`expected …, found …`), as a sentence. */
+function lastLookup(detail: string): string {
+  const found = /, found (.*)$/.exec(detail)?.[1];
+  if (found === undefined) return `The last lookup: ${detail}.`;
+  return found.startsWith('no ')
+    ? `The last lookup found ${found}.`
+    : `The last lookup found ${found}, not the records above.`;
 }
 
 /** 'CNAME record', 'A and AAAA records': what the edge records of the mapping are, for a sentence. */

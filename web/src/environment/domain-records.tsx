@@ -117,7 +117,7 @@ export function DomainRecords(props: { mapping: DomainMapping; id?: string }) {
                 </div>
               </td>
               <td role="cell" className="dns-record-status">
-                <Badge variant="light" color={found.color} size="sm">
+                <Badge variant="dot" color={found.color} size="sm">
                   {found.label}
                 </Badge>
               </td>

@@ -3,7 +3,6 @@
  * create, verified and live with its certificate), and a form to add one.
  */
 import { Stack, Text, Title } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useAccount, usePortal } from '../portal/portal-context.js';
@@ -14,6 +13,7 @@ import { AddDomainForm } from './add-domain-form.js';
 import { DomainCard } from './domain-card.js';
 import { replaceAndWait, type MappingRequest } from './domain-set.js';
 import { useEnvironmentTab } from './environment-tab-props.js';
+import { notify } from './notify.js';
 
 /**
  * The environment's domains, read every second while one is being checked, so each card's steps
@@ -39,13 +39,13 @@ export function EnvironmentDomains() {
       return done;
     },
     (done) => {
-      notifications.show({ color: 'teal', message: done });
+      notify({ color: 'teal', message: done });
       onChanged();
     },
   );
 
   return (
-    <Stack gap="md" component="section" aria-labelledby="domains-heading">
+    <Stack gap="md" component="section" aria-labelledby="domains-heading" className="domains-tab">
       <div>
         <Title order={2} size="h3" id="domains-heading">
           Domains

@@ -1,6 +1,5 @@
 /** The environment page's Webhooks tab: the URLs that rebuild the environment or purge its cache, for owners. */
-import { Alert, Button, Code, Group, Paper, Stack, Text, TextInput, Title } from '@mantine/core';
-import { notifications } from '@mantine/notifications';
+import { Alert, Button, Code, Group, Paper, Stack, Text, Textarea, Title } from '@mantine/core';
 import { IconLock, IconPlus, IconRefresh, IconTrash } from '@tabler/icons-react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { Webhooks } from '../../../src/client/api-client.js';
@@ -13,6 +12,7 @@ import { FormError, LoadError } from '../ui/errors.js';
 import { RelativeTime } from '../ui/time.js';
 import { useAction } from '../ui/use-action.js';
 import { useEnvironmentTab } from './environment-tab-props.js';
+import { notify } from './notify.js';
 import './webhooks.css';
 
 /** What a POST to each URL does, in the reader's words (docs/api.md "Calling a URL"). */
@@ -39,7 +39,7 @@ export function EnvironmentWebhooks() {
   const props = useEnvironmentTab();
   const role = useAccount(props.account)?.role;
   return (
-    <Stack gap="md" component="section" aria-labelledby="webhooks-heading">
+    <Stack gap="md" component="section" aria-labelledby="webhooks-heading" className="webhooks-tab">
       <div>
         <Title order={2} size="h3" id="webhooks-heading">
           Webhooks
@@ -74,7 +74,7 @@ function WebhookSet(props: { environment: string }) {
     () => client.createWebhooks(environment),
     (answer) => {
       show(answer);
-      notifications.show({
+      notify({
         color: 'teal',
         message: 'Webhooks created: copy a URL into the service that calls it.',
       });
@@ -84,7 +84,7 @@ function WebhookSet(props: { environment: string }) {
     () => client.regenerateWebhooks(environment),
     (answer) => {
       show(answer);
-      notifications.show({
+      notify({
         color: 'teal',
         title: 'New URLs made',
         message: 'The old ones no longer work: update every service that called them.',
@@ -95,7 +95,7 @@ function WebhookSet(props: { environment: string }) {
     () => client.deleteWebhooks(environment),
     () => {
       show(undefined);
-      notifications.show({ message: 'The webhooks are deleted: their URLs no longer work.' });
+      notify({ message: 'The webhooks are deleted: their URLs no longer work.' });
     },
   );
 
@@ -128,7 +128,7 @@ function WebhookSet(props: { environment: string }) {
     <Stack gap="md">
       <Alert
         variant="light"
-        color="orange"
+        color="blue"
         icon={<IconLock size={18} aria-hidden />}
         title="Treat these URLs as secrets"
       >
@@ -140,8 +140,12 @@ function WebhookSet(props: { environment: string }) {
         const label = known?.label ?? w.action;
         return (
           <Paper withBorder p="md" radius="md" key={w.action}>
-            <TextInput
+            {/* A textarea, so that the whole URL wraps into view on a phone instead of scrolling sideways. */}
+            <Textarea
               readOnly
+              autosize
+              minRows={1}
+              spellCheck={false}
               label={`${label} URL`}
               description={known?.does}
               value={w.url}
@@ -162,7 +166,10 @@ function WebhookSet(props: { environment: string }) {
             </Title>
             <Text size="sm">
               From a terminal or a scheduled job, for example. Builds it starts show on the{' '}
-              <Link to={`${pageOf(environment)}/builds`}>Builds</Link> tab as rebuilds.
+              <Link to={`${pageOf(environment)}/builds`} className="text-link">
+                Builds
+              </Link>{' '}
+              tab as rebuilds.
             </Text>
             <Group gap="xs" wrap="nowrap" align="flex-start">
               <Code block className="grow webhook-command">{`curl -X POST '${rebuild.url}'`}</Code>
