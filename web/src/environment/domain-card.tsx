@@ -284,10 +284,16 @@ function VerifyStep(props: { mapping: DomainMapping; environment: string; canChe
   );
 }
 
-/** The certificate's state and end date, once there is one to speak of. */
+/** The certificate's state and end date after a failed issuance or renewal, with the next try. */
 function CertificateLine(props: { mapping: DomainMapping }) {
   const { certificate, state } = props.mapping;
   if (state !== 'ACTIVE' || certificate.state === 'NOT_CONFIGURED') return null;
+  // An issued certificate's end date is in the headline already; this adds it after a failure.
+  if (
+    certificate.nextAttemptTime === undefined &&
+    (certificate.state === 'ISSUED' || certificate.expireTime === undefined)
+  )
+    return null;
   return (
     <dl className="facts">
       <dt>Certificate</dt>
