@@ -8,6 +8,7 @@ import {
   DNS_CHECK_RESULTS,
   DOMAIN_MAPPING_STATES,
 } from '../domain/domains/domain-mapping.js';
+import { EDGE_RECORD_TYPES } from '../domain/domains/edge-records.js';
 import { PageQuerySchema, Timestamp } from './common-schemas.js';
 
 /** A string enum, typed as its values (Swagger 2.0 shows it as `enum`). */
@@ -38,6 +39,20 @@ export const DomainMappingSchema = Type.Object(
       Timestamp(
         'When the account proved it controls the domain (TXT record found, or assigned by the platform)',
       ),
+    ),
+    edgeRecords: Type.Array(
+      Type.Object(
+        {
+          type: literals(EDGE_RECORD_TYPES, 'A, AAAA or CNAME'),
+          name: Type.String({ description: 'Name of the record: the domain itself' }),
+          value: Type.String({ description: "An edge address, or the edge's host name for a CNAME" }),
+        },
+        { title: 'EdgeRecord' },
+      ),
+      {
+        description:
+          'The records that point the domain at the edge: A/AAAA for an apex, a CNAME to ATOLL_EDGE_CNAME_TARGET for a name under one (A/AAAA when no target is set); empty when the edge has no configured address, and for the platform name',
+      },
     ),
     dnsCheck: Type.Object(
       {
@@ -77,6 +92,7 @@ const OUTPUT_ONLY_FIELDS = [
   'stateReason',
   'txtRecord',
   'verifyTime',
+  'edgeRecords',
   'dnsCheck',
   'certificate',
   'destinationDomainMappingState',

@@ -75,6 +75,7 @@ export function composeApi(base: Base, inputs: ApiInputs): ApiRole {
     reconciler: inputs.domains.domainReconciler,
     clock,
     baseDomain: settings.hosting.baseDomain,
+    edge: { cnameTarget: settings.domains.edgeCnameTarget, addresses: settings.domains.edgeAddresses },
     perEnvironment: settings.domains.perEnvironment,
     signals,
   });

@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EnvironmentRef } from '../../contract/path-schemas.js';
 import { planReplace, type PlannedMapping, type ReplacePlan } from '../../domain/domains/domain-mapping.js';
-import { normalizeDomain } from '../../domain/domains/domain-names.js';
+import { isUnder, normalizeDomain } from '../../domain/domains/domain-names.js';
+import { edgeRecordsFor, type EdgeAddressing } from '../../domain/domains/edge-records.js';
 import { AtollError, invalidFields, type FieldViolation } from '../../domain/error-catalogue.js';
 import { defaultHostname } from '../../domain/domains/hostnames.js';
 import { nextPageToken, parsePageRequest } from '../../domain/page-token.js';
@@ -46,6 +47,8 @@ export class DomainMappingsService {
       readonly reconciler: DomainReconciler;
       readonly clock: Clock & Timer;
       readonly baseDomain: string;
+      /** Where custom domains point: the records each mapping tells its user to create. */
+      readonly edge: EdgeAddressing;
       readonly perEnvironment: number;
       /** Told that a mapping wants its certificate tried again now; resolves when it was tried. */
       readonly signals: SignalSender;
@@ -269,6 +272,10 @@ export class DomainMappingsService {
         ...(record.txtCheckTime && { checkTime: record.txtCheckTime.toISOString() }),
       },
       ...(record.verifyTime && { verifyTime: record.verifyTime.toISOString() }),
+      // The platform's own name already points at the edge: nothing for the user to create.
+      edgeRecords: isUnder(record.domain, this.deps.baseDomain)
+        ? []
+        : edgeRecordsFor(record.domain, this.deps.edge),
       dnsCheck: {
         result: record.dnsCheck,
         detail: record.dnsCheckDetail,

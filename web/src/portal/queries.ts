@@ -25,6 +25,8 @@ export const keys = {
   /** A site's report schedules (a site of the report API is an environment, by its id). */
   reportSchedules: (siteId: string) => ['report-schedules', siteId] as const,
   siteReports: (siteId: string) => ['site-reports', siteId] as const,
+  domainMappings: (environment: string) => ['domain-mappings', environment] as const,
+  webhooks: (environment: string) => ['webhooks', environment] as const,
 };
 
 export function sessionQuery(client: ApiClient) {
@@ -162,5 +164,30 @@ export function siteReportsQuery(client: ApiClient, siteId: string, limit: numbe
     queryFn: () => client.listSiteReports(siteId, limit, offset),
     refetchInterval: REPORTS_POLL_MS,
     placeholderData: (previous) => previous,
+  });
+}
+
+/**
+ * An environment's domains, read every second while one is still being checked, being removed or
+ * waiting for its certificate; every ten seconds once all have settled.
+ */
+export function domainMappingsQuery(client: ApiClient, environment: string) {
+  return queryOptions({
+    queryKey: keys.domainMappings(environment),
+    queryFn: () => client.listDomainMappings(environment),
+    refetchInterval: (query) => {
+      const settled = (query.state.data ?? []).every(
+        (m) => (m.state === 'ACTIVE' && m.certificate.state !== 'PENDING') || m.state === 'FAILED',
+      );
+      return settled ? POLL_MS * 10 : POLL_MS;
+    },
+  });
+}
+
+/** An environment's webhook set; `set` is undefined when it has none (a query's answer cannot be). */
+export function webhooksQuery(client: ApiClient, environment: string) {
+  return queryOptions({
+    queryKey: keys.webhooks(environment),
+    queryFn: async () => ({ set: await client.getWebhooks(environment) }),
   });
 }
