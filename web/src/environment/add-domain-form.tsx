@@ -7,7 +7,7 @@ import { usePortal } from '../portal/portal-context.js';
 import { fieldError, FormError } from '../ui/errors.js';
 import { useAction } from '../ui/use-action.js';
 import { redirectOf, replaceAndWait, requestsOf, type MappingRequest } from './domain-set.js';
-import { notify } from './notify.js';
+import { notifications } from '@mantine/notifications';
 
 /** A new domain, added to the set with the others sent back as they are. */
 export function AddDomainForm(props: {
@@ -24,7 +24,7 @@ export function AddDomainForm(props: {
   const add = useAction(
     (set: readonly MappingRequest[]) => replaceAndWait(client, props.environment, set),
     () => {
-      notify({
+      notifications.show({
         color: 'teal',
         title: `${domain.trim().toLowerCase()} added`,
         message: 'Next: create its DNS records, shown on its card.',

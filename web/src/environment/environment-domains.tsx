@@ -13,7 +13,7 @@ import { AddDomainForm } from './add-domain-form.js';
 import { DomainCard } from './domain-card.js';
 import { replaceAndWait, type MappingRequest } from './domain-set.js';
 import { useEnvironmentTab } from './environment-tab-props.js';
-import { notify } from './notify.js';
+import { notifications } from '@mantine/notifications';
 
 /**
  * The environment's domains, read every second while one is being checked, so each card's steps
@@ -39,7 +39,7 @@ export function EnvironmentDomains() {
       return done;
     },
     (done) => {
-      notify({ color: 'teal', message: done });
+      notifications.show({ color: 'teal', message: done });
       onChanged();
     },
   );

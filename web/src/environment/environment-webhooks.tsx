@@ -12,7 +12,7 @@ import { FormError, LoadError } from '../ui/errors.js';
 import { RelativeTime } from '../ui/time.js';
 import { useAction } from '../ui/use-action.js';
 import { useEnvironmentTab } from './environment-tab-props.js';
-import { notify } from './notify.js';
+import { notifications } from '@mantine/notifications';
 import './webhooks.css';
 
 /** What a POST to each URL does, in the reader's words (docs/api.md "Calling a URL"). */
@@ -74,7 +74,7 @@ function WebhookSet(props: { environment: string }) {
     () => client.createWebhooks(environment),
     (answer) => {
       show(answer);
-      notify({
+      notifications.show({
         color: 'teal',
         message: 'Webhooks created: copy a URL into the service that calls it.',
       });
@@ -84,7 +84,7 @@ function WebhookSet(props: { environment: string }) {
     () => client.regenerateWebhooks(environment),
     (answer) => {
       show(answer);
-      notify({
+      notifications.show({
         color: 'teal',
         title: 'New URLs made',
         message: 'The old ones no longer work: update every service that called them.',
@@ -95,7 +95,7 @@ function WebhookSet(props: { environment: string }) {
     () => client.deleteWebhooks(environment),
     () => {
       show(undefined);
-      notify({ message: 'The webhooks are deleted: their URLs no longer work.' });
+      notifications.show({ message: 'The webhooks are deleted: their URLs no longer work.' });
     },
   );
 
