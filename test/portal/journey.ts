@@ -251,6 +251,8 @@ export function pngsInto(dir: string): Shoot {
     for (const close of await page.getByRole('button', { name: 'Close notification' }).all())
       await close.click().catch(() => undefined);
     await page.getByRole('button', { name: 'Close notification' }).first().waitFor({ state: 'detached' });
+    // From the top: the sticky header would otherwise be drawn where the page was scrolled to.
+    await page.evaluate('window.scrollTo(0, 0)');
     // No `animations` or `style` option and the caret as it is: each of those injects a <style>, which
     // the portal's CSP refuses (and the fault check would report).
     await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true, caret: 'initial' });

@@ -31,6 +31,8 @@ const UNITS: readonly [Intl.RelativeTimeFormatUnit, number][] = [
 /** `iso` relative to `now`, as "3 minutes ago" / "just now", in the reader's language. */
 export function formatRelative(iso: string, now = Date.now()): string {
   const seconds = Math.round((Date.parse(iso) - now) / 1000);
+  // A moment the server stamped a little ahead of this browser's clock is still "just now".
+  if (seconds > 0 && seconds < 60) return 'just now';
   const format = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
   for (const [unit, size] of UNITS)
     if (Math.abs(seconds) >= size) return format.format(Math.round(seconds / size), unit);
@@ -42,10 +44,12 @@ export function formatRelative(iso: string, now = Date.now()): string {
  * the `<time>` element's `datetime` for assistive technology.
  */
 export function RelativeTime(props: { iso: string | undefined | null }) {
-  const [now, setNow] = useState(Date.now);
+  // Read at each render (a time that changes shows at once); the interval only renders it again.
+  const [, setTick] = useState(0);
+  const now = Date.now();
   useInterval(
     () => {
-      setNow(Date.now());
+      setTick((n) => n + 1);
     },
     15_000,
     { autoInvoke: true },
