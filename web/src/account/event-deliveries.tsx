@@ -16,7 +16,7 @@ const STATE_LABELS: Record<DeliveryState, { label: string; color: string }> = {
 export function DeliveryBadge(props: { state: DeliveryState }) {
   const { label, color } = STATE_LABELS[props.state];
   return (
-    <Badge variant="light" color={color} tt="none">
+    <Badge variant="dot" color={color} tt="none" data-state={props.state}>
       {label}
     </Badge>
   );

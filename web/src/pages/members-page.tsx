@@ -312,6 +312,10 @@ function capitalized(word: string): string {
   return word.charAt(0).toUpperCase() + word.slice(1);
 }
 
+function uncapitalized(sentence: string): string {
+  return sentence.charAt(0).toLowerCase() + sentence.slice(1);
+}
+
 /** The API's refusal of a member change, LAST_OWNER said plainly. */
 function describeRefusal(error: ApiError): string {
   if (error.reason === 'LAST_OWNER') return `An account always keeps at least one owner: ${error.message}.`;
@@ -391,7 +395,7 @@ function AddMemberForm(props: { account: string }) {
         </Button>
       </div>
       <Text size="xs" c="dimmed" mt="xs">
-        {capitalized(role)} — {ROLE_SUMMARIES[role]}
+        {capitalized(role)} — {uncapitalized(ROLE_SUMMARIES[role])}
       </Text>
       {emailRefusal === undefined && <FormError error={add.error} fields={['email', 'role']} />}
     </Paper>
