@@ -1,7 +1,22 @@
 /** The account's Event notifications page (`/accounts/{a}/events`): subscriptions and deliveries. */
-import { useQuery } from '@tanstack/react-query';
-import { POLL_MS } from '../portal/queries.js';
-import { useState, type SyntheticEvent } from 'react';
+import {
+  Alert,
+  Badge,
+  Button,
+  Checkbox,
+  Group,
+  Loader,
+  Paper,
+  Skeleton,
+  Stack,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { IconAlertTriangle, IconPlus, IconSend, IconWebhook } from '@tabler/icons-react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef, useState, type SyntheticEvent } from 'react';
 import {
   EVENT_TYPES,
   resourceId,
@@ -10,47 +25,83 @@ import {
   type EventType,
 } from '../../../src/client/api-client.js';
 import { AccountNav } from '../account/account-nav.js';
+import { attemptStatus, DeliveryTable } from '../account/event-deliveries.js';
 import { useAccount, usePortal } from '../portal/portal-context.js';
+import { deliveriesQuery, eventSubscriptionsQuery, keys } from '../portal/queries.js';
 import { ConfirmButton } from '../ui/confirm-button.js';
 import { CopyButton } from '../ui/copy-button.js';
-import { FieldError, FormError, LoadError } from '../ui/errors.js';
-import { formatTime } from '../ui/time.js';
+import { fieldError, FormError, LoadError } from '../ui/errors.js';
+import { usePageTitle } from '../ui/page-title.js';
+import { RelativeTime } from '../ui/time.js';
 import { useAction } from '../ui/use-action.js';
+import '../account/event-notifications.css';
+
+/** The event types by what they are about (the part before the dot), in the API's order. */
+const EVENT_GROUPS: readonly { name: string; types: readonly EventType[] }[] = (() => {
+  const names: Record<string, string> = {
+    build: 'Builds',
+    deployment: 'Deployments',
+    domain: 'Domains',
+    cache: 'Cache',
+    preview: 'Previews',
+    report: 'Reports',
+  };
+  const groups = new Map<string, EventType[]>();
+  for (const type of EVENT_TYPES) {
+    const kind = type.split('.')[0] ?? type;
+    groups.set(kind, [...(groups.get(kind) ?? []), type]);
+  }
+  return [...groups].map(([kind, types]) => ({ name: names[kind] ?? kind, types }));
+})();
 
 /** The account's event subscriptions, their deliveries as they happen, and a form to add one. */
 export function EventNotificationsPage(props: { account: string }) {
   const { account } = props;
   const role = useAccount(account)?.role;
+  usePageTitle('Event notifications', account);
   return (
-    <section aria-labelledby="events-heading">
-      <h1>{account}</h1>
+    <Stack gap={0}>
+      <Group gap="sm">
+        <Title order={1}>{account}</Title>
+        {role !== undefined && (
+          <Badge variant="light" color="gray">
+            {role}
+          </Badge>
+        )}
+      </Group>
       <AccountNav account={account} />
-      <h2 id="events-heading">Event notifications</h2>
-      {role === 'owner' ? (
-        <Subscriptions account={account} />
-      ) : (
-        <p className="muted">
-          Event notifications POST what happens in this account (builds, deployments, domains, cache purges,
-          reports) to other systems, signed with a secret. Only the account&apos;s owners manage them and see
-          their deliveries.
-        </p>
-      )}
-    </section>
+      <section aria-labelledby="events-heading">
+        <Title order={2} size="h3" id="events-heading">
+          Event notifications
+        </Title>
+        <Text c="dimmed" size="sm" mb="md">
+          Atoll POSTs each event of the chosen types (builds, deployments, domains, cache purges, previews,
+          reports) to your URL as JSON signed with a secret, and retries failed deliveries.
+        </Text>
+        {role === 'owner' ? (
+          <Subscriptions account={account} />
+        ) : (
+          <Paper withBorder p="md" radius="md">
+            <Text size="sm">
+              Only the account’s owners manage event notifications and see their deliveries
+              {role === undefined ? '' : `; your role is ${role}`}.
+            </Text>
+          </Paper>
+        )}
+      </section>
+    </Stack>
   );
 }
 
 function Subscriptions(props: { account: string }) {
   const { client } = usePortal();
   const { account } = props;
-  const list = useQuery({
-    queryKey: ['event-subscriptions', account],
-    queryFn: () => client.listEventSubscriptions(account),
-  });
+  const list = useQuery(eventSubscriptionsQuery(client, account));
   const [created, setCreated] = useState<EventSubscription>();
   const subscriptions = list.data;
   return (
-    <>
-      <LoadError error={list.error} />
+    <Stack gap="md">
+      <CreateSubscriptionForm account={account} onCreated={setCreated} />
       {created?.secret !== undefined && (
         <SecretOnce
           subscription={created}
@@ -60,168 +111,215 @@ function Subscriptions(props: { account: string }) {
           }}
         />
       )}
-      {subscriptions === undefined ? (
-        list.error === null && <p className="loading">Loading subscriptions…</p>
-      ) : subscriptions.length === 0 ? (
-        <p className="empty">
-          No subscriptions yet. Add one below: Atoll then POSTs each event of the chosen types to its URL as
-          signed JSON, and retries failed deliveries.
-        </p>
-      ) : (
-        subscriptions.map((s) => (
-          <SubscriptionCard key={s.name} subscription={s} onDeleted={() => void list.refetch()} />
-        ))
-      )}
-      <CreateSubscriptionForm
-        account={account}
-        onCreated={(subscription) => {
-          setCreated(subscription);
-          void list.refetch();
-        }}
-      />
-    </>
+      <section aria-labelledby="subscriptions-heading">
+        <Title order={3} size="h4" id="subscriptions-heading" mb="xs">
+          Subscriptions
+          {subscriptions !== undefined && subscriptions.length > 0 && (
+            <Text span c="dimmed" fw="normal" size="sm">
+              {' '}
+              ({subscriptions.length})
+            </Text>
+          )}
+        </Title>
+        <LoadError error={list.error} />
+        {subscriptions === undefined ? (
+          list.error === null && <Skeleton h={120} aria-busy="true" aria-label="Loading subscriptions" />
+        ) : subscriptions.length === 0 ? (
+          <Paper withBorder p="lg" radius="md" ta="center">
+            <Text c="dimmed" size="sm">
+              No subscriptions yet. Add one above: Atoll then POSTs each event of the chosen types to its URL
+              as signed JSON, and retries failed deliveries.
+            </Text>
+          </Paper>
+        ) : (
+          <Stack gap="md">
+            {subscriptions.map((s) => (
+              <SubscriptionCard key={s.name} account={account} subscription={s} />
+            ))}
+          </Stack>
+        )}
+      </section>
+    </Stack>
   );
 }
 
 /** The signing secret: the create call's answer is the only time the API gives it. */
 function SecretOnce(props: { subscription: EventSubscription; secret: string; onDone: () => void }) {
   return (
-    <section className="card secret-once" aria-labelledby="secret-heading">
-      <h3 id="secret-heading">Signing secret of {props.subscription.targetUrl}</h3>
-      <p role="alert">
-        Copy it now: it is not shown again. The receiver checks each delivery&apos;s Atoll-Signature with it.
-      </p>
-      <p>
+    <Paper withBorder p="md" radius="md" component="section" aria-labelledby="secret-heading">
+      <Title order={3} size="h5" id="secret-heading" mb="xs" className="subscription-url-title">
+        Signing secret of {props.subscription.targetUrl}
+      </Title>
+      <Alert color="yellow" variant="light" icon={<IconAlertTriangle size={18} aria-hidden />} mb="sm">
+        Copy it now: it is not shown again. The receiver checks each delivery&apos;s Atoll-Signature header
+        with it.
+      </Alert>
+      <div className="secret-value">
         <code data-testid="signing-secret">{props.secret}</code>
-        <CopyButton text={props.secret} label="signing secret" />
-      </p>
-      <button type="button" className="secondary" onClick={props.onDone}>
-        I have stored it
-      </button>
-    </section>
+        <CopyButton text={props.secret} label="the signing secret" />
+      </div>
+      <Group justify="flex-end" mt="sm">
+        <Button variant="default" onClick={props.onDone}>
+          I have stored it
+        </Button>
+      </Group>
+    </Paper>
   );
 }
 
-function SubscriptionCard(props: { subscription: EventSubscription; onDeleted: () => void }) {
+/** One subscription: where it sends, what, its test button with the result, and its deliveries. */
+function SubscriptionCard(props: { account: string; subscription: EventSubscription }) {
   const { client } = usePortal();
+  const queryClient = useQueryClient();
   const { subscription } = props;
-  const deliveries = useQuery({
-    queryKey: ['deliveries', subscription.name],
-    queryFn: () => client.listDeliveries(subscription.name),
-    refetchInterval: POLL_MS,
-  });
+  const deliveries = useQuery(deliveriesQuery(client, subscription.name));
+  const [testName, setTestName] = useState<string>();
   const test = useAction(
     () => client.testEventSubscription(subscription.name),
-    () => {
-      void deliveries.refetch();
+    (delivery) => {
+      setTestName(delivery.name);
+      void queryClient.invalidateQueries({ queryKey: keys.deliveries(subscription.name) });
     },
   );
-  const remove = useAction(() => client.deleteEventSubscription(subscription.name), props.onDeleted);
+  const remove = useAction(
+    () => client.deleteEventSubscription(subscription.name),
+    () => {
+      void queryClient.invalidateQueries({ queryKey: keys.eventSubscriptions(props.account) });
+      notifications.show({
+        color: 'teal',
+        message: `Subscription to ${subscription.targetUrl} deleted.`,
+      });
+    },
+  );
+  const tested = deliveries.data?.find((d) => d.name === testName);
   const id = `subscription-${resourceId(subscription.name)}`;
   return (
-    <article className="card" aria-labelledby={id}>
-      <h3 id={id}>{subscription.targetUrl}</h3>
-      <dl className="facts">
-        <dt>Events</dt>
-        <dd>{subscription.eventTypes.join(', ')}</dd>
-        {subscription.description !== '' && (
-          <>
-            <dt>Description</dt>
-            <dd>{subscription.description}</dd>
-          </>
-        )}
-        <dt>Created</dt>
-        <dd>{formatTime(subscription.createTime)}</dd>
-      </dl>
-      <div className="actions">
-        <button type="button" className="secondary" disabled={test.busy} onClick={test.run}>
-          Send a test event
-        </button>
-        <ConfirmButton
-          label="Delete subscription"
-          confirmLabel="Delete it"
-          warning={`Nothing more is sent to ${subscription.targetUrl}, and its deliveries are deleted.`}
-          busy={remove.busy}
-          onConfirm={remove.run}
-        />
-      </div>
-      <FormError error={test.error} />
-      <FormError error={remove.error} />
-      <LoadError error={deliveries.error} />
-      {deliveries.data !== undefined && (
-        <Deliveries deliveries={deliveries.data} caption={`Deliveries to ${subscription.targetUrl}`} />
-      )}
-    </article>
+    <Paper withBorder p="md" radius="md" component="article" aria-labelledby={id}>
+      <Stack gap="sm">
+        <Group justify="space-between" align="flex-start" gap="sm">
+          <Group gap="xs" wrap="nowrap" align="flex-start" className="grow">
+            <IconWebhook size={20} aria-hidden className="subscription-icon" />
+            <div>
+              <Title order={4} id={id} className="subscription-url">
+                {subscription.targetUrl}
+              </Title>
+              <Text size="xs" c="dimmed">
+                {subscription.description !== '' && <>{subscription.description} · </>}
+                Created <RelativeTime iso={subscription.createTime} />
+              </Text>
+            </div>
+          </Group>
+          <Group gap="xs">
+            <Button
+              variant="default"
+              size="xs"
+              leftSection={<IconSend size={14} aria-hidden />}
+              loading={test.busy}
+              onClick={test.run}
+            >
+              Send a test event
+            </Button>
+            <ConfirmButton
+              label="Delete subscription"
+              confirmLabel="Delete it"
+              size="xs"
+              variant="subtle"
+              warning={`Nothing more is sent to ${subscription.targetUrl}, and its deliveries are deleted.`}
+              busy={remove.busy}
+              onConfirm={remove.run}
+            />
+          </Group>
+        </Group>
+        <Group gap={6} aria-label="Event types" role="list">
+          {subscription.eventTypes.map((t) => (
+            <Badge key={t} role="listitem" variant="light" color="gray" tt="none" radius="sm">
+              {t}
+            </Badge>
+          ))}
+        </Group>
+        <TestResult subscription={subscription} name={testName} delivery={tested} />
+        <FormError error={test.error} />
+        <FormError error={remove.error} />
+        <div>
+          <Title order={5} mb={4}>
+            Recent deliveries
+          </Title>
+          <LoadError error={deliveries.error} />
+          {deliveries.data === undefined ? (
+            deliveries.error === null && <Skeleton h={40} />
+          ) : deliveries.data.length === 0 ? (
+            <Text size="sm" c="dimmed">
+              No deliveries yet: send a test event to try the receiver.
+            </Text>
+          ) : (
+            <DeliveryTable
+              deliveries={deliveries.data}
+              caption={`Deliveries to ${subscription.targetUrl}, newest first`}
+            />
+          )}
+        </div>
+      </Stack>
+    </Paper>
   );
 }
 
-function stateBadge(state: Delivery['state']): string {
-  if (state === 'SUCCEEDED') return 'badge live';
-  if (state === 'FAILED') return 'badge failed';
-  return 'badge running';
-}
-
-/** Newest first, as the API lists them, each with all its attempts. */
-function Deliveries(props: { deliveries: readonly Delivery[]; caption: string }) {
-  if (props.deliveries.length === 0)
-    return <p className="empty">No deliveries yet: send a test event to try the receiver.</p>;
+/**
+ * What became of the test event sent from this card: waiting, then the receiver's answer (a toast
+ * too, since the answer comes a moment after the press).
+ */
+function TestResult(props: {
+  subscription: EventSubscription;
+  name: string | undefined;
+  delivery: Delivery | undefined;
+}) {
+  const { delivery } = props;
+  const attempt = delivery?.attempts.at(-1);
+  const told = useRef<string>(undefined);
+  const outcome = attempt === undefined ? undefined : `${props.name ?? ''} ${attempt.time}`;
+  useEffect(() => {
+    if (attempt === undefined || outcome === told.current) return;
+    told.current = outcome;
+    const ok = attempt.error === '';
+    notifications.show({
+      color: ok ? 'teal' : 'red',
+      title: ok ? 'Test event delivered' : 'Test event failed',
+      message: ok
+        ? `${props.subscription.targetUrl} answered ${attemptStatus(attempt)}.`
+        : `${props.subscription.targetUrl}: ${attemptStatus(attempt)}, ${attempt.error}`,
+    });
+  }, [attempt, outcome, props.subscription.targetUrl]);
+  if (props.name === undefined) return null;
   return (
-    <table>
-      <caption>{props.caption}</caption>
-      <thead>
-        <tr>
-          <th scope="col">Event</th>
-          <th scope="col">State</th>
-          <th scope="col">Attempts</th>
-          <th scope="col">Next attempt</th>
-        </tr>
-      </thead>
-      <tbody>
-        {props.deliveries.map((d) => (
-          <tr key={d.name} data-delivery={d.name}>
-            <td>
-              {d.eventType}
-              <br />
-              <span className="muted">{formatTime(d.createTime)}</span>
-            </td>
-            <td>
-              <span className={stateBadge(d.state)}>{d.state}</span>
-            </td>
-            <td>
-              {d.attempts.length === 0 ? (
-                <span className="muted">None yet</span>
-              ) : (
-                <ol className="attempts">
-                  {d.attempts.map((a, i) => (
-                    <li key={i}>
-                      {formatTime(a.time)}:{' '}
-                      <span className="attempt-status">
-                        {a.statusCode === undefined ? 'no answer' : `HTTP ${String(a.statusCode)}`}
-                      </span>{' '}
-                      in {String(a.durationMs)} ms
-                      {a.error !== '' && <span className="error"> — {a.error}</span>}
-                    </li>
-                  ))}
-                </ol>
-              )}
-            </td>
-            <td>{d.state === 'PENDING' ? formatTime(d.nextAttemptTime) : '—'}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <Text size="sm" role="status" component="div">
+      {attempt === undefined ? (
+        <Group gap="xs">
+          <Loader size="xs" />
+          <span>Test event sent; waiting for the receiver…</span>
+        </Group>
+      ) : attempt.error === '' ? (
+        <span>
+          Test event delivered: {attemptStatus(attempt)} in {String(attempt.durationMs)} ms.
+        </span>
+      ) : (
+        <Text span c="red" size="sm">
+          Test event failed: {attemptStatus(attempt)}, {attempt.error}
+          {delivery?.state === 'PENDING' && '; Atoll tries again.'}
+        </Text>
+      )}
+    </Text>
   );
 }
 
 function CreateSubscriptionForm(props: { account: string; onCreated: (s: EventSubscription) => void }) {
   const { client } = usePortal();
+  const queryClient = useQueryClient();
   const [targetUrl, setTargetUrl] = useState('');
-  const [types, setTypes] = useState<readonly EventType[]>([]);
+  const [types, setTypes] = useState<string[]>([]);
   const [description, setDescription] = useState('');
   const create = useAction(
     () =>
       client.createEventSubscription(props.account, {
-        targetUrl,
+        targetUrl: targetUrl.trim(),
         // In the list's order, so a repeated pick cannot happen and the answer reads the same way.
         eventTypes: EVENT_TYPES.filter((t) => types.includes(t)),
         ...(description !== '' && { description }),
@@ -230,6 +328,8 @@ function CreateSubscriptionForm(props: { account: string; onCreated: (s: EventSu
       setTargetUrl('');
       setTypes([]);
       setDescription('');
+      void queryClient.invalidateQueries({ queryKey: keys.eventSubscriptions(props.account) });
+      notifications.show({ color: 'teal', message: `Subscription to ${answer.targetUrl} added.` });
       props.onCreated(answer);
     },
   );
@@ -237,68 +337,82 @@ function CreateSubscriptionForm(props: { account: string; onCreated: (s: EventSu
     event.preventDefault();
     create.run();
   };
-  const toggle = (type: EventType, on: boolean) => {
-    setTypes((current) => (on ? [...current, type] : current.filter((t) => t !== type)));
-  };
-  const urlError = create.error?.violationOf('targetUrl');
   const typeFields = ['eventTypes', ...EVENT_TYPES.map((_, i) => `eventTypes[${String(i)}]`)];
+  const typesError = typeFields.map((f) => fieldError(create.error, f)).find((e) => e !== undefined);
+  const all = types.length === EVENT_TYPES.length;
   return (
-    <form onSubmit={submit} className="card" aria-labelledby="new-subscription-heading">
-      <h3 id="new-subscription-heading">Add a subscription</h3>
-      <label htmlFor="subscription-url">Target URL</label>
-      <input
-        id="subscription-url"
-        className="wide"
-        inputMode="url"
-        value={targetUrl}
-        placeholder="https://example.com/hooks/atoll"
-        aria-invalid={urlError !== undefined}
-        aria-describedby={urlError === undefined ? undefined : 'subscription-url-error'}
-        onChange={(e) => {
-          setTargetUrl(e.target.value);
-        }}
-      />
-      <FieldError error={create.error} field="targetUrl" id="subscription-url-error" />
-      <fieldset>
-        <legend>Events to send</legend>
-        {EVENT_TYPES.map((type) => {
-          const id = `event-type-${type}`;
-          return (
-            <p key={type} className="choice">
-              <input
-                id={id}
-                type="checkbox"
-                checked={types.includes(type)}
-                onChange={(e) => {
-                  toggle(type, e.target.checked);
-                }}
-              />{' '}
-              <label htmlFor={id} className="inline">
-                {type}
-              </label>
-            </p>
-          );
-        })}
-        {typeFields.map((f) => (
-          <FieldError key={f} error={create.error} field={f} />
-        ))}
-      </fieldset>
-      <label htmlFor="subscription-description">Description (optional)</label>
-      <input
-        id="subscription-description"
-        className="wide"
-        value={description}
-        onChange={(e) => {
-          setDescription(e.target.value);
-        }}
-      />
-      <FieldError error={create.error} field="description" />
-      <FormError error={create.error} fields={['targetUrl', 'description', ...typeFields]} />
-      <div>
-        <button type="submit" disabled={create.busy}>
-          Add subscription
-        </button>
-      </div>
-    </form>
+    <Paper
+      withBorder
+      p="md"
+      radius="md"
+      component="form"
+      onSubmit={submit}
+      aria-labelledby="new-subscription-heading"
+    >
+      <Title order={3} size="h4" id="new-subscription-heading" mb="sm">
+        Add a subscription
+      </Title>
+      <Stack gap="sm">
+        <TextInput
+          id="subscription-url"
+          label="Target URL"
+          inputMode="url"
+          placeholder="https://example.com/hooks/atoll"
+          value={targetUrl}
+          error={fieldError(create.error, 'targetUrl')}
+          onChange={(e) => {
+            setTargetUrl(e.currentTarget.value);
+          }}
+        />
+        <Checkbox.Group
+          id="subscription-types"
+          label="Events to send"
+          value={types}
+          onChange={setTypes}
+          error={typesError}
+        >
+          <Button
+            variant="subtle"
+            size="compact-xs"
+            mt={4}
+            onClick={() => {
+              setTypes(all ? [] : [...EVENT_TYPES]);
+            }}
+          >
+            {all ? 'Clear all' : 'Select all'}
+          </Button>
+          <div className="event-type-groups">
+            {EVENT_GROUPS.map((group) => (
+              <div key={group.name} role="group" aria-label={group.name}>
+                <div className="event-type-group-name" aria-hidden>
+                  {group.name}
+                </div>
+                <Stack gap={6}>
+                  {group.types.map((type) => (
+                    <Checkbox key={type} value={type} label={type} size="sm" />
+                  ))}
+                </Stack>
+              </div>
+            ))}
+          </div>
+        </Checkbox.Group>
+        <TextInput
+          id="subscription-description"
+          label="Description (optional)"
+          placeholder="What receives these events"
+          value={description}
+          error={fieldError(create.error, 'description')}
+          onChange={(e) => {
+            setDescription(e.currentTarget.value);
+          }}
+        />
+        <FormError error={create.error} fields={['targetUrl', 'description', ...typeFields]} />
+        <Group>
+          <Button type="submit" loading={create.busy} leftSection={<IconPlus size={16} aria-hidden />}>
+            Add subscription
+          </Button>
+        </Group>
+      </Stack>
+    </Paper>
   );
 }

@@ -27,6 +27,10 @@ export const keys = {
   siteReports: (siteId: string) => ['site-reports', siteId] as const,
   domainMappings: (environment: string) => ['domain-mappings', environment] as const,
   webhooks: (environment: string) => ['webhooks', environment] as const,
+  members: (account: string) => ['members', account] as const,
+  credentials: ['credentials'] as const,
+  eventSubscriptions: (account: string) => ['event-subscriptions', account] as const,
+  deliveries: (subscription: string) => ['deliveries', subscription] as const,
 };
 
 export function sessionQuery(client: ApiClient) {
@@ -189,5 +193,36 @@ export function webhooksQuery(client: ApiClient, environment: string) {
   return queryOptions({
     queryKey: keys.webhooks(environment),
     queryFn: async () => ({ set: await client.getWebhooks(environment) }),
+  });
+}
+
+/** An account's members and their roles (owners only: others get a 403). */
+export function membersQuery(client: ApiClient, account: string) {
+  return queryOptions({ queryKey: keys.members(account), queryFn: () => client.listMembers(account) });
+}
+
+/** The caller's API credentials, read every 10 s so a credential's last use shows while the page is open. */
+export function credentialsQuery(client: ApiClient) {
+  return queryOptions({
+    queryKey: keys.credentials,
+    queryFn: () => client.listCredentials(),
+    refetchInterval: POLL_MS * 10,
+  });
+}
+
+/** An account's event subscriptions (owners only). */
+export function eventSubscriptionsQuery(client: ApiClient, account: string) {
+  return queryOptions({
+    queryKey: keys.eventSubscriptions(account),
+    queryFn: () => client.listEventSubscriptions(account),
+  });
+}
+
+/** A subscription's newest deliveries, read every second so attempts and states show as they happen. */
+export function deliveriesQuery(client: ApiClient, subscription: string) {
+  return queryOptions({
+    queryKey: keys.deliveries(subscription),
+    queryFn: () => client.listDeliveries(subscription),
+    refetchInterval: POLL_MS,
   });
 }

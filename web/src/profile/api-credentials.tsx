@@ -1,52 +1,82 @@
 /** The profile's API access: a person's credentials for the API and the CLI. */
-import { useQuery } from '@tanstack/react-query';
+import {
+  Alert,
+  Button,
+  Code,
+  Group,
+  Paper,
+  Skeleton,
+  Stack,
+  Table,
+  Text,
+  Title,
+  Tooltip,
+} from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { IconAlertTriangle, IconKey } from '@tabler/icons-react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import type { Credential, GeneratedCredential } from '../../../src/client/api-client.js';
 import { usePortal } from '../portal/portal-context.js';
+import { credentialsQuery, keys } from '../portal/queries.js';
 import { ConfirmButton } from '../ui/confirm-button.js';
 import { CopyButton } from '../ui/copy-button.js';
 import { FormError, LoadError } from '../ui/errors.js';
-import { formatTime } from '../ui/time.js';
+import { RelativeTime } from '../ui/time.js';
 import { useAction } from '../ui/use-action.js';
 
-/** How often the list asks again, so a credential's last use shows while the page is open. */
-const CREDENTIALS_POLL_MS = 10_000;
+/** Why Generate waits while a new credential is shown: a second one would hide the first's password. */
+const SHOWN_REASON = 'Store the new credential and press Done first.';
 
 /** The caller's API credentials: generate one (its password shown once), see when each was used, revoke. */
 export function ApiCredentials() {
   const { client } = usePortal();
-  const credentials = useQuery({
-    queryKey: ['credentials'],
-    queryFn: () => client.listCredentials(),
-    refetchInterval: CREDENTIALS_POLL_MS,
-  });
+  const queryClient = useQueryClient();
+  const credentials = useQuery(credentialsQuery(client));
   const [generated, setGenerated] = useState<GeneratedCredential>();
   const generate = useAction(
     () => client.generateCredential(),
     (answer) => {
       setGenerated(answer);
-      void credentials.refetch();
+      void queryClient.invalidateQueries({ queryKey: keys.credentials });
     },
   );
+  const shown = generated !== undefined;
 
   return (
-    <section className="card" aria-labelledby="api-access-heading">
-      <h2 id="api-access-heading">API access</h2>
-      <p className="muted">
-        A credential is a user id and a password for HTTP Basic authentication. It acts as you, with your
-        roles in each account.
-      </p>
-      {generated === undefined ? (
-        <button
-          type="button"
-          disabled={generate.busy}
-          onClick={() => {
-            generate.run();
-          }}
-        >
-          Generate credentials
-        </button>
-      ) : (
+    <Paper withBorder p="md" radius="md" component="section" aria-labelledby="api-access-heading">
+      <Group justify="space-between" align="flex-start" gap="sm" mb="md">
+        <div className="grow">
+          <Title order={2} size="h3" id="api-access-heading">
+            API access
+          </Title>
+          <Text size="sm" c="dimmed">
+            A credential is a user id and a password for HTTP Basic authentication, for scripts, the{' '}
+            <Code>atoll</Code> CLI and CI pipelines. It acts as you, with your role in each account.
+          </Text>
+        </div>
+        <Tooltip label={SHOWN_REASON} disabled={!shown} withArrow>
+          <Button
+            leftSection={<IconKey size={16} aria-hidden />}
+            loading={generate.busy}
+            data-disabled={shown || undefined}
+            aria-disabled={shown || undefined}
+            aria-describedby={shown ? 'generate-reason' : undefined}
+            onClick={() => {
+              if (!shown) generate.run();
+            }}
+          >
+            Generate credentials
+          </Button>
+        </Tooltip>
+        {shown && (
+          <span id="generate-reason" className="visually-hidden">
+            {SHOWN_REASON}
+          </span>
+        )}
+      </Group>
+      <FormError error={generate.error} />
+      {generated !== undefined && (
         <NewCredential
           credential={generated}
           onDone={() => {
@@ -54,20 +84,25 @@ export function ApiCredentials() {
           }}
         />
       )}
-      <FormError error={generate.error} />
-      <h3>Your credentials</h3>
+      <Title order={3} size="h5" mb="xs">
+        Your credentials
+      </Title>
       <LoadError error={credentials.error} />
       {credentials.data === undefined ? (
-        credentials.error === null && <p className="loading">Loading credentials…</p>
+        credentials.error === null && (
+          <Stack gap="xs" aria-busy="true" aria-label="Loading credentials">
+            <Skeleton h={40} />
+          </Stack>
+        )
       ) : credentials.data.length === 0 ? (
-        <p className="empty">
-          You have no credentials yet. Generate one to call the API (<code>/v1</code>) from a script, the{' '}
-          <code>atoll</code> CLI or a CI pipeline.
-        </p>
+        <Text size="sm" c="dimmed">
+          You have no credentials yet. Generate one to call the API (<Code>/v1</Code>) from a script, the{' '}
+          <Code>atoll</Code> CLI or a CI pipeline.
+        </Text>
       ) : (
-        <CredentialTable credentials={credentials.data} onRevoked={() => void credentials.refetch()} />
+        <CredentialTable credentials={credentials.data} />
       )}
-    </section>
+    </Paper>
   );
 }
 
@@ -76,13 +111,23 @@ function NewCredential(props: { credential: GeneratedCredential; onDone: () => v
   const { userId, password } = props.credential;
   const example = `curl -u ${userId}:${password} ${window.location.origin}/v1/accounts`;
   return (
-    <div className="card new-credential" role="region" aria-labelledby="new-credential-heading">
-      <h3 id="new-credential-heading">Your new credential</h3>
-      <p role="alert" className="warning">
+    <Paper
+      withBorder
+      p="md"
+      radius="md"
+      mb="lg"
+      className="new-credential"
+      role="region"
+      aria-labelledby="new-credential-heading"
+    >
+      <Title order={3} size="h5" id="new-credential-heading" mb="xs">
+        Your new credential
+      </Title>
+      <Alert color="yellow" variant="light" icon={<IconAlertTriangle size={18} aria-hidden />} mb="sm">
         Store the password now: it is not shown again. If it is lost, revoke this credential and generate
         another.
-      </p>
-      <dl className="facts">
+      </Alert>
+      <dl className="secret-facts">
         <dt>User id</dt>
         <dd>
           <code>{userId}</code>
@@ -94,58 +139,96 @@ function NewCredential(props: { credential: GeneratedCredential; onDone: () => v
           <CopyButton text={password} label="the password" />
         </dd>
       </dl>
-      <p>Try it:</p>
-      <pre className="example">
-        <code>{example}</code>
-      </pre>
-      <CopyButton text={example} label="the curl command" />
-      <div>
-        <button type="button" onClick={props.onDone}>
+      <Text size="sm" mt="sm" mb={4}>
+        Try it:
+      </Text>
+      <Group gap="xs" wrap="nowrap" align="flex-start">
+        <pre className="credential-example">
+          <code>{example}</code>
+        </pre>
+        <CopyButton text={example} label="the curl command" />
+      </Group>
+      <Group justify="flex-end" mt="sm">
+        <Button variant="default" onClick={props.onDone}>
           Done
-        </button>
-      </div>
-    </div>
+        </Button>
+      </Group>
+    </Paper>
   );
 }
 
-function CredentialTable(props: { credentials: readonly Credential[]; onRevoked: () => void }) {
+/** The credentials with when each was made and last used; on a phone each row stacks (profile.css). */
+function CredentialTable(props: { credentials: readonly Credential[] }) {
   return (
-    <table>
-      <caption className="muted">Anything that uses a credential acts as you.</caption>
-      <thead>
-        <tr>
-          <th scope="col">User id</th>
-          <th scope="col">Created</th>
-          <th scope="col">Last used</th>
-          <th scope="col">
+    <Table className="credentials-table" verticalSpacing="sm" role="table">
+      <Table.Caption className="visually-hidden">
+        Your API credentials. Anything that uses one acts as you.
+      </Table.Caption>
+      <Table.Thead>
+        <Table.Tr role="row">
+          <Table.Th scope="col" role="columnheader">
+            User id
+          </Table.Th>
+          <Table.Th scope="col" role="columnheader">
+            Created
+          </Table.Th>
+          <Table.Th scope="col" role="columnheader">
+            Last used
+          </Table.Th>
+          <Table.Th scope="col" role="columnheader">
             <span className="visually-hidden">Actions</span>
-          </th>
-        </tr>
-      </thead>
-      <tbody>
+          </Table.Th>
+        </Table.Tr>
+      </Table.Thead>
+      <Table.Tbody>
         {props.credentials.map((c) => (
-          <CredentialRow key={c.userId} credential={c} onRevoked={props.onRevoked} />
+          <CredentialRow key={c.userId} credential={c} />
         ))}
-      </tbody>
-    </table>
+      </Table.Tbody>
+    </Table>
   );
 }
 
-function CredentialRow(props: { credential: Credential; onRevoked: () => void }) {
+function CredentialRow(props: { credential: Credential }) {
   const { client } = usePortal();
+  const queryClient = useQueryClient();
   const { credential } = props;
-  const revoke = useAction(() => client.revokeCredential(credential.userId), props.onRevoked);
+  const revoke = useAction(
+    () => client.revokeCredential(credential.userId),
+    () => {
+      void queryClient.invalidateQueries({ queryKey: keys.credentials });
+      notifications.show({
+        color: 'teal',
+        message: `Credential ${credential.userId} revoked: it no longer signs in.`,
+      });
+    },
+  );
   return (
-    <tr>
-      <td>
+    <Table.Tr role="row">
+      <Table.Th scope="row" role="rowheader" fw="normal" className="credential-id">
         <code>{credential.userId}</code>
-      </td>
-      <td>{formatTime(credential.createTime)}</td>
-      <td>{credential.lastUseTime === undefined ? 'Never' : formatTime(credential.lastUseTime)}</td>
-      <td>
+      </Table.Th>
+      <Table.Td role="cell" className="credential-time credential-created">
+        <span className="cell-label">Created </span>
+        <RelativeTime iso={credential.createTime} />
+      </Table.Td>
+      <Table.Td role="cell" className="credential-time credential-used">
+        <span className="cell-label">Last used </span>
+        {credential.lastUseTime === undefined ? (
+          <Text span size="sm" c="dimmed">
+            Never
+          </Text>
+        ) : (
+          <RelativeTime iso={credential.lastUseTime} />
+        )}
+      </Table.Td>
+      <Table.Td role="cell" className="credential-actions">
         <ConfirmButton
           label="Revoke"
+          aria-label={`Revoke ${credential.userId}`}
           confirmLabel={`Revoke ${credential.userId}`}
+          size="xs"
+          variant="subtle"
           warning="Anything that uses this credential (a script, the CLI, a CI job) stops working at once."
           busy={revoke.busy}
           onConfirm={() => {
@@ -153,7 +236,7 @@ function CredentialRow(props: { credential: Credential; onRevoked: () => void })
           }}
         />
         <FormError error={revoke.error} />
-      </td>
-    </tr>
+      </Table.Td>
+    </Table.Tr>
   );
 }

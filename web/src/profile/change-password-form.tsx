@@ -1,7 +1,9 @@
 /** The profile's password change form. */
+import { Button, Group, Paper, PasswordInput, Stack, Text, Title } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
 import { useState, type SyntheticEvent } from 'react';
 import { usePortal } from '../portal/portal-context.js';
-import { FieldError, FormError } from '../ui/errors.js';
+import { fieldError, FormError } from '../ui/errors.js';
 import { useAction } from '../ui/use-action.js';
 
 const FIELDS = ['currentPassword', 'newPassword'];
@@ -16,19 +18,21 @@ export function ChangePasswordForm() {
   const [next, setNext] = useState('');
   const [confirm, setConfirm] = useState('');
   const [mismatch, setMismatch] = useState(false);
-  const [changed, setChanged] = useState(false);
   const change = useAction(
     () => client.changePassword(current, next),
     () => {
       setCurrent('');
       setNext('');
       setConfirm('');
-      setChanged(true);
+      notifications.show({
+        color: 'teal',
+        title: 'Password changed',
+        message: 'Password changed; your other sessions were signed out.',
+      });
     },
   );
   const submit = (event: SyntheticEvent) => {
     event.preventDefault();
-    setChanged(false);
     if (next !== confirm) {
       setMismatch(true);
       change.clear();
@@ -37,74 +41,72 @@ export function ChangePasswordForm() {
     setMismatch(false);
     change.run();
   };
-  const currentError = change.error?.violationOf('currentPassword');
-  const newError = change.error?.violationOf('newPassword');
 
   return (
-    <form onSubmit={submit} className="card" aria-labelledby="password-heading">
-      <h2 id="password-heading">Change password</h2>
-      <label htmlFor="current-password">Current password</label>
-      <input
-        id="current-password"
-        type="password"
-        autoComplete="current-password"
-        required
-        value={current}
-        aria-invalid={currentError !== undefined}
-        aria-describedby={currentError === undefined ? undefined : 'current-password-error'}
-        onChange={(e) => {
-          setCurrent(e.target.value);
-        }}
-      />
-      <FieldError error={change.error} field="currentPassword" id="current-password-error" />
-      <label htmlFor="new-password">New password</label>
-      <input
-        id="new-password"
-        type="password"
-        autoComplete="new-password"
-        required
-        value={next}
-        aria-invalid={newError !== undefined}
-        aria-describedby={
-          newError === undefined ? 'new-password-hint' : 'new-password-error new-password-hint'
-        }
-        onChange={(e) => {
-          setNext(e.target.value);
-        }}
-      />
-      <FieldError error={change.error} field="newPassword" id="new-password-error" />
-      <p id="new-password-hint" className="muted">
-        12 to 256 characters, different from the current one.
-      </p>
-      <label htmlFor="confirm-password">Confirm new password</label>
-      <input
-        id="confirm-password"
-        type="password"
-        autoComplete="new-password"
-        required
-        value={confirm}
-        aria-invalid={mismatch}
-        aria-describedby={mismatch ? 'confirm-password-error' : undefined}
-        onChange={(e) => {
-          setConfirm(e.target.value);
-        }}
-      />
-      {mismatch && (
-        <p id="confirm-password-error" className="error">
-          does not match the new password
-        </p>
-      )}
-      <FormError error={change.error} fields={FIELDS} />
-      {changed && (
-        <p role="status" className="success">
-          Password changed; your other sessions were signed out.
-        </p>
-      )}
-      <div>
-        <button type="submit" disabled={change.busy}>
-          Change password
-        </button>
-      </div>
-    </form>
+    <Paper
+      withBorder
+      p="md"
+      radius="md"
+      component="form"
+      onSubmit={submit}
+      aria-labelledby="password-heading"
+    >
+      <Title order={2} size="h3" id="password-heading">
+        Change password
+      </Title>
+      <Text size="sm" c="dimmed" mb="md">
+        Your portal password. Changing it signs out your other sessions; API credentials keep working.
+      </Text>
+      <Stack gap="sm" className="password-fields">
+        <PasswordInput
+          id="current-password"
+          label="Current password"
+          autoComplete="current-password"
+          required
+          withAsterisk={false}
+          value={current}
+          error={fieldError(change.error, 'currentPassword')}
+          // PasswordInput leaves aria-invalid to its caller.
+          aria-invalid={fieldError(change.error, 'currentPassword') !== undefined}
+          onChange={(e) => {
+            setCurrent(e.currentTarget.value);
+          }}
+        />
+        <PasswordInput
+          id="new-password"
+          label="New password"
+          description="12 to 256 characters, different from the current one."
+          autoComplete="new-password"
+          required
+          withAsterisk={false}
+          value={next}
+          error={fieldError(change.error, 'newPassword')}
+          // PasswordInput leaves aria-invalid to its caller.
+          aria-invalid={fieldError(change.error, 'newPassword') !== undefined}
+          onChange={(e) => {
+            setNext(e.currentTarget.value);
+          }}
+        />
+        <PasswordInput
+          id="confirm-password"
+          label="Confirm new password"
+          autoComplete="new-password"
+          required
+          withAsterisk={false}
+          value={confirm}
+          error={mismatch ? 'does not match the new password' : undefined}
+          aria-invalid={mismatch}
+          onChange={(e) => {
+            setConfirm(e.currentTarget.value);
+          }}
+        />
+        <FormError error={change.error} fields={FIELDS} />
+        <Group>
+          <Button type="submit" loading={change.busy}>
+            Change password
+          </Button>
+        </Group>
+      </Stack>
+    </Paper>
   );
 }
