@@ -38,7 +38,6 @@ export function Shell() {
     ...accountsQuery(client),
     enabled: session.data != null,
   });
-  const go = useGo();
   // Each request to open the palette (Ctrl/Cmd-K anywhere, even in a field, or the header's button).
   const [paletteRequests, setPaletteRequests] = useState(0);
   const openPalette = () => {
@@ -61,10 +60,9 @@ export function Shell() {
     );
   const signOut = () => {
     void client.signOut().finally(() => {
-      queryClient.setQueryData(keys.session, null);
-      // Nothing of the signed-out user stays in memory for whoever signs in next.
-      queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== keys.session[0] });
-      go('/', { replace: true });
+      // A fresh load of the sign-in page: nothing of the signed-out user (cached answers, the CSRF token,
+      // open menus and their listeners) stays in memory for whoever signs in next.
+      window.location.replace('/');
     });
   };
   const user = session.data.user;
