@@ -163,8 +163,17 @@ function ShellVariablesEditor(props: {
   const [text, setText] = useState<TextMode>();
   const textarea = useRef<HTMLTextAreaElement>(null);
   const textOpen = text !== undefined;
+  // Focus goes to the textarea when it opens, and back to the button that opened it when it closes.
+  const opener = useRef<TextMode['kind']>(undefined);
+  const pasteButton = useRef<HTMLButtonElement>(null);
+  const bulkButton = useRef<HTMLButtonElement>(null);
   useEffect(() => {
     if (textOpen) textarea.current?.focus();
+    else if (opener.current !== undefined)
+      (opener.current === 'bulk'
+        ? (bulkButton.current ?? pasteButton.current)
+        : pasteButton.current
+      )?.focus();
   }, [textOpen]);
   // Rows keep a React key of their own so that removing one does not move focus or typing to another.
   const rowIds = useRef<number[]>([]);
@@ -179,6 +188,7 @@ function ShellVariablesEditor(props: {
     onChange(variables.filter((_, j) => j !== index));
   };
   const openText = (kind: TextMode['kind']) => {
+    opener.current = kind;
     setText({ kind, text: kind === 'bulk' ? dotenvOfDrafts(variables) : '', base: variables, problems: [] });
   };
   const typeText = (mode: TextMode, value: string) => {
@@ -305,6 +315,7 @@ function ShellVariablesEditor(props: {
                 Add a variable
               </Button>
               <Button
+                ref={pasteButton}
                 variant="subtle"
                 leftSection={<IconClipboardText size={16} aria-hidden />}
                 onClick={() => {
@@ -315,6 +326,7 @@ function ShellVariablesEditor(props: {
               </Button>
               {variables.length > 0 && (
                 <Button
+                  ref={bulkButton}
                   variant="subtle"
                   leftSection={<IconEdit size={16} aria-hidden />}
                   onClick={() => {
