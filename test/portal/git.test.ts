@@ -49,33 +49,56 @@ describe('portal in a browser: applications built from git, their previews and c
   });
 
   it('connects a repository, shows its webhook with a secret made once, and builds a branch with previews on', async () => {
-    await page.getByLabel('Application id').fill('gitsite');
-    await page.getByLabel(/A git repository/).check();
-    await page.getByLabel('Clone URL').fill(git.url('site'));
-    await page.getByLabel('Git host').selectOption('GITHUB');
-    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByRole('button', { name: 'New application' }).click();
+    const creating = page.getByRole('dialog', { name: 'Create an application' });
+    await creating.getByLabel('Application id').fill('gitsite');
+    await creating.getByLabel(/A git repository/).check();
+    await creating.getByLabel('Clone URL').fill(git.url('site'));
+    await creating.getByLabel('Git host').selectOption('GITHUB');
+    await creating.getByRole('button', { name: 'Create application' }).click();
     // Taken to the new application, where the repository is set up.
     await page.getByRole('heading', { name: 'gitsite' }).waitFor();
     const repository = page.getByRole('region', { name: 'Repository' });
     await repository.getByText(git.url('site')).waitFor();
     const webhookUrl = (await repository.getByLabel('Webhook URL', { exact: true }).textContent()) ?? '';
     assert.match(webhookUrl, /\/wh\/v1\/accounts\/acme\/apps\/gitsite\/repository:push$/);
-    await repository.getByText(/GitHub: Settings → Webhooks → Add webhook/).waitFor();
+    await repository.getByRole('button', { name: 'Copy the webhook URL' }).waitFor();
+    await repository.getByRole('button', { name: 'Copy the clone URL' }).waitFor();
+    assert.equal(await repository.getByRole('definition').filter({ hasText: 'GitHub' }).count(), 1);
+    // The host's own steps, in order.
+    await repository
+      .getByRole('list', { name: 'Webhook steps on GitHub' })
+      .getByText(/Settings → Webhooks → Add webhook/)
+      .waitFor();
     await repository.getByRole('button', { name: 'Make a webhook secret' }).click();
-    const secret = (await repository.getByLabel('Webhook secret', { exact: true }).textContent()) ?? '';
+    const status = repository.getByRole('status');
+    const secret = (await status.getByLabel('Webhook secret', { exact: true }).textContent()) ?? '';
     assert.match(secret, /^[A-Za-z0-9_-]{43}$/);
+    await status.getByRole('button', { name: 'Copy the webhook secret' }).waitFor();
+    // Another secret would break this one: it is asked first, and not made when cancelled.
+    await repository.getByRole('button', { name: 'Make another secret' }).click();
+    await page
+      .getByRole('dialog', { name: 'Make another secret' })
+      .getByRole('button', { name: 'Cancel' })
+      .click();
+    assert.equal(await status.getByLabel('Webhook secret', { exact: true }).textContent(), secret);
 
-    await page.getByLabel('Display name').fill('Production');
-    await page.getByLabel('Branch', { exact: true }).fill('main');
-    await page.getByLabel(/Preview environments: each pull request/).check();
-    await page.getByRole('button', { name: 'Create environment' }).click();
+    await page.getByRole('button', { name: 'New environment' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Create an environment' });
+    await dialog.getByLabel('Display name').fill('Production');
+    await dialog.getByLabel('Branch', { exact: true }).fill('main');
+    await dialog.getByLabel(/Preview environments: each pull request/).check();
+    await dialog.getByRole('button', { name: 'Create environment' }).click();
+    // Taken to the new environment; back on the application, its card.
+    await page.getByRole('heading', { name: 'Production' }).waitFor();
+    await page.getByLabel('Breadcrumbs').getByRole('link', { name: 'gitsite', exact: true }).click();
     const production = page.getByRole('article', { name: 'Production' });
-    await production.getByText('· main').waitFor();
+    await production.getByText('main', { exact: true }).waitFor();
     // The first build of the branch's head goes live; the page shows it on reload.
     assert.ok(
       await eventually(async () => {
         await page.reload();
-        return (await production.locator('.badge.live').count()) > 0;
+        return (await production.getByText('Live', { exact: true }).count()) > 0;
       }, 120_000),
       'the branch went live',
     );
@@ -108,7 +131,7 @@ describe('portal in a browser: applications built from git, their previews and c
     });
     assert.equal(delivered.status, 200, await delivered.text());
     await page.reload();
-    const previews = page.getByRole('list', { name: 'Previews of Production' });
+    const previews = page.getByLabel('Previews of Production');
     await previews.getByRole('link', { name: 'PR #3: Pricing page' }).waitFor();
     await previews.getByText('feature/pricing').waitFor();
   });
@@ -121,11 +144,12 @@ describe('portal in a browser: applications built from git, their previews and c
       .getByRole('navigation', { name: 'Environment pages' })
       .getByRole('link', { name: 'Builds' })
       .click();
-    const commit = page.getByRole('link', { name: `Commit ${head.slice(0, 7)}` });
+    const builds = page.getByRole('region', { name: 'Builds' });
+    const commit = builds.getByRole('link', { name: `Commit ${head.slice(0, 7)}` });
     await commit.waitFor();
     // A loopback repository named GitHub links to the host's commit page.
     assert.equal(await commit.getAttribute('href'), `${git.origin}/site/commit/${head}`);
-    await page.getByRole('cell', { name: /First page/ }).waitFor();
+    await builds.getByRole('cell', { name: /First page/ }).waitFor();
 
     await page.goBack();
     await page.goBack();

@@ -12,7 +12,13 @@ import { appPage, Link, pageOf, useGo } from '../portal/router.js';
 import { ConfirmButton } from '../ui/confirm-button.js';
 import { FormError, LoadError } from '../ui/errors.js';
 import { useAction } from '../ui/use-action.js';
-import { draftFields, EnvironmentFields, type EnvironmentDraft } from './environment-fields.js';
+import {
+  draftFields,
+  environmentBody,
+  environmentDraft,
+  EnvironmentFields,
+  type EnvironmentDraft,
+} from './environment-fields.js';
 import { useEnvironmentTab } from './environment-tab-props.js';
 
 /** The environment's main tab: new code, previews, its settings and its deletion. */
@@ -236,14 +242,10 @@ function PreviewsForm(props: { environment: Environment; onSaved: () => void }) 
 function SettingsForm(props: { environment: Environment; onSaved: () => void }) {
   const { client } = usePortal();
   const { environment } = props;
-  const [draft, setDraft] = useState<EnvironmentDraft>({
-    displayName: environment.displayName,
-    wpEnvironment: environment.wpEnvironment,
-    shellVariables: environment.shellVariables.map((v) => ({ ...v, secret: v.secret === true })),
-  });
+  const [draft, setDraft] = useState<EnvironmentDraft>(() => environmentDraft(environment));
   const [saved, setSaved] = useState(false);
   const save = useAction(
-    () => client.updateEnvironment(environment.name, { ...draft, shellVariables: [...draft.shellVariables] }),
+    () => client.updateEnvironment(environment.name, environmentBody(draft)),
     () => {
       setSaved(true);
       notifications.show({

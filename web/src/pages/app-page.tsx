@@ -23,7 +23,12 @@ import type { Build, Environment } from '../../../src/client/api-client.js';
 import { BuildCommit, type RepositoryRef } from '../builds/build-commit.js';
 import { buildLabel, triggerLabel } from '../builds/build-summary.js';
 import { deploymentState, DeploymentBadge } from '../environment/deployment-state.js';
-import { draftFields, EnvironmentFields, type EnvironmentDraft } from '../environment/environment-fields.js';
+import {
+  draftFields,
+  environmentBody,
+  EnvironmentFields,
+  type EnvironmentDraft,
+} from '../environment/environment-fields.js';
 import { useAccount, usePortal } from '../portal/portal-context.js';
 import { appOverviewQuery, appQuery, keys } from '../portal/queries.js';
 import { useRouteParams } from '../portal/route-params.js';
@@ -292,7 +297,9 @@ function CreateEnvironmentForm(props: {
       client.createEnvironment(
         props.account,
         props.app,
-        props.fromRepository ? { ...draft, branch, previews: { enabled: previews } } : draft,
+        props.fromRepository
+          ? { ...environmentBody(draft), branch, previews: { enabled: previews } }
+          : environmentBody(draft),
       ),
     (operation) => {
       void queryClient.invalidateQueries({ queryKey: ['app-overview', props.account, props.app] });
