@@ -194,6 +194,7 @@ export async function portalJourney(dir: string, shoot: Shoot): Promise<JourneyF
     // API access: a credential shown once, then used with plain HTTP.
     await page.getByRole('button', { name: 'Account menu of owner@acme.test' }).click();
     await page.getByRole('menuitem', { name: 'Profile and API access' }).click();
+    await page.getByRole('menu').waitFor({ state: 'detached' });
     await page.getByRole('button', { name: 'Generate credentials' }).click();
     const panel = page.getByRole('region', { name: 'Your new credential' });
     await panel.waitFor();

@@ -60,7 +60,7 @@ describe('portal in a browser: profile (API credentials, password), event notifi
   }
 
   it('generates a credential shown once, which works with Basic auth, shows its last use, and revokes it', async () => {
-    await page.getByRole('button', { name: `Your account menu (${OWNER})` }).click();
+    await page.getByRole('button', { name: `Account menu of ${OWNER}` }).click();
     await page.getByRole('menuitem', { name: 'Profile and API access' }).click();
     await page.getByRole('heading', { name: 'Your profile' }).waitFor();
     assert.equal(await page.title(), 'Your profile · Atoll');
@@ -140,7 +140,7 @@ describe('portal in a browser: profile (API credentials, password), event notifi
     assert.equal(await page.locator('#confirm-password-error').count(), 0);
     assert.equal(await form.getByLabel('Current password').inputValue(), '');
 
-    await page.getByRole('button', { name: `Your account menu (${OWNER})` }).click();
+    await page.getByRole('button', { name: `Account menu of ${OWNER}` }).click();
     await page.getByRole('menuitem', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in to Atoll' }).waitFor();
     // After the menu's Sign out, Chromium delivers no real click or key press to the page until it

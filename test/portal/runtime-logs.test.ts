@@ -19,7 +19,7 @@ describe('portal in a browser: the runtime log of a server app, streamed', () =>
     page = await browser.newPage();
     await page.goto(`${h.api.url}/`);
     await signIn(page);
-    await page.getByRole('link', { name: 'web' }).waitFor();
+    await page.getByRole('link', { name: 'web', exact: true }).waitFor();
   });
   after(async () => {
     await browser.close();
