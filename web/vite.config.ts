@@ -17,10 +17,15 @@ export default defineConfig({
     emptyOutDir: true,
     assetsDir: 'assets',
     sourcemap: true,
+    // The entry (React, Mantine, TanStack) is about 620 KB raw, 200 KB gzip; bench:portal holds it to
+    // issue 24's 250 KB gzip, and every other page is already a chunk of its own.
+    chunkSizeWarningLimit: 700,
     rollupOptions: {
       onwarn(warning, warn) {
         // Mantine's modules start with "use client" (for React Server Components), which a browser bundle ignores.
         if (warning.code === 'MODULE_LEVEL_DIRECTIVE') return;
+        // Its echo: dropping that directive leaves a library's source map pointing nowhere for line 1.
+        if (warning.code === 'SOURCEMAP_ERROR' && (warning.id ?? '').includes('/node_modules/')) return;
         warn(warning);
       },
     },

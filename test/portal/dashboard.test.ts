@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, signIn, watchForPageFaults } from '../helpers/browser.js';
+import { accessibilityViolations, launchBrowser, signIn, watchForPageFaults } from '../helpers/browser.js';
 import { BuildHarness, zipFolder } from '../helpers/build-harness.js';
 
 /**
@@ -134,6 +134,15 @@ describe('portal in a browser: the dashboard, the command palette, phones and th
     await search.fill(liveBuild.slice(0, 8));
     await page.getByRole('button', { name: new RegExp(`Build ${liveBuild.slice(0, 8)}`) }).click();
     await page.getByRole('heading', { name: `Build ${liveBuild.slice(0, 8)}` }).waitFor();
+  });
+
+  it('answers an unknown address with a page that links home, accessible like every other', async () => {
+    await page.goto(`${h.api.url}/accounts/acme/no/such/page`);
+    await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+    assert.equal(await page.title(), 'Page not found · Atoll');
+    assert.deepEqual(await accessibilityViolations(page), []);
+    await page.getByRole('link', { name: 'Go to your applications' }).click();
+    await page.getByRole('listitem', { name: 'web' }).waitFor();
   });
 
   it('serves a favicon', async () => {

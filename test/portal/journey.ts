@@ -72,6 +72,8 @@ export async function portalJourney(dir: string, shoot: Shoot): Promise<JourneyF
           accessibility.push(...found.map((v) => `${name} at ${String(width)} px, ${colorScheme}: ${v}`));
         }
         await page.emulateMedia({ colorScheme: 'light' });
+        // Controls fade from the dark scheme's colours (CSS transitions): shot once they have.
+        await page.evaluate('Promise.allSettled(document.getAnimations().map((a) => a.finished))');
         await shoot(page, width === WIDTHS[0] ? name : `${name}-${String(width)}`);
       }
       await page.setViewportSize({ width: WIDTHS[0], height: 900 });
@@ -223,6 +225,7 @@ export async function portalJourney(dir: string, shoot: Shoot): Promise<JourneyF
     const subscription = page.getByRole('article', { name: receiver.url });
     await subscription.getByRole('button', { name: 'Send a test event' }).click();
     await subscription.getByText('Succeeded').first().waitFor({ timeout: 30_000 });
+    await subscription.getByText(/^Test event delivered: HTTP 2\d\d/).waitFor({ timeout: 30_000 });
     await eventually(() => Promise.resolve(receiver.ofType('subscription.test').length > 0), 10_000);
     await shot('events');
 
