@@ -36,7 +36,7 @@ export function DeliveryTable(props: { deliveries: readonly Delivery[]; caption:
   return (
     <Table className="deliveries-table" verticalSpacing="xs" role="table">
       <Table.Caption className="visually-hidden">{props.caption}</Table.Caption>
-      <Table.Thead>
+      <Table.Thead className="visually-hidden-below-xs">
         <Table.Tr role="row">
           <Table.Th scope="col" role="columnheader">
             Event

@@ -2,18 +2,7 @@
  * One domain of the Domains tab as a three-step wizard: added, the DNS records to create, verified.
  * Below the steps, what the domain does (main address, or a redirect) and its removal.
  */
-import {
-  Badge,
-  Button,
-  Divider,
-  Group,
-  NativeSelect,
-  Paper,
-  Stack,
-  Text,
-  Title,
-  Tooltip,
-} from '@mantine/core';
+import { Badge, Button, Divider, Group, NativeSelect, Paper, Stack, Text, Title } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import {
   IconAlertTriangle,
@@ -31,6 +20,7 @@ import { ConfirmButton } from '../ui/confirm-button.js';
 import { FormError } from '../ui/errors.js';
 import { RelativeTime } from '../ui/time.js';
 import { useAction } from '../ui/use-action.js';
+import { ReasonedButton } from '../ui/reasoned-button.js';
 import { domainProgress, formatDay, isVerified, pointsAtEdge, type Tone } from './domain-progress.js';
 import { DomainRecords } from './domain-records.js';
 import { redirectOf, requestsOf, type MappingRequest } from './domain-set.js';
@@ -350,30 +340,16 @@ function DomainSettings(props: DomainCardProps) {
               </Text>
             ) : (
               <Group gap="sm" wrap="wrap">
-                <Tooltip label={primaryReason} disabled={primaryReason === undefined} multiline w={280}>
-                  <Button
-                    size="sm"
-                    variant="default"
-                    loading={primary.busy}
-                    data-disabled={primaryReason === undefined ? undefined : true}
-                    aria-disabled={primaryReason !== undefined}
-                    aria-describedby={primaryReason === undefined ? undefined : reasonId}
-                    onClick={(event) => {
-                      if (primaryReason !== undefined) {
-                        event.preventDefault();
-                        return;
-                      }
-                      primary.run();
-                    }}
-                  >
-                    Make this the main address
-                  </Button>
-                </Tooltip>
-                {primaryReason !== undefined && (
-                  <span id={reasonId} className="visually-hidden">
-                    {primaryReason}
-                  </span>
-                )}
+                <ReasonedButton
+                  size="sm"
+                  variant="default"
+                  loading={primary.busy}
+                  disabledReason={primaryReason}
+                  reasonId={reasonId}
+                  onClick={primary.run}
+                >
+                  Make this the main address
+                </ReasonedButton>
                 <Text size="xs" c="dimmed" className="grow">
                   The environment&apos;s URL moves to {mapping.domain} once it is active.
                 </Text>

@@ -115,7 +115,7 @@ function MemberTable(props: { account: string; members: readonly Member[] }) {
   return (
     <Table className="members-table" verticalSpacing="sm" role="table">
       <Table.Caption className="visually-hidden">Members of {props.account}</Table.Caption>
-      <Table.Thead>
+      <Table.Thead className="visually-hidden-below-xs">
         <Table.Tr role="row">
           <Table.Th scope="col" role="columnheader">
             Member
@@ -259,42 +259,25 @@ function MemberRow(props: { account: string; member: Member; onlyOwner: boolean 
         )}
       </Table.Td>
       <Table.Td role="cell" className="member-actions">
-        {onlyOwner ? (
-          <Tooltip label={LAST_OWNER_REASON} withArrow multiline w={260}>
-            <Button
-              size="xs"
-              variant="subtle"
-              color="red"
-              data-disabled
-              aria-disabled
-              aria-label={`Remove ${member.email}`}
-              aria-describedby={`${id}-only-owner`}
-              onClick={(e) => {
-                e.preventDefault();
-              }}
-            >
-              Remove
-            </Button>
-          </Tooltip>
-        ) : (
-          <ConfirmButton
-            label="Remove"
-            aria-label={`Remove ${member.email}`}
-            confirmLabel={isMe ? `Leave ${account}` : `Remove ${member.email}`}
-            size="xs"
-            variant="subtle"
-            warning={
-              isMe
-                ? `You will no longer reach ${account}. Your user and API credentials stay.`
-                : `${member.email} will no longer reach ${account}; the user and its API credentials stay.`
-            }
-            busy={remove.busy}
-            onConfirm={() => {
-              setRole.clear();
-              remove.run();
-            }}
-          />
-        )}
+        <ConfirmButton
+          label="Remove"
+          aria-label={`Remove ${member.email}`}
+          confirmLabel={isMe ? `Leave ${account}` : `Remove ${member.email}`}
+          size="xs"
+          variant="subtle"
+          warning={
+            isMe
+              ? `You will no longer reach ${account}. Your user and API credentials stay.`
+              : `${member.email} will no longer reach ${account}; the user and its API credentials stay.`
+          }
+          busy={remove.busy}
+          onConfirm={() => {
+            setRole.clear();
+            remove.run();
+          }}
+          disabledReason={onlyOwner ? LAST_OWNER_REASON : undefined}
+          reasonId={`${id}-remove-reason`}
+        />
       </Table.Td>
     </Table.Tr>
   );

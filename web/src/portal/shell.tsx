@@ -90,7 +90,7 @@ export function Shell() {
             }
             onClick={openPalette}
           >
-            <span className="search-label">Search</span>
+            <span className="visually-hidden-below-sm">Search</span>
           </Button>
           <Menu position="bottom-end" withinPortal>
             <Menu.Target>
@@ -98,7 +98,7 @@ export function Shell() {
                 <Group gap={6} wrap="nowrap">
                   <IconUser size={18} aria-hidden />
                   <span className="visually-hidden">Account menu of </span>
-                  <Text span size="sm" className="user-email">
+                  <Text span size="sm" className="user-email visually-hidden-below-sm">
                     {user.email}
                   </Text>
                   <IconChevronDown size={14} aria-hidden />

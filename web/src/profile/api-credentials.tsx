@@ -1,17 +1,5 @@
 /** The profile's API access: a person's credentials for the API and the CLI. */
-import {
-  Alert,
-  Button,
-  Code,
-  Group,
-  Paper,
-  Skeleton,
-  Stack,
-  Table,
-  Text,
-  Title,
-  Tooltip,
-} from '@mantine/core';
+import { Alert, Button, Code, Group, Paper, Skeleton, Stack, Table, Text, Title } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { IconAlertTriangle, IconKey } from '@tabler/icons-react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
@@ -24,6 +12,7 @@ import { CopyButton } from '../ui/copy-button.js';
 import { FormError, LoadError } from '../ui/errors.js';
 import { RelativeTime } from '../ui/time.js';
 import { useAction } from '../ui/use-action.js';
+import { ReasonedButton } from '../ui/reasoned-button.js';
 
 /** Why Generate waits while a new credential is shown: a second one would hide the first's password. */
 const SHOWN_REASON = 'Store the new credential and press Done first.';
@@ -55,25 +44,15 @@ export function ApiCredentials() {
             <Code>atoll</Code> CLI and CI pipelines. It acts as you, with your role in each account.
           </Text>
         </div>
-        <Tooltip label={SHOWN_REASON} disabled={!shown} withArrow>
-          <Button
-            leftSection={<IconKey size={16} aria-hidden />}
-            loading={generate.busy}
-            data-disabled={shown || undefined}
-            aria-disabled={shown || undefined}
-            aria-describedby={shown ? 'generate-reason' : undefined}
-            onClick={() => {
-              if (!shown) generate.run();
-            }}
-          >
-            Generate credentials
-          </Button>
-        </Tooltip>
-        {shown && (
-          <span id="generate-reason" className="visually-hidden">
-            {SHOWN_REASON}
-          </span>
-        )}
+        <ReasonedButton
+          leftSection={<IconKey size={16} aria-hidden />}
+          loading={generate.busy}
+          disabledReason={shown ? SHOWN_REASON : undefined}
+          reasonId="generate-reason"
+          onClick={generate.run}
+        >
+          Generate credentials
+        </ReasonedButton>
       </Group>
       <FormError error={generate.error} />
       {generated !== undefined && (
@@ -164,7 +143,7 @@ function CredentialTable(props: { credentials: readonly Credential[] }) {
       <Table.Caption className="visually-hidden">
         Your API credentials. Anything that uses one acts as you.
       </Table.Caption>
-      <Table.Thead>
+      <Table.Thead className="visually-hidden-below-sm">
         <Table.Tr role="row">
           <Table.Th scope="col" role="columnheader">
             User id
