@@ -53,6 +53,7 @@ import type { Webhooks } from '../contract/webhook-schemas.js';
 export { EVENT_TYPES, type EventType } from '../contract/event-types.js';
 export { commitPageUrl, type GitProvider } from '../domain/git/repository-url.js';
 export { relativeRecordName } from '../domain/domains/registered-domain.js';
+export { shortBuildId } from '../domain/builds/short-build-id.js';
 export type {
   Account,
   App,

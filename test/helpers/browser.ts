@@ -112,3 +112,8 @@ export function watchForPageFaults(page: Page): string[] {
   });
   return faults;
 }
+
+/** How many pixels the page is wider than the window (0 or less: nothing scrolls sideways). */
+export async function horizontalOverflow(page: Page): Promise<number> {
+  return Number(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'));
+}

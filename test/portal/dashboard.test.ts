@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { accessibilityViolations, launchBrowser, signIn, watchForPageFaults } from '../helpers/browser.js';
+import {
+  accessibilityViolations,
+  horizontalOverflow,
+  launchBrowser,
+  signIn,
+  watchForPageFaults,
+} from '../helpers/browser.js';
 import { BuildHarness, zipFolder } from '../helpers/build-harness.js';
 
 /**
@@ -165,9 +171,7 @@ describe('portal in a browser: the dashboard, the command palette, phones and th
       await page.goto(`${h.api.url}${path}`);
       await page.getByRole('heading', { level: 1 }).waitFor();
       await page.waitForLoadState('networkidle');
-      const overflow = Number(
-        await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'),
-      );
+      const overflow = await horizontalOverflow(page);
       assert.ok(overflow <= 0, `${path} is ${String(overflow)} px wider than the screen`);
       await page.getByRole('button', { name: 'Account menu of owner@acme.test' }).waitFor();
     }

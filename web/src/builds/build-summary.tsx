@@ -1,7 +1,7 @@
 /** A build in words (badge, trigger, phase, duration, id), shared so it reads the same on every page. */
 import { Badge, Group, Loader, ThemeIcon } from '@mantine/core';
 import { IconCheck, IconCircleDashed, IconClock, IconPlayerStop, IconX } from '@tabler/icons-react';
-import { resourceId, type Build } from '../../../src/client/api-client.js';
+import { resourceId, shortBuildId, type Build } from '../../../src/client/api-client.js';
 import { formatDuration } from '../ui/time.js';
 
 /** A build still waiting for, or holding, a worker: it can be cancelled and its log is still growing. */
@@ -51,9 +51,9 @@ export function buildId(build: Build | string): string {
   return resourceId(typeof build === 'string' ? build : build.name);
 }
 
-/** The short form of a build's id (its first 8 characters), which the API and the CLI accept too. */
+/** The short form of a build's id, as the CLI prints it and the API accepts it. */
 export function buildLabel(build: Build | string): string {
-  return buildId(build).slice(0, 8);
+  return shortBuildId(buildId(build));
 }
 
 /** The state of a build in words. */

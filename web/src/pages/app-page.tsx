@@ -32,6 +32,7 @@ import {
 import { useAccount, usePortal } from '../portal/portal-context.js';
 import { appOverviewQuery, appQuery, keys } from '../portal/queries.js';
 import { useRouteParams } from '../portal/route-params.js';
+import { useRegionName } from '../portal/use-region-name.js';
 import { accountPage, Link, pageOf, useGo } from '../portal/router.js';
 import { RepositoryCard } from '../repository/repository-card.js';
 import { ConfirmButton } from '../ui/confirm-button.js';
@@ -39,7 +40,6 @@ import { fieldError, FormError, LoadError } from '../ui/errors.js';
 import { usePageTitle } from '../ui/page-title.js';
 import { RelativeTime } from '../ui/time.js';
 import { useAction } from '../ui/use-action.js';
-import { useRegionName } from './apps-page.js';
 
 const EMPTY: EnvironmentDraft = { displayName: '', wpEnvironment: '', shellVariables: [] };
 
@@ -302,8 +302,7 @@ function CreateEnvironmentForm(props: {
           : environmentBody(draft),
       ),
     (operation) => {
-      void queryClient.invalidateQueries({ queryKey: ['app-overview', props.account, props.app] });
-      void queryClient.invalidateQueries({ queryKey: keys.environments(props.account, props.app) });
+      void queryClient.invalidateQueries({ queryKey: keys.appOverview(props.account, props.app) });
       notifications.show({ color: 'teal', message: `Environment ${draft.displayName} created.` });
       // The operation is named under the new environment: …/environments/{env}/operations/{op}.
       go(pageOf(operation.name.split('/operations/')[0] ?? ''));

@@ -30,6 +30,7 @@ import { deploymentState, DeploymentBadge } from '../environment/deployment-stat
 import { useAccount, usePortal } from '../portal/portal-context.js';
 import { appOverviewQuery, appsQuery, keys, regionsQuery } from '../portal/queries.js';
 import { appPage, Link, pageOf, useGo } from '../portal/router.js';
+import { useRegionName } from '../portal/use-region-name.js';
 import { PROVIDER_NAMES } from '../repository/repository-card.js';
 import { fieldError, FormError, LoadError } from '../ui/errors.js';
 import { usePageTitle } from '../ui/page-title.js';
@@ -54,14 +55,6 @@ function headline(overview: Overview | undefined) {
       best = entry;
   }
   return best;
-}
-
-/** The region's name for people (`Europe West`), or its resource name until regions are read. */
-export function useRegionName(): (region: string) => string {
-  const { client } = usePortal();
-  const regions = useQuery(regionsQuery(client));
-  return (region) =>
-    regions.data?.find((r) => r.name === region)?.displayName ?? region.replace(/^regions\//, '');
 }
 
 /** An account's applications as cards, and a way to create one. */

@@ -14,8 +14,9 @@ export const keys = {
   accounts: ['accounts'] as const,
   regions: ['regions'] as const,
   apps: (account: string) => ['apps', account] as const,
+  /** An application's environments with each one's newest build (appOverviewQuery). */
+  appOverview: (account: string, app: string) => ['app-overview', account, app] as const,
   app: (account: string, app: string) => ['app', account, app] as const,
-  environments: (account: string, app: string) => ['environments', account, app] as const,
   environment: (name: string) => ['environment', name] as const,
   builds: (environment: string) => ['builds', environment] as const,
   build: (name: string) => ['build', name] as const,
@@ -58,15 +59,6 @@ export function appQuery(client: ApiClient, account: string, app: string) {
   return queryOptions({ queryKey: keys.app(account, app), queryFn: () => client.getApp(account, app) });
 }
 
-/** An application's environments, previews included; polled so deployments show as they happen. */
-export function environmentsQuery(client: ApiClient, account: string, app: string, poll = true) {
-  return queryOptions({
-    queryKey: keys.environments(account, app),
-    queryFn: () => client.listEnvironments(account, app),
-    refetchInterval: poll ? POLL_MS * 5 : false,
-  });
-}
-
 /** One environment, read every second: its live build changes while a deployment runs. */
 export function environmentQuery(client: ApiClient, name: string) {
   return queryOptions({
@@ -100,7 +92,9 @@ export function buildQuery(client: ApiClient, name: string) {
 /** An environment's newest build (or none), for its state on a card; read every few seconds. */
 export function latestBuildQuery(client: ApiClient, environment: string, pollMs = POLL_MS * 3) {
   return queryOptions({
-    queryKey: [...keys.builds(environment), 1],
+    // Its own key under the builds' prefix (so invalidating the builds refreshes it): a list of one build
+    // would share the cache entry of buildsQuery(…, 1) while answering another shape.
+    queryKey: [...keys.builds(environment), 'latest'],
     queryFn: async () => (await client.listBuilds(environment, 1))[0] ?? null,
     refetchInterval: pollMs,
   });
@@ -109,7 +103,7 @@ export function latestBuildQuery(client: ApiClient, environment: string, pollMs 
 /** An application's environments with each one's newest build: what its dashboard card shows. */
 export function appOverviewQuery(client: ApiClient, account: string, app: string) {
   return queryOptions({
-    queryKey: ['app-overview', account, app],
+    queryKey: keys.appOverview(account, app),
     queryFn: async () => {
       const environments = await client.listEnvironments(account, app);
       const latest = await Promise.all(
