@@ -53,13 +53,11 @@ export class AcmeCertificateAuthority implements CertificateAuthority {
       challengePriority: ['http-01'],
       // The client's own pre-check would resolve the domain from here; the CA's check is the one that counts.
       skipChallengeVerification: true,
-      challengeCreateFn: (_authz, challenge, keyAuthorization) => {
-        challenges.setChallenge(challenge.token, keyAuthorization);
-        return Promise.resolve();
+      challengeCreateFn: async (_authz, challenge, keyAuthorization) => {
+        await challenges.setChallenge(challenge.token, keyAuthorization);
       },
-      challengeRemoveFn: (_authz, challenge) => {
-        challenges.removeChallenge(challenge.token);
-        return Promise.resolve();
+      challengeRemoveFn: async (_authz, challenge) => {
+        await challenges.removeChallenge(challenge.token);
       },
     });
     const info = acme.crypto.readCertificateInfo(chainPem);

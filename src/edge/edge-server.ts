@@ -44,6 +44,13 @@ export interface EdgeSettings {
   readonly onRequest?: (record: RequestRecord) => void;
   /** The HTTPS port visitors use (redirects to HTTPS name it unless it is 443); undefined: no HTTPS. */
   readonly httpsPublicPort?: number | undefined;
+  /**
+   * Where an ACME challenge this edge does not hold is looked up (the store, when another process
+   * ordered the certificate); unset: only the edge's own table answers.
+   */
+  readonly challengeLookup?: ((token: string) => Promise<string | undefined>) | undefined;
+  /** Told of the purges the edge makes itself (after a mutation), so that the other edges make them too. */
+  readonly onPurge?: ((environmentId: string, tags: readonly string[]) => void) | undefined;
 }
 
 export interface RequestRecord {
@@ -80,6 +87,11 @@ function isEncrypted(req: Pick<IncomingMessage, 'socket'>): boolean {
 }
 
 const ACME_CHALLENGE_PREFIX = '/.well-known/acme-challenge/';
+
+function answerChallenge(res: ServerResponse, answer: string): void {
+  res.writeHead(200, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(answer) });
+  res.end(answer);
+}
 
 /** Where a request goes: a deployment, a redirect, or nowhere. */
 type Resolved = { readonly route: CompiledRoute } | { readonly redirect: string } | undefined;
@@ -272,13 +284,18 @@ export class Edge implements TrafficRouter, DomainRouter {
       state.again = true;
       return;
     }
-    this.purgeTags(environmentId, [NEXT_PAGES_TAG]);
+    this.#purgeNextPages(environmentId);
     const next = { again: false };
     this.#mutationPurges.set(environmentId, next);
     void this.settings.clock.sleep(MUTATION_PURGE_INTERVAL_MS).then(() => {
       this.#mutationPurges.delete(environmentId);
-      if (next.again) this.purgeTags(environmentId, [NEXT_PAGES_TAG]);
+      if (next.again) this.#purgeNextPages(environmentId);
     });
+  }
+
+  #purgeNextPages(environmentId: string): void {
+    this.purgeTags(environmentId, [NEXT_PAGES_TAG]);
+    this.settings.onPurge?.(environmentId, [NEXT_PAGES_TAG]);
   }
 
   #cacheOf(environmentId: string): WebCache {
@@ -297,13 +314,31 @@ export class Edge implements TrafficRouter, DomainRouter {
   #handle(req: IncomingMessage, res: ServerResponse): void {
     const started = performance.now();
     if (req.url?.startsWith(ACME_CHALLENGE_PREFIX) === true && !isEncrypted(req)) {
-      const answer = this.#challenges.get(req.url.slice(ACME_CHALLENGE_PREFIX.length));
+      const token = req.url.slice(ACME_CHALLENGE_PREFIX.length);
+      const answer = this.#challenges.get(token);
       if (answer !== undefined) {
-        res.writeHead(200, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(answer) });
-        res.end(answer);
+        answerChallenge(res, answer);
+        return;
+      }
+      const lookup = this.settings.challengeLookup;
+      if (lookup) {
+        lookup(token).then(
+          (found) => {
+            if (found === undefined) this.#serve(req, res, started);
+            else answerChallenge(res, found);
+          },
+          (error: unknown) => {
+            this.settings.logger.warn({ err: error }, 'edge: could not look an ACME challenge up');
+            this.#serve(req, res, started);
+          },
+        );
         return;
       }
     }
+    this.#serve(req, res, started);
+  }
+
+  #serve(req: IncomingMessage, res: ServerResponse, started: number): void {
     const resolved = this.#resolve(req);
     if (resolved && 'redirect' in resolved) {
       res.writeHead(301, {

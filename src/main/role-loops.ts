@@ -37,7 +37,18 @@ export function startRoleLoops(
   const polling = sandboxed ? startGitPolling(services, config, logger, timer) : undefined;
   // Commit statuses written before a stop or crash are sent now, and new ones as they fall due.
   if (sandboxed) services.commitStatuses.start();
-  return { building, restoring, periodic: [recheck, retention, ...(polling ? [polling] : [])] };
+  // With a shared store the edge rereads its domains every few seconds: a missed notification heals.
+  services.resync?.start();
+  return {
+    building,
+    restoring,
+    periodic: [
+      recheck,
+      retention,
+      ...(polling ? [polling] : []),
+      ...(services.resync ? [services.resync] : []),
+    ],
+  };
 }
 
 /** Events and domain mapping work of the control plane; returns the pending mappings' periodic re-check. */

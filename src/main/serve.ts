@@ -22,6 +22,7 @@ import { socketAnswers } from './socket-answers.js';
 import { openRunFolder } from './run-folder.js';
 import { loadPlatformKey } from './platform-key.js';
 import { listenPlatformServices } from './platform-services-listener.js';
+import { PostgresSignals } from '../store/postgres-signals.js';
 import { startRoleLoops, type RoleLoops } from './role-loops.js';
 
 export interface RunningPlatform {
@@ -72,18 +73,30 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
       : config.builds.unsafe
         ? unsafeRunner
         : undefined;
+  // Processes sharing a PostgreSQL server tell each other over LISTEN/NOTIFY; the embedded store has one process.
+  const signals =
+    config.databaseUrl === undefined
+      ? undefined
+      : new PostgresSignals({ connectionString: config.databaseUrl, logger, timer: systemClock });
+  await signals?.start();
   const services = composeServices({
     store,
+    signals,
     platformKey: key,
     clock: systemClock,
     logger,
     settings: config,
     commandRunner,
   });
-  const servers = await listenServers(config, logger, services, store, lifecycle).catch((error: unknown) => {
-    runFolder.remove();
-    throw error;
-  });
+  // Notifications sent while the listener was reconnecting are lost: the edge rereads the store.
+  signals?.onResync(() => services.domainEdgeSync.sync());
+  const servers = await listenServers(config, logger, services, store, lifecycle).catch(
+    async (error: unknown) => {
+      runFolder.remove();
+      await signals?.stop();
+      throw error;
+    },
+  );
   const { port, edgePort } = announce(config, logger, servers);
   const loops = startRoleLoops(services, config, logger, commandRunner !== undefined, systemClock);
   if (sandboxMissing !== undefined && commandRunner !== undefined) {
@@ -105,6 +118,7 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
       try {
         await stopPlatform(config, logger, { services, store, servers, loops });
       } finally {
+        await signals?.stop();
         runFolder.remove();
       }
     })();

@@ -1,6 +1,7 @@
 /** Assembles the Store port from one repository per table over an open database, embedded or server alike. */
 import { sql, type Kysely } from 'kysely';
 import type { Repositories, Store } from '../services/kit/store-port.js';
+import { createAcmeChallengesRepository } from './repositories/acme-challenges-repository.js';
 import { createAccountsRepository } from './repositories/accounts-repository.js';
 import { createAppsRepository } from './repositories/apps-repository.js';
 import { createBuildLogsRepository } from './repositories/build-logs-repository.js';
@@ -42,6 +43,7 @@ function createRepositories(db: Kysely<Database>): Repositories {
     reports: createReportsRepository(db),
     sessions: createSessionsRepository(db),
     commitStatuses: createCommitStatusesRepository(db),
+    acmeChallenges: createAcmeChallengesRepository(db),
   };
 }
 

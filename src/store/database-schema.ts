@@ -306,6 +306,12 @@ export interface SessionsTable {
   expire_time: Timestamp;
 }
 
+export interface AcmeChallengesTable {
+  token: string;
+  key_authorization: string;
+  create_time: Date;
+}
+
 export interface Database {
   accounts: AccountsTable;
   users: UsersTable;
@@ -333,4 +339,5 @@ export interface Database {
   health_checks: HealthChecksTable;
   sessions: SessionsTable;
   commit_statuses: CommitStatusesTable;
+  acme_challenges: AcmeChallengesTable;
 }

@@ -32,6 +32,7 @@ export interface TestStore {
 }
 
 const TABLES = [
+  'acme_challenges',
   'site_reports',
   'report_schedules',
   'health_checks',

@@ -35,9 +35,9 @@ export function composeServices(
   const edge = composeEdge(base);
   const domains = composeDomains(base, edge);
   const scheduler = composeScheduler(base);
-  const api = composeApi(base, { router: edge.edge, domains, scheduler });
+  const api = composeApi(base, { router: edge.router, domains, scheduler });
   const runtime = composeRuntime(base, {
-    router: edge.edge,
+    router: edge.router,
     environments: api.environments,
     platformTokens: api.platformTokens,
     commandRunner: deps.commandRunner,
@@ -47,7 +47,11 @@ export function composeServices(
   const runRetention = async () => {
     const swept = await worker.retention.sweep();
     const removedSessions = await api.sessions.removeEnded();
-    base.logger.info({ ...swept, removedSessions }, 'retention ran');
+    // An order ends in minutes; an answer a day old was left by a process that stopped mid-order.
+    const removedChallenges = await base.store.acmeChallenges.removeOlderThan(
+      new Date(base.clock.now().getTime() - 86_400_000),
+    );
+    base.logger.info({ ...swept, removedSessions, removedChallenges }, 'retention ran');
   };
   return {
     ...edge,

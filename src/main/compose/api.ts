@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { DnsResolver } from '../../adapters/dns-resolver.js';
 import { HttpEventSender } from '../../adapters/http-event-sender.js';
 import { yauzlArchiveInspector } from '../../builder/archive-inspector.js';
-import type { Edge } from '../../edge/edge-server.js';
+import type { TrafficRouter } from '../../services/hosting/hosting-ports.js';
 import type { ApiServices } from '../../http/api-dependencies.js';
 import { ReportsService } from '../../reports/reports-service.js';
 import { AppRepositories } from '../../services/apps/app-repositories.js';
@@ -40,8 +40,8 @@ export interface ApiRole extends ApiServices, AccessServices {
 
 /** What the API role uses of the roles composed before it. */
 export interface ApiInputs {
-  /** Clears and purges the edge's cache of an environment. */
-  readonly router: Edge;
+  /** Clears and purges the edges' caches of an environment. */
+  readonly router: TrafficRouter;
   readonly domains: Pick<DomainsRole, 'domainReconciler'>;
   readonly scheduler: Pick<SchedulerRole, 'reportProducer'>;
 }

@@ -33,6 +33,11 @@ export type ServiceSettings = Pick<
 
 export interface BaseDeps {
   readonly store: Store;
+  /**
+   * What services tell each other: PostgreSQL's LISTEN/NOTIFY when processes share a server store
+   * (serve passes it), otherwise within this process.
+   */
+  readonly signals?: Signals | undefined;
   readonly platformKey: Buffer;
   readonly clock: Clock & Timer;
   readonly logger: Logger;
@@ -47,6 +52,11 @@ export interface Base {
   readonly secretBox: SecretBox;
   readonly blobs: BlobStore;
   readonly signals: Signals;
+  /**
+   * Whether other processes may share the store (a PostgreSQL server): what one process changes in
+   * the edges (purges, domains, ACME answers) is then announced to all of them and read from the store.
+   */
+  readonly shared: boolean;
   /** Follows the roles' loops (the build worker): one that ends early makes /readyz answer 503. */
   readonly roles: RoleWatch;
   /** Where the edge serves an environment, as the API and the reports show it. */
@@ -69,7 +79,8 @@ export function composeBase(deps: BaseDeps): Base {
     settings,
     secretBox: createAesSecretBox(deps.platformKey),
     blobs: createFilesystemBlobStore(join(settings.dataDir, 'blobs')),
-    signals: new InProcessSignals(deps.logger),
+    signals: deps.signals ?? new InProcessSignals(deps.logger),
+    shared: settings.databaseUrl !== undefined,
     roles: new RoleWatch(deps.logger),
     urlOf: (environment) => publicUrlOf(environment, edge),
   };

@@ -1,30 +1,49 @@
 /**
  * The edge role: the edge server that serves deployments and custom domains, the usage it
  * counts, and the custom-domain table it is kept in step with. Composed first: others route through it.
+ * When processes share the store, the edge also hears the others' purges and domain changes, reads
+ * ACME answers from the store, and resyncs from it every few seconds in case a notification was missed.
  */
 import { Edge } from '../../edge/edge-server.js';
 import { UsageMeter } from '../../edge/usage-meter.js';
 import { DomainEdgeSync } from '../../services/domains/domain-edge-sync.js';
+import type { EdgeDomainsSync } from '../../services/domains/domain-ports.js';
+import { StoredChallenges } from '../../services/domains/stored-challenges.js';
+import { AnnouncedRouter } from '../../services/hosting/announced-router.js';
+import type { TrafficRouter } from '../../services/hosting/hosting-ports.js';
 import { UsageRecorder } from '../../services/hosting/usage-recorder.js';
+import { PeriodicTask } from '../../services/kit/periodic-task.js';
 import { warnOnFailure, type Base } from './base.js';
+
+/** How often an edge of a shared store rereads what notifications announce: the bound on a missed one. */
+const RESYNC_EVERY_MS = 5_000;
 
 export interface EdgeRole {
   /** serve listens on its servers. */
   readonly edge: Edge;
+  /** What the runtime and the API clear and purge through: this edge, and every other one when the store is shared. */
+  readonly router: TrafficRouter;
   /** Flushed to the store every few seconds; serve stops it last. */
   readonly usageMeter: UsageMeter;
-  /** Shows the edge the custom domains of ACTIVE mappings and their certificates. */
+  /** Shows this edge the custom domains of ACTIVE mappings and their certificates. */
   readonly domainEdgeSync: DomainEdgeSync;
+  /** What the domains' reconciler and certificates call after a change: every edge's table follows. */
+  readonly edgeDomains: EdgeDomainsSync;
+  /** Where ACME challenge answers go: this edge's table, or the store every edge reads. */
+  readonly challenges: Edge | StoredChallenges;
+  /** Rereads the store's domains every few seconds when the store is shared; serve starts and stops it. */
+  readonly resync: PeriodicTask | undefined;
 }
 
 export function composeEdge(base: Base): EdgeRole {
-  const { store, clock, logger, settings, secretBox, signals } = base;
+  const { store, clock, logger, settings, secretBox, signals, shared } = base;
   const { hosting } = settings;
   const usageMeter = new UsageMeter(
     new UsageRecorder({ store }),
     clock,
     warnOnFailure(logger, 'could not store usage counters'),
   );
+  const storedChallenges = shared ? new StoredChallenges({ store, clock }) : undefined;
   const edge = new Edge({
     baseDomain: hosting.baseDomain,
     trustedProxies: new Set(hosting.edgeTrustedProxies),
@@ -40,11 +59,46 @@ export function composeEdge(base: Base): EdgeRole {
       usageMeter.count(record);
     },
     httpsPublicPort: settings.domains.tlsPort,
+    challengeLookup: storedChallenges && ((token) => storedChallenges.find(token)),
+    onPurge: shared
+      ? (environmentId, tags) => void signals.publish('cache.purged', { environmentId, tags })
+      : undefined,
   });
   const domainEdgeSync = new DomainEdgeSync({ store, router: edge, secretBox, logger });
   // The table carries each environment's httpsRedirect, and deleted environments' mappings went with them.
   const sync = () => domainEdgeSync.sync().catch(() => undefined);
   signals.subscribe('https-redirect.changed', sync);
   signals.subscribe('environments.removed', sync);
-  return { edge, usageMeter, domainEdgeSync };
+  if (!shared)
+    return {
+      edge,
+      router: edge,
+      usageMeter,
+      domainEdgeSync,
+      edgeDomains: domainEdgeSync,
+      challenges: edge,
+      resync: undefined,
+    };
+  signals.subscribe('domains.changed', sync);
+  signals.subscribe('cache.cleared', ({ environmentId }) => {
+    edge.clearCache(environmentId);
+  });
+  signals.subscribe('cache.purged', ({ environmentId, tags }) => {
+    edge.purgeTags(environmentId, tags);
+  });
+  const edgeDomains: EdgeDomainsSync = {
+    sync: async () => {
+      await domainEdgeSync.sync();
+      await signals.publish('domains.changed', {});
+    },
+  };
+  return {
+    edge,
+    router: new AnnouncedRouter(edge, signals),
+    usageMeter,
+    domainEdgeSync,
+    edgeDomains,
+    challenges: storedChallenges ?? edge,
+    resync: new PeriodicTask(sync, { everyMs: RESYNC_EVERY_MS, timer: clock }),
+  };
 }

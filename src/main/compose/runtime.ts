@@ -6,7 +6,6 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Config } from '../../config/load-config.js';
 import { hostAddresses, systemResolver } from '../../adapters/guarded-connector.js';
-import type { Edge } from '../../edge/edge-server.js';
 import { HealthProber } from '../../runtime/health-prober.js';
 import { HostingRuntime } from '../../runtime/hosting-runtime.js';
 import type { CommandRunner } from '../../sandbox/command-runner.js';
@@ -18,6 +17,7 @@ import { DeploymentsService } from '../../services/builds/deployments-service.js
 import { PlatformServices } from '../../services/hosting/platform-services.js';
 import type { PlatformTokens } from '../../services/hosting/platform-tokens.js';
 import { RuntimeLogWriter } from '../../services/hosting/runtime-log-writer.js';
+import type { TrafficRouter } from '../../services/hosting/hosting-ports.js';
 import { ignoreDeletedEnvironment } from '../../services/kit/deleted-environment.js';
 import { warnOnFailure, type Base } from './base.js';
 
@@ -42,7 +42,7 @@ export interface RuntimeRole {
 /** What the runtime role uses of the roles composed before it. */
 export interface RuntimeInputs {
   /** Where the runtime publishes its routes and clears caches. */
-  readonly router: Edge;
+  readonly router: TrafficRouter;
   readonly environments: EnvironmentsService;
   readonly platformTokens: PlatformTokens;
   /** Where build and app commands run: the bubblewrap sandbox unless serve chose otherwise. */

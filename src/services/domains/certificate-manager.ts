@@ -2,7 +2,7 @@
  * Certificates of custom domains: issued over ACME, renewed before expiry, retried with backoff.
  */
 import { doublingDelayMs } from '../../domain/backoff.js';
-import type { DomainEdgeSync } from './domain-edge-sync.js';
+import type { EdgeDomainsSync } from './domain-ports.js';
 import type { CertificateAuthority, ChallengeResponder } from './domain-ports.js';
 import type { DomainReconciler } from './domain-reconciler.js';
 import { PeriodicTask } from '../kit/periodic-task.js';
@@ -29,7 +29,7 @@ export class CertificateManager {
       readonly challenges: ChallengeResponder;
       readonly secretBox: SecretBox;
       readonly reconciler: DomainReconciler;
-      readonly edgeSync: DomainEdgeSync;
+      readonly edgeSync: EdgeDomainsSync;
       readonly clock: Clock & Timer;
       readonly logger: Logger;
       readonly renewDaysBefore: number;

@@ -24,10 +24,19 @@ export interface DomainRoute {
   readonly httpsRedirect: boolean;
 }
 
-/** The HTTP-01 challenge answers the edge serves at /.well-known/acme-challenge/{token}. */
+/**
+ * The HTTP-01 challenge answers the edge serves at /.well-known/acme-challenge/{token}: the edge's own
+ * table in one process, the store (which every edge reads) when the platform runs as several.
+ */
 export interface ChallengeResponder {
-  setChallenge(token: string, keyAuthorization: string): void;
-  removeChallenge(token: string): void;
+  /** Resolves once every edge can answer it. */
+  setChallenge(token: string, keyAuthorization: string): void | Promise<void>;
+  removeChallenge(token: string): void | Promise<void>;
+}
+
+/** Makes the edges' custom-domain tables what the store says (after a change the caller made). */
+export interface EdgeDomainsSync {
+  sync(): Promise<void>;
 }
 
 export interface DomainRouter extends ChallengeResponder {

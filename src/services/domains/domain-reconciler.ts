@@ -10,7 +10,7 @@ import {
   type DomainMappingState,
 } from '../../domain/domains/domain-mapping.js';
 import { checkPointsAtEdge, checkTxtRecord, type EdgeTarget } from './domain-checks.js';
-import type { DomainEdgeSync } from './domain-edge-sync.js';
+import type { EdgeDomainsSync } from './domain-ports.js';
 import { publishDomainEvent } from '../kit/event-outbox.js';
 import type { DnsLookup } from './domain-ports.js';
 import type { Clock, Logger } from '../kit/platform-ports.js';
@@ -41,7 +41,7 @@ export class DomainReconciler {
       readonly store: Store;
       readonly dns: DnsLookup;
       readonly edgeTarget: EdgeTarget;
-      readonly edgeSync: DomainEdgeSync;
+      readonly edgeSync: EdgeDomainsSync;
       readonly clock: Clock;
       readonly logger: Logger;
       /** Whether certificates are issued (an ACME directory is configured). */

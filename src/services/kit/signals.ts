@@ -20,6 +20,12 @@ export interface SignalPayloads {
   'schedule.changed': { readonly scheduleId: string };
   /** An event notification was put in the outbox: the delivery worker sends it now. */
   'event.published': { readonly eventId: string };
+  /** An environment's web cache was emptied (Clear cache, a removal): every edge empties its copy. */
+  'cache.cleared': { readonly environmentId: string };
+  /** Entries carrying any of the tags were purged (an app's purge, an ISR regeneration): every edge purges them. */
+  'cache.purged': { readonly environmentId: string; readonly tags: readonly string[] };
+  /** Custom domains or their certificates changed in the store: every edge reloads its domain table. */
+  'domains.changed': Record<string, never>;
 }
 
 export type SignalName = keyof SignalPayloads;

@@ -660,6 +660,15 @@ export interface CommitStatusesRepository {
   retryLater(buildId: string, version: number, attempts: number, nextAttemptTime: Date): Promise<void>;
 }
 
+/** ACME HTTP-01 answers, kept where every edge reads them (the ordering process is rarely the one validated). */
+export interface AcmeChallengesRepository {
+  put(token: string, keyAuthorization: string, now: Date): Promise<void>;
+  find(token: string): Promise<string | undefined>;
+  remove(token: string): Promise<void>;
+  /** Answers left by orders cut short (a crash mid-order); how many went. */
+  removeOlderThan(time: Date): Promise<number>;
+}
+
 export interface Repositories {
   readonly accounts: AccountsRepository;
   readonly users: UsersRepository;
@@ -679,6 +688,7 @@ export interface Repositories {
   readonly reports: ReportsRepository;
   readonly sessions: SessionsRepository;
   readonly commitStatuses: CommitStatusesRepository;
+  readonly acmeChallenges: AcmeChallengesRepository;
 }
 
 export interface Store extends Repositories {
