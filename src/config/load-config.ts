@@ -162,6 +162,21 @@ export interface HostingSettings {
   readonly purgesPerMinute: number;
   readonly kvMaxValueBytes: number;
   readonly kvMaxBytesPerEnvironment: number;
+  /** A runtime process's origin server and room, when processes share a PostgreSQL store (docs/scaling.md). */
+  readonly runtime: RuntimeSettings;
+}
+
+export interface RuntimeSettings {
+  /** The private address the origin server listens on: only edges connect, with the origin key. */
+  readonly host: string;
+  /** 0: any free port. */
+  readonly port: number;
+  /** host:port edges use to reach it; undefined: host and the port it listens on. */
+  readonly advertise: string | undefined;
+  /** Deployments it runs at most. */
+  readonly maxApps: number;
+  /** Memory its apps may use together; undefined: the machine's. Room for one more is ATOLL_APP_MAX_MEMORY_MB. */
+  readonly memoryBytes: number | undefined;
 }
 
 export interface BuildSettings {
@@ -372,6 +387,23 @@ function readHosting(env: Env, host: string, problems: string[]): HostingSetting
     purgesPerMinute: readInteger(env, 'ATOLL_PURGE_RATE_PER_MINUTE', 120, 1, 1_000_000, problems),
     kvMaxValueBytes: readInteger(env, 'ATOLL_KV_MAX_VALUE_BYTES', 5 * mib, 1_024, 64 * mib, problems),
     kvMaxBytesPerEnvironment: readInteger(env, 'ATOLL_KV_MAX_MB', 1_024, 1, 1_048_576, problems) * mib,
+    runtime: readRuntime(env, problems),
+  });
+}
+
+function readRuntime(env: Env, problems: string[]): RuntimeSettings {
+  const advertise = readString(env, 'ATOLL_RUNTIME_ADDRESS');
+  if (advertise !== undefined && !/^(\[[0-9a-fA-F:.]+\]|[^:[\]\s/]+):\d{1,5}$/.test(advertise))
+    problems.push(
+      `ATOLL_RUNTIME_ADDRESS must be host:port as the edges reach it, such as 10.0.0.5:8084 (got "${advertise}")`,
+    );
+  const memoryMb = readInteger(env, 'ATOLL_RUNTIME_MEMORY_MB', 0, 0, 1_073_741_824, problems);
+  return Object.freeze({
+    host: readString(env, 'ATOLL_RUNTIME_HOST') ?? '127.0.0.1',
+    port: readInteger(env, 'ATOLL_RUNTIME_PORT', 8090, 0, 65_535, problems),
+    advertise,
+    maxApps: readInteger(env, 'ATOLL_RUNTIME_MAX_APPS', 200, 1, 100_000, problems),
+    memoryBytes: memoryMb === 0 ? undefined : memoryMb * 1024 ** 2,
   });
 }
 

@@ -2,7 +2,7 @@
  * The edge server: routes each visitor's request by Host to a live deployment, serves static sites,
  * proxies to app processes through the web cache, answers ACME challenges and redirects, and counts usage.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import {
   createServer,
   type IncomingHttpHeaders,
@@ -20,6 +20,7 @@ import type { EnvironmentRoute, TrafficRouter } from '../services/hosting/hostin
 import type { Clock, Logger, Timer } from '../services/kit/platform-ports.js';
 import { compileSnapshot, EMPTY_SNAPSHOT, type CompiledRoute, type RouteSnapshot } from './route-table.js';
 import { isStorable } from '../domain/hosting/cache-policy.js';
+import { defaultHostname } from '../domain/domains/hostnames.js';
 import { hopByHopFields } from '../domain/hosting/hop-by-hop.js';
 import { edgeTagsForPath, NEXT_PAGES_TAG, type NextRouteMap } from '../domain/hosting/next-routes.js';
 
@@ -51,7 +52,20 @@ export interface EdgeSettings {
   readonly challengeLookup?: ((token: string) => Promise<string | undefined>) | undefined;
   /** Told of the purges the edge makes itself (after a mutation), so that the other edges make them too. */
   readonly onPurge?: ((environmentId: string, tags: readonly string[]) => void) | undefined;
+  /**
+   * The key between the edges and the runtimes' origin servers (several processes): an edge sends it
+   * to a deployment on another runtime; an origin refuses every request without it.
+   */
+  readonly originKey?: string | undefined;
+  /**
+   * This edge is a runtime's origin server: only edges reach it (with the origin key), it believes the
+   * X-Forwarded-* headers they set and passes them on as they are, and it caches nothing (the edges do).
+   */
+  readonly origin?: boolean | undefined;
 }
+
+/** The header carrying the origin key from an edge to a runtime's origin server; never passed to an app. */
+export const ORIGIN_KEY_HEADER = 'x-atoll-origin-key';
 
 export interface RequestRecord {
   readonly environmentId: string;
@@ -187,6 +201,7 @@ export class Edge implements TrafficRouter, DomainRouter {
   }
 
   publish(routes: readonly EnvironmentRoute[]): void {
+    const before = this.#snapshot;
     const { snapshot, retired } = compileSnapshot(routes, this.#snapshot, {
       baseDomain: this.settings.baseDomain,
       upstreamConnections: this.settings.upstreamConnections,
@@ -200,7 +215,14 @@ export class Edge implements TrafficRouter, DomainRouter {
     this.#snapshot = snapshot;
     for (const target of retired)
       if (target.kind === 'server') void target.pool?.close().catch(() => undefined);
-    for (const id of this.#caches.keys()) if (!snapshot.byEnvironment.has(id)) this.#caches.delete(id);
+    // A new deployment starts with an empty cache (the runtime clears it too; an edge of another process
+    // may see the switch before that clear arrives, and nothing of the old one is served after it).
+    for (const id of this.#caches.keys())
+      if (
+        !snapshot.byEnvironment.has(id) ||
+        snapshot.byEnvironment.get(id)?.buildId !== before.byEnvironment.get(id)?.buildId
+      )
+        this.#caches.delete(id);
   }
 
   async drain(environmentId: string, buildId: string, timeoutMs: number): Promise<void> {
@@ -313,6 +335,11 @@ export class Edge implements TrafficRouter, DomainRouter {
 
   #handle(req: IncomingMessage, res: ServerResponse): void {
     const started = performance.now();
+    if (this.settings.origin === true && !this.#fromEdge(req)) {
+      res.writeHead(403, { 'content-type': 'text/plain', 'content-length': 10 });
+      res.end('forbidden\n');
+      return;
+    }
     if (req.url?.startsWith(ACME_CHALLENGE_PREFIX) === true && !isEncrypted(req)) {
       const token = req.url.slice(ACME_CHALLENGE_PREFIX.length);
       const answer = this.#challenges.get(token);
@@ -395,7 +422,8 @@ export class Edge implements TrafficRouter, DomainRouter {
     const method = req.method ?? 'GET';
     const cacheable = method === 'GET' || method === 'HEAD';
     const cacheRequest: CacheRequest = { method, path, headers: req.headers };
-    const cache = cacheable ? this.#cacheOf(route.environmentId) : undefined;
+    // An origin caches nothing: the edges in front keep the copies, and their purges reach them.
+    const cache = cacheable && this.settings.origin !== true ? this.#cacheOf(route.environmentId) : undefined;
     let leader: { readonly key: string; readonly settle: () => void } | undefined;
     if (cache) {
       const found = cache.lookup(cacheRequest);
@@ -481,7 +509,7 @@ export class Edge implements TrafficRouter, DomainRouter {
       upstream = await target.pool.request({
         method,
         path,
-        headers: this.#forwardHeaders(req),
+        headers: this.#forwardHeaders(req, route),
         body: method === 'GET' || method === 'HEAD' ? null : req,
         headersTimeout: this.settings.upstreamTimeoutMs,
         bodyTimeout: 0,
@@ -573,7 +601,10 @@ export class Edge implements TrafficRouter, DomainRouter {
       const upstream = await target.pool.request({
         method: 'GET',
         path: request.path,
-        headers: this.#forwardHeaders({ headers: request.headers as IncomingHttpHeaders, socket: undefined }),
+        headers: this.#forwardHeaders(
+          { headers: request.headers as IncomingHttpHeaders, socket: undefined },
+          route,
+        ),
         headersTimeout: this.settings.upstreamTimeoutMs,
       });
       const body = Buffer.from(await upstream.body.arrayBuffer());
@@ -588,14 +619,30 @@ export class Edge implements TrafficRouter, DomainRouter {
     }
   }
 
+  /** Whether the request carries the origin key (compared in constant time). */
+  #fromEdge(req: Pick<IncomingMessage, 'headers'>): boolean {
+    const key = this.settings.originKey;
+    const sent = req.headers[ORIGIN_KEY_HEADER];
+    if (key === undefined || typeof sent !== 'string') return false;
+    const [a, b] = [Buffer.from(sent), Buffer.from(key)];
+    return a.length === b.length && timingSafeEqual(a, b);
+  }
+
   #forwardHeaders(
     req: Pick<IncomingMessage, 'headers'> & { socket: IncomingMessage['socket'] | undefined },
+    route: CompiledRoute,
   ): Record<string, string | string[]> {
     const skip = hopByHop(req.headers);
     const out: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(req.headers)) {
-      if (value === undefined || skip.has(name)) continue;
+      if (value === undefined || skip.has(name) || name === ORIGIN_KEY_HEADER) continue;
       out[name] = value;
+    }
+    // An origin passes on what the edge in front set: the visitor's address, scheme and host.
+    if (this.settings.origin === true) return out;
+    if (route.target.kind === 'server' && route.target.remote && this.settings.originKey !== undefined) {
+      out[ORIGIN_KEY_HEADER] = this.settings.originKey;
+      out.host = defaultHostname(route.environmentId, this.settings.baseDomain);
     }
     const remote = req.socket?.remoteAddress ?? '';
     const trusted = req.socket !== undefined && this.settings.trustedProxies.has(remote);
@@ -665,7 +712,7 @@ export class Edge implements TrafficRouter, DomainRouter {
       return;
     }
     route.inFlight.enter();
-    const upstream: Socket = connect(target.port, '127.0.0.1');
+    const upstream: Socket = connect(target.port, target.host);
     let left = false;
     const leave = () => {
       if (left) return;
@@ -691,7 +738,7 @@ export class Edge implements TrafficRouter, DomainRouter {
     socket.once('close', leave);
     upstream.once('close', leave);
     upstream.once('connect', () => {
-      const headers = this.#forwardHeaders(req);
+      const headers = this.#forwardHeaders(req, route);
       // An upgrade keeps its Connection and Upgrade headers: they are the point of the request.
       headers.connection = 'Upgrade';
       if (req.headers.upgrade !== undefined) headers.upgrade = req.headers.upgrade;

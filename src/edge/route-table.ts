@@ -38,9 +38,19 @@ export class InFlight {
   }
 }
 
+const LOOPBACK = '127.0.0.1';
+
 export type CompiledTarget =
   | { readonly kind: 'static'; readonly site: StaticSite }
-  | { readonly kind: 'server'; readonly pool: Pool | undefined; readonly port: number | undefined };
+  | {
+      readonly kind: 'server';
+      readonly pool: Pool | undefined;
+      readonly port: number | undefined;
+      /** Where the app listens: this machine's loopback, or a runtime's origin server. */
+      readonly host: string;
+      /** A runtime's origin server: requests carry the origin key and the environment's own hostname. */
+      readonly remote: boolean;
+    };
 
 /** One environment's route as requests use it: resolved once per request, never changed afterwards. */
 export interface CompiledRoute {
@@ -104,7 +114,7 @@ export function compileSnapshot(
 
 function sameTarget(compiled: CompiledTarget, target: EnvironmentRoute['target']): boolean {
   if (compiled.kind === 'static' || target.kind === 'static') return compiled.kind === target.kind;
-  return compiled.port === target.port;
+  return compiled.port === target.port && compiled.host === (target.host ?? LOOPBACK);
 }
 
 function compileTarget(
@@ -121,11 +131,15 @@ function compileTarget(
         basePath: target.basePath ?? '',
       }),
     };
-  if (target.port === undefined) return { kind: 'server', pool: undefined, port: undefined };
+  const host = target.host ?? LOOPBACK;
+  const remote = target.host !== undefined;
+  if (target.port === undefined) return { kind: 'server', pool: undefined, port: undefined, host, remote };
   return {
     kind: 'server',
     port: target.port,
-    pool: new Pool(`http://127.0.0.1:${String(target.port)}`, {
+    host,
+    remote,
+    pool: new Pool(`http://${host.includes(':') ? `[${host}]` : host}:${String(target.port)}`, {
       connections: options.upstreamConnections,
       keepAliveTimeout: 4_000,
     }),

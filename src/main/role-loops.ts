@@ -30,7 +30,8 @@ export function startRoleLoops(
   services.reportScheduler.start();
   services.healthProber.start();
   sweepBuildCaches(services, logger);
-  const restoring = sandboxed ? restoreLive(services, logger) : undefined;
+  // With a shared store, live deployments come back through placements (the agent asks for the missing ones).
+  const restoring = sandboxed && !services.placement ? restoreLive(services, logger) : undefined;
   // The worker's slots run until stop(); should they end before, /readyz says so.
   const building = sandboxed ? services.roles.watch('worker', services.buildRunner.run()) : undefined;
   const retention = startRetention(services, logger, sandboxed, restoring, timer);
@@ -98,7 +99,7 @@ function startGitPolling(
 
 /** Live deployments come back from their artifacts (no rebuild); each environment on its own. */
 function restoreLive(services: Services, logger: Logger): Promise<void> {
-  return services.deployments.restoreLive().then(
+  return services.localDeployments.restoreLive().then(
     ({ restored, skipped }) => {
       logger.info({ restored: restored.length, skipped }, 'live deployments restored');
     },

@@ -89,7 +89,7 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
     commandRunner,
   });
   // Notifications sent while the listener was reconnecting are lost: the edge rereads the store.
-  signals?.onResync(() => services.domainEdgeSync.sync());
+  signals?.onResync(() => Promise.all([services.domainEdgeSync.sync(), services.routeSync?.sync()]));
   const servers = await listenServers(config, logger, services, store, lifecycle).catch(
     async (error: unknown) => {
       runFolder.remove();
@@ -98,6 +98,7 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
     },
   );
   const { port, edgePort } = announce(config, logger, servers);
+  const origin = await listenOrigin(config, logger, services);
   const loops = startRoleLoops(services, config, logger, commandRunner !== undefined, systemClock);
   if (sandboxMissing !== undefined && commandRunner !== undefined) {
     logger.warn({ problem: sandboxMissing }, 'ATOLL_UNSAFE_BUILDS=1: builds run WITHOUT a sandbox');
@@ -116,7 +117,10 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
     stopping ??= (async () => {
       lifecycle.shuttingDown = true;
       try {
+        // Its placements go back first, so other runtimes start them while this one stops.
+        await services.placement?.agent.stop();
         await stopPlatform(config, logger, { services, store, servers, loops });
+        if (origin) await closeServer(origin, config.shutdownTimeoutMs);
       } finally {
         await signals?.stop();
         runFolder.remove();
@@ -249,6 +253,46 @@ function announce(config: Config, logger: PinoLogger, servers: Servers): { port:
     );
   }
   return { port, edgePort };
+}
+
+/**
+ * With a shared store: the runtime's origin server listens on its private address, and the placement
+ * agent starts claiming deployments, advertising that address (or ATOLL_RUNTIME_ADDRESS) to the edges.
+ */
+async function listenOrigin(
+  config: Config,
+  logger: PinoLogger,
+  services: Services,
+): Promise<Services['edge']['server'] | undefined> {
+  const placement = services.placement;
+  if (!placement) return undefined;
+  const { host, port, advertise } = config.hosting.runtime;
+  const server = placement.origin.server;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const bound = (server.address() as { port: number }).port;
+  const address = advertise ?? `${host.includes(':') ? `[${host}]` : host}:${String(bound)}`;
+  placement.agent.start(address);
+  logger.info({ address }, 'runtime origin server listening; placements claimed from now on');
+  return server;
+}
+
+/** Stops accepting, lets requests in flight finish, and cuts what is left after the timeout. */
+function closeServer(server: Services['edge']['server'], timeoutMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => {
+      resolve();
+    });
+    server.closeIdleConnections();
+    setTimeout(() => {
+      server.closeAllConnections();
+    }, timeoutMs).unref();
+  });
 }
 
 /** Requests in flight finish, then the roles stop in the order what each uses goes; the store last. */

@@ -344,6 +344,7 @@ export class HostingRuntime implements Deployer {
   #prepared(deployment: Deployment): PreparedDeployment {
     return {
       kind: deployment.target.kind,
+      nextRoutes: deployment.next?.routes,
       activate: () => {
         this.#activate(deployment);
         return Promise.resolve();

@@ -12,6 +12,7 @@ import { createEnvironmentsRepository } from './repositories/environments-reposi
 import { createKvRepository } from './repositories/kv-repository.js';
 import { createMembershipsRepository } from './repositories/memberships-repository.js';
 import type { OpenedDatabase } from './open-database.js';
+import { createPlacementsRepository } from './repositories/placements-repository.js';
 import { createOperationsRepository } from './repositories/operations-repository.js';
 import { createPlatformTokensRepository } from './repositories/platform-tokens-repository.js';
 import { createRuntimeLogsRepository } from './repositories/runtime-logs-repository.js';
@@ -44,6 +45,7 @@ function createRepositories(db: Kysely<Database>): Repositories {
     sessions: createSessionsRepository(db),
     commitStatuses: createCommitStatusesRepository(db),
     acmeChallenges: createAcmeChallengesRepository(db),
+    placements: createPlacementsRepository(db),
   };
 }
 

@@ -312,6 +312,23 @@ export interface AcmeChallengesTable {
   create_time: Date;
 }
 
+export interface PlacementsTable {
+  id: string;
+  environment_id: string;
+  build_id: string;
+  state: string;
+  artifact: ColumnType<string, string | undefined, string>;
+  holder: ColumnType<string, string | undefined, string>;
+  holder_generation: ColumnType<number, number | undefined, number>;
+  address: ColumnType<string, string | undefined, string>;
+  kind: ColumnType<string, string | undefined, string>;
+  next_routes: ColumnType<string, string | undefined, string>;
+  reason: ColumnType<string, string | undefined, string>;
+  lease_expire_time: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  create_time: Date;
+  update_time: Date;
+}
+
 export interface Database {
   accounts: AccountsTable;
   users: UsersTable;
@@ -340,4 +357,5 @@ export interface Database {
   sessions: SessionsTable;
   commit_statuses: CommitStatusesTable;
   acme_challenges: AcmeChallengesTable;
+  placements: PlacementsTable;
 }

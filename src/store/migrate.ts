@@ -13,6 +13,7 @@ import * as sessions from './migrations/0008-sessions.js';
 import * as gitRepositories from './migrations/0009-git-repositories.js';
 import * as commitStatuses from './migrations/0010-commit-statuses.js';
 import * as acmeChallenges from './migrations/0013-acme-challenges.js';
+import * as placements from './migrations/0014-placements.js';
 
 /** Every migration, in order. Names never change once released. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009-git-repositories': gitRepositories,
   '0010-commit-statuses': commitStatuses,
   '0013-acme-challenges': acmeChallenges,
+  '0014-placements': placements,
 };
 
 /** Names of every migration, in the order they apply. */

@@ -32,6 +32,7 @@ export interface TestStore {
 }
 
 const TABLES = [
+  'placements',
   'acme_challenges',
   'site_reports',
   'report_schedules',

@@ -350,3 +350,57 @@ export function cacheKeyOfFile(relativePath: string): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * A route map as text, for a deployment that runs on another process than the edges serving it
+ * (the placements table carries it): maps as entry lists, patterns as their source and flags.
+ */
+export function nextRoutesToJson(map: NextRouteMap): string {
+  return JSON.stringify({
+    buildId: map.buildId,
+    basePath: map.basePath,
+    locales: map.locales,
+    defaultLocale: map.defaultLocale ?? null,
+    routes: [...map.routes.values()],
+    dynamicRoutes: map.dynamicRoutes.map((route) => ({
+      sourceRoute: route.sourceRoute,
+      pattern: route.pattern.source,
+      flags: route.pattern.flags,
+      dataRoute: route.dataRoute,
+    })),
+    sourceByHash: [...map.sourceByHash],
+  });
+}
+
+interface NextRoutesJson {
+  buildId: string;
+  basePath: string;
+  locales: string[];
+  defaultLocale: string | null;
+  routes: NextPrerenderedRoute[];
+  dynamicRoutes: { sourceRoute: string; pattern: string; flags: string; dataRoute: string | null }[];
+  sourceByHash: [string, string][];
+}
+
+/** The map nextRoutesToJson wrote; undefined for '' (not a Next.js app) or text it did not write. */
+export function nextRoutesFromJson(text: string): NextRouteMap | undefined {
+  if (text === '') return undefined;
+  try {
+    const parsed = JSON.parse(text) as NextRoutesJson;
+    return {
+      buildId: parsed.buildId,
+      basePath: parsed.basePath,
+      locales: parsed.locales,
+      defaultLocale: parsed.defaultLocale ?? undefined,
+      routes: new Map(parsed.routes.map((route) => [route.pathname, route])),
+      dynamicRoutes: parsed.dynamicRoutes.map((route) => ({
+        sourceRoute: route.sourceRoute,
+        pattern: new RegExp(route.pattern, route.flags),
+        dataRoute: route.dataRoute,
+      })),
+      sourceByHash: new Map(parsed.sourceByHash),
+    };
+  } catch {
+    return undefined;
+  }
+}

@@ -86,6 +86,14 @@ export function composeBase(deps: BaseDeps): Base {
   };
 }
 
+/**
+ * The key edges send to runtimes' origin servers: derived from the platform key, which every process
+ * of one platform shares, so no setting has to be kept equal by hand.
+ */
+export function originKeyOf(secretBox: SecretBox): string {
+  return secretBox.digest('atoll: an edge speaking to a runtime origin server');
+}
+
 /** Logs a failure of work nobody waits for (a signal's follow-up, a periodic pass) as a warning. */
 export function warnOnFailure(logger: Logger, message: string): (error: unknown) => void {
   return (error: unknown) => {

@@ -10,10 +10,11 @@ import { DomainEdgeSync } from '../../services/domains/domain-edge-sync.js';
 import type { EdgeDomainsSync } from '../../services/domains/domain-ports.js';
 import { StoredChallenges } from '../../services/domains/stored-challenges.js';
 import { AnnouncedRouter } from '../../services/hosting/announced-router.js';
+import { RouteSync } from '../../services/hosting/route-sync.js';
 import type { TrafficRouter } from '../../services/hosting/hosting-ports.js';
 import { UsageRecorder } from '../../services/hosting/usage-recorder.js';
 import { PeriodicTask } from '../../services/kit/periodic-task.js';
-import { warnOnFailure, type Base } from './base.js';
+import { originKeyOf, warnOnFailure, type Base } from './base.js';
 
 /** How often an edge of a shared store rereads what notifications announce: the bound on a missed one. */
 const RESYNC_EVERY_MS = 5_000;
@@ -31,8 +32,10 @@ export interface EdgeRole {
   readonly edgeDomains: EdgeDomainsSync;
   /** Where ACME challenge answers go: this edge's table, or the store every edge reads. */
   readonly challenges: Edge | StoredChallenges;
-  /** Rereads the store's domains every few seconds when the store is shared; serve starts and stops it. */
+  /** Rereads the store's domains and routes every few seconds when the store is shared; serve starts and stops it. */
   readonly resync: PeriodicTask | undefined;
+  /** With a shared store: the route table read from the placements (deployments on any runtime process). */
+  readonly routeSync: RouteSync | undefined;
 }
 
 export function composeEdge(base: Base): EdgeRole {
@@ -63,6 +66,7 @@ export function composeEdge(base: Base): EdgeRole {
     onPurge: shared
       ? (environmentId, tags) => void signals.publish('cache.purged', { environmentId, tags })
       : undefined,
+    originKey: shared ? originKeyOf(secretBox) : undefined,
   });
   const domainEdgeSync = new DomainEdgeSync({ store, router: edge, secretBox, logger });
   // The table carries each environment's httpsRedirect, and deleted environments' mappings went with them.
@@ -78,8 +82,13 @@ export function composeEdge(base: Base): EdgeRole {
       edgeDomains: domainEdgeSync,
       challenges: edge,
       resync: undefined,
+      routeSync: undefined,
     };
   signals.subscribe('domains.changed', sync);
+  const routeSync = new RouteSync({ store, router: edge, clock, logger });
+  const syncRoutes = () => routeSync.sync().catch(() => undefined);
+  signals.subscribe('routes.changed', syncRoutes);
+  signals.subscribe('placement.changed', syncRoutes);
   signals.subscribe('cache.cleared', ({ environmentId }) => {
     edge.clearCache(environmentId);
   });
@@ -99,6 +108,10 @@ export function composeEdge(base: Base): EdgeRole {
     domainEdgeSync,
     edgeDomains,
     challenges: storedChallenges ?? edge,
-    resync: new PeriodicTask(sync, { everyMs: RESYNC_EVERY_MS, timer: clock }),
+    resync: new PeriodicTask(() => Promise.all([sync(), syncRoutes()]).then(() => undefined), {
+      everyMs: RESYNC_EVERY_MS,
+      timer: clock,
+    }),
+    routeSync,
   };
 }

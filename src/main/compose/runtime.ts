@@ -3,9 +3,11 @@
  * services apps call, their logs, the health prober) and the sandbox and toolchains it shares with the worker.
  */
 import { randomUUID } from 'node:crypto';
+import { totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { Config } from '../../config/load-config.js';
 import { hostAddresses, systemResolver } from '../../adapters/guarded-connector.js';
+import { Edge } from '../../edge/edge-server.js';
 import { HealthProber } from '../../runtime/health-prober.js';
 import { HostingRuntime } from '../../runtime/hosting-runtime.js';
 import type { CommandRunner } from '../../sandbox/command-runner.js';
@@ -14,17 +16,28 @@ import { ToolchainProvisioner } from '../../sandbox/toolchain-provisioner.js';
 import type { EnvironmentsService } from '../../services/apps/environments-service.js';
 import { BuildInputsSource } from '../../services/builds/build-inputs.js';
 import { DeploymentsService } from '../../services/builds/deployments-service.js';
+import { PlacementAgent } from '../../services/builds/placement-agent.js';
+import { AnnouncedRouter } from '../../services/hosting/announced-router.js';
+import { PlacedDeployer } from '../../services/hosting/placed-deployer.js';
 import { PlatformServices } from '../../services/hosting/platform-services.js';
 import type { PlatformTokens } from '../../services/hosting/platform-tokens.js';
 import { RuntimeLogWriter } from '../../services/hosting/runtime-log-writer.js';
 import type { TrafficRouter } from '../../services/hosting/hosting-ports.js';
 import { ignoreDeletedEnvironment } from '../../services/kit/deleted-environment.js';
-import { warnOnFailure, type Base } from './base.js';
+import { originKeyOf, warnOnFailure, type Base } from './base.js';
 
 export interface RuntimeRole {
   /** Live deployments, brought back by serve at start. */
   readonly runtime: HostingRuntime;
+  /** What the worker makes live through: this process's runtime, or a placement on any runtime process. */
   readonly deployments: DeploymentsService;
+  /** The deployments of this process's own runtime (restored at start, removed with their environments). */
+  readonly localDeployments: DeploymentsService;
+  /**
+   * With a shared store: the origin server edges reach this runtime's deployments through (serve
+   * listens on ATOLL_RUNTIME_HOST:ATOLL_RUNTIME_PORT), and the agent that claims and holds placements.
+   */
+  readonly placement: { readonly origin: Edge; readonly agent: PlacementAgent } | undefined;
   readonly platformServices: PlatformServices;
   readonly runtimeLogs: RuntimeLogWriter;
   /** The platform services' Unix socket that app sandboxes reach. */
@@ -49,10 +62,17 @@ export interface RuntimeInputs {
   readonly commandRunner: CommandRunner | undefined;
 }
 
+/** A runtime renews its placements' leases this often; one that misses LEASE_MS of them loses them. */
+const PLACEMENT_TICK_MS = 2_000;
+const PLACEMENT_LEASE_MS = 10_000;
+
 export function composeRuntime(base: Base, inputs: RuntimeInputs): RuntimeRole {
-  const { store, clock, logger, settings, blobs, signals } = base;
+  const { store, clock, logger, settings, blobs, signals, shared } = base;
   const { hosting, builds } = settings;
-  const { router } = inputs;
+  // With a shared store this runtime's deployments are served through its own origin server, which
+  // the edges of every process reach; its purges are announced to all of them.
+  const origin = shared ? composeOrigin(base) : undefined;
+  const router = origin ? new AnnouncedRouter(origin, signals) : inputs.router;
   const runner = inputs.commandRunner ?? createBubblewrapRunner(sandboxSettingsOf(builds));
   const toolchains = new ToolchainProvisioner(join(settings.dataDir, 'cache', 'toolchains'));
   const buildInputs = new BuildInputsSource(
@@ -91,15 +111,28 @@ export function composeRuntime(base: Base, inputs: RuntimeInputs): RuntimeRole {
     backoff: { firstMs: 1_000, maxMs: 60_000, healthyResetMs: 60_000 },
   });
   const tokens = inputs.platformTokens;
-  const deployments = new DeploymentsService({
+  const localDeployments = new DeploymentsService({
     store,
     deployer: runtime,
     inputs: buildInputs,
     tokens,
     logger,
   });
+  const deployments = shared
+    ? new DeploymentsService({
+        store,
+        deployer: new PlacedDeployer(
+          { store, signals, clock, logger },
+          // Claimed within a tick, then unpacked, started and health-checked.
+          { waitMs: hosting.appStartTimeoutMs + 10 * 60_000, pollMs: 500 },
+        ),
+        inputs: buildInputs,
+        tokens,
+        logger,
+      })
+    : localDeployments;
   signals.subscribe('environments.removed', () => {
-    deployments
+    localDeployments
       .removeDeleted()
       .catch(warnOnFailure(logger, 'could not remove the deployments of deleted environments'));
   });
@@ -107,9 +140,31 @@ export function composeRuntime(base: Base, inputs: RuntimeInputs): RuntimeRole {
     { store, tokens, router, clock },
     { kvMaxValueBytes: hosting.kvMaxValueBytes, kvMaxBytesPerEnvironment: hosting.kvMaxBytesPerEnvironment },
   );
+  const placement = origin && {
+    origin,
+    agent: new PlacementAgent(
+      { store, deployments: localDeployments, inputs: buildInputs, signals, clock, logger },
+      {
+        holder: randomUUID(),
+        capacity: Math.max(
+          1,
+          Math.min(
+            hosting.runtime.maxApps,
+            Math.floor((hosting.runtime.memoryBytes ?? totalmem()) / hosting.appLimits.maxResidentBytes),
+          ),
+        ),
+        leaseMs: PLACEMENT_LEASE_MS,
+        tickMs: PLACEMENT_TICK_MS,
+        maxClaims: 3,
+        retireAfterMs: 3_000,
+      },
+    ),
+  };
   return {
     runtime,
     deployments,
+    localDeployments,
+    placement,
     platformServices,
     runtimeLogs,
     platformSocket,
@@ -132,6 +187,27 @@ function composeHealthProber(base: Base, runtime: HostingRuntime): HealthProber 
     clock,
     intervalMs: settings.reports.healthCheckIntervalMs,
     onError: warnOnFailure(logger, 'could not record a health check'),
+  });
+}
+
+/**
+ * The origin server of a runtime process: an edge that only edges may reach (the origin key), caching
+ * nothing and counting nothing (the edges in front do both), serving this runtime's deployments.
+ */
+function composeOrigin(base: Base): Edge {
+  const { hosting } = base.settings;
+  return new Edge({
+    baseDomain: hosting.baseDomain,
+    trustedProxies: new Set(),
+    upstreamTimeoutMs: hosting.upstreamTimeoutMs,
+    upstreamConnections: 64,
+    cacheBytesPerEnvironment: hosting.cacheBytesPerEnvironment,
+    cacheEntryMaxBytes: hosting.cacheEntryMaxBytes,
+    staticMemoryBytes: 32 * 1024 ** 2,
+    clock: base.clock,
+    logger: base.logger,
+    originKey: originKeyOf(base.secretBox),
+    origin: true,
   });
 }
 

@@ -137,6 +137,19 @@ export class DeploymentsService {
   }
 
   /**
+   * Stops and deletes what this process runs for an environment whose deployment now runs elsewhere
+   * (several runtime processes); a folder that cannot go is the next cleanup's.
+   */
+  async stopEnvironment(environmentId: string): Promise<void> {
+    const failed = await this.deps.deployer.remove([environmentId]);
+    if (failed.length > 0)
+      this.deps.logger.error(
+        { environmentId },
+        'could not delete a replaced deployment folder; the next cleanup tries again',
+      );
+  }
+
+  /**
    * Stops and deletes what runs for environments that no longer exist. A folder that cannot be
    * deleted is logged; the hourly cleanup (retention) calls this again, so it is tried until it goes.
    */

@@ -30,6 +30,8 @@ export interface DeploymentSpec {
 /** A deployment started beside the live one and healthy, not yet taking traffic. */
 export interface PreparedDeployment {
   readonly kind: 'static' | 'server';
+  /** A Next.js deployment's prerendered routes (the edges of other processes need them for ISR purges). */
+  readonly nextRoutes?: NextRouteMap | undefined;
   /** Switches the environment's traffic to it; the one it replaces is drained, stopped and removed in the background. */
   activate(): Promise<void>;
   /** Stops it without it ever taking traffic. */
@@ -73,8 +75,12 @@ export type RouteTarget =
       /** The URL prefix the files live under (a Next.js static export's basePath); unset: none. */
       readonly basePath?: string;
     }
-  /** port undefined: the app is restarting (the edge answers 502 until it is back). */
-  | { readonly kind: 'server'; readonly port: number | undefined };
+  /**
+   * port undefined: the app is restarting (the edge answers 502 until it is back). host set: the
+   * deployment runs on a runtime process elsewhere, reached at host:port through its origin server
+   * (the edge sends the origin key and the environment's own hostname); unset: an app on this machine's loopback.
+   */
+  | { readonly kind: 'server'; readonly port: number | undefined; readonly host?: string };
 
 export interface EnvironmentRoute {
   readonly environmentId: string;

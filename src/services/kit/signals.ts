@@ -26,6 +26,12 @@ export interface SignalPayloads {
   'cache.purged': { readonly environmentId: string; readonly tags: readonly string[] };
   /** Custom domains or their certificates changed in the store: every edge reloads its domain table. */
   'domains.changed': Record<string, never>;
+  /** A deployment waits for a runtime process (placements table): runtimes with room claim it. */
+  'placement.requested': { readonly placementId: string };
+  /** A placement became READY or FAILED, or went: the worker waiting for it and the edges look. */
+  'placement.changed': { readonly placementId: string };
+  /** An environment's live build changed: its runtime activates it, the edges reload their routes. */
+  'routes.changed': { readonly environmentId: string };
 }
 
 export type SignalName = keyof SignalPayloads;

@@ -669,6 +669,90 @@ export interface AcmeChallengesRepository {
   removeOlderThan(time: Date): Promise<number>;
 }
 
+/**
+ * A deployment placed on a runtime process (several processes share the store): REQUESTED by a worker
+ * or a failover, STARTING once a runtime claimed it, READY (healthy, reachable at `address`), FAILED
+ * with the reason. A runtime holds its placements under a lease it renews.
+ */
+export interface PlacementRecord {
+  readonly id: string;
+  readonly environmentId: string;
+  readonly buildId: string;
+  readonly state: 'REQUESTED' | 'STARTING' | 'READY' | 'FAILED';
+  /** What is deployed, when the build's row does not say it yet (a build going live): '' otherwise. */
+  readonly artifact: PlacedArtifact | undefined;
+  /** The runtime process holding it ('' when none does). */
+  readonly holder: string;
+  /** Grows at every claim: a holder whose generation is not the row's lost it (fencing). */
+  readonly holderGeneration: number;
+  /** host:port of the holder's origin server, where the edges send the environment's requests. */
+  readonly address: string;
+  /** 'static' or 'server' once READY. */
+  readonly kind: string;
+  /** The deployment's Next.js routes (JSON) for the edges' ISR purges; '' when it is not a Next.js app. */
+  readonly nextRoutes: string;
+  readonly reason: string;
+  readonly leaseExpireTime: Date | null;
+  readonly createTime: Date;
+  readonly updateTime: Date;
+}
+
+/** A build's output as a deployment starts from it. */
+export interface PlacedArtifact {
+  readonly artifactKey: string;
+  readonly framework: string;
+  readonly nodeVersion: string;
+  readonly packageManager: string;
+  readonly commitSha: string;
+}
+
+export type PlacementOutcome =
+  | { readonly state: 'READY'; readonly kind: string; readonly nextRoutes: string }
+  | { readonly state: 'FAILED'; readonly reason: string };
+
+export interface PlacementsRepository {
+  request(
+    id: string,
+    environmentId: string,
+    buildId: string,
+    artifact: PlacedArtifact | undefined,
+    now: Date,
+  ): Promise<void>;
+  find(id: string): Promise<PlacementRecord | undefined>;
+  /** The oldest REQUESTED placement becomes STARTING for this holder (SKIP LOCKED), or undefined. */
+  claim(
+    holder: string,
+    address: string,
+    leaseExpireTime: Date,
+    now: Date,
+  ): Promise<PlacementRecord | undefined>;
+  /** A STARTING placement's outcome; false when the holder lost it meanwhile (its generation is not the row's). */
+  settle(
+    id: string,
+    holder: string,
+    generation: number,
+    outcome: PlacementOutcome,
+    now: Date,
+  ): Promise<boolean>;
+  /** Extends the holder's leases; returns what it still holds, with the generations. */
+  renew(holder: string, leaseExpireTime: Date): Promise<{ id: string; generation: number }[]>;
+  /** Placements whose lease lapsed: asked for again, or FAILED once claimed maxClaims times. */
+  reclaimExpired(
+    now: Date,
+    maxClaims: number,
+  ): Promise<{ requested: PlacementRecord[]; failed: PlacementRecord[] }>;
+  /** Gives a held placement back (a runtime stopping): another runtime claims it. */
+  release(id: string, holder: string): Promise<void>;
+  remove(id: string): Promise<void>;
+  listHeld(holder: string): Promise<PlacementRecord[]>;
+  /** READY placements of live builds under a current lease: the edges' route table. */
+  listServing(now: Date): Promise<PlacementRecord[]>;
+  /** Placements replaced by a live build that is READY elsewhere, or of environments with nothing live. */
+  listReplaced(): Promise<PlacementRecord[]>;
+  /** Asks for a placement of each live build that has none; returns them. */
+  requestMissing(newId: () => string, now: Date): Promise<PlacementRecord[]>;
+}
+
 export interface Repositories {
   readonly accounts: AccountsRepository;
   readonly users: UsersRepository;
@@ -689,6 +773,7 @@ export interface Repositories {
   readonly sessions: SessionsRepository;
   readonly commitStatuses: CommitStatusesRepository;
   readonly acmeChallenges: AcmeChallengesRepository;
+  readonly placements: PlacementsRepository;
 }
 
 export interface Store extends Repositories {
