@@ -20,6 +20,7 @@ import { createDomainMappingsRepository } from './repositories/domain-mappings-r
 import { createEventsRepository } from './repositories/events-repository.js';
 import { createReportsRepository } from './repositories/reports-repository.js';
 import { createCommitStatusesRepository } from './repositories/commit-statuses-repository.js';
+import { createRateCountersRepository } from './repositories/rate-counters-repository.js';
 import { createSessionsRepository } from './repositories/sessions-repository.js';
 import { createUsersRepository } from './repositories/users-repository.js';
 
@@ -44,6 +45,7 @@ function createRepositories(db: Kysely<Database>): Repositories {
     sessions: createSessionsRepository(db),
     commitStatuses: createCommitStatusesRepository(db),
     acmeChallenges: createAcmeChallengesRepository(db),
+    rateCounters: createRateCountersRepository(db),
   };
 }
 

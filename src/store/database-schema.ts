@@ -312,6 +312,12 @@ export interface AcmeChallengesTable {
   create_time: Date;
 }
 
+export interface RateCountersTable {
+  key_digest: string;
+  window_end: Timestamp;
+  count: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   users: UsersTable;
@@ -340,4 +346,5 @@ export interface Database {
   sessions: SessionsTable;
   commit_statuses: CommitStatusesTable;
   acme_challenges: AcmeChallengesTable;
+  rate_counters: RateCountersTable;
 }

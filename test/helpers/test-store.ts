@@ -33,6 +33,7 @@ export interface TestStore {
 
 const TABLES = [
   'acme_challenges',
+  'rate_counters',
   'site_reports',
   'report_schedules',
   'health_checks',
