@@ -21,6 +21,7 @@ import type { WebhooksService } from '../services/builds/webhooks-service.js';
 import type { EventSubscriptionsService } from '../services/events/event-subscriptions-service.js';
 import type { ReportsService } from '../reports/reports-service.js';
 import type { SessionsService } from '../services/access/sessions-service.js';
+import type { ClockedCounters } from '../services/kit/shared-counters.js';
 
 /** What the HTTP layer needs: services only (main builds them). */
 export interface ApiServices {
@@ -43,6 +44,8 @@ export interface ApiServices {
   readonly eventSubscriptions: EventSubscriptionsService;
   readonly reports: ReportsService;
   readonly sessions: SessionsService;
+  /** What the API's and the webhook URLs' rate limits count in (shared by every API process on one store). */
+  readonly rateCounters: ClockedCounters;
 }
 
 /** Health of the process, for /healthz and /readyz. */

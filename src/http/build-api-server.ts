@@ -36,6 +36,7 @@ import { requestValidatorCompiler } from './request-validator.js';
 import { applyBodyRules } from './route-bodies.js';
 import { checkPathParams, unreadableUrlError } from './path-params.js';
 import { frameworkError, statusHandlers } from './status-response.js';
+import { sharedRateLimitStore } from './shared-rate-limit-store.js';
 import { swaggerOptions } from './swagger-document.js';
 import { textViolations } from './text-violations.js';
 
@@ -202,6 +203,7 @@ async function registerV1Routes(
     hook: 'preParsing',
     max: options.rateLimitPerMinute,
     timeWindow: 60_000,
+    store: sharedRateLimitStore(services.rateCounters, 'api'),
     // Per API credential; a portal session counts against its user (one budget however many tabs
     // or sessions), so people behind one address do not share one. Anonymous calls: per address.
     keyGenerator: (request) => {

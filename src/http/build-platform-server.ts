@@ -6,6 +6,8 @@ import rateLimit from '@fastify/rate-limit';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { AtollError } from '../domain/error-catalogue.js';
 import type { PlatformServices } from '../services/hosting/platform-services.js';
+import type { ClockedCounters } from '../services/kit/shared-counters.js';
+import { sharedRateLimitStore } from './shared-rate-limit-store.js';
 import { statusHandlers } from './status-response.js';
 
 /** A header sent once, as text; repeated or absent is none. */
@@ -27,6 +29,8 @@ const STATUS_HANDLERS = statusHandlers({
 export interface PlatformServerOptions {
   readonly purgesPerMinute: number;
   readonly kvMaxValueBytes: number;
+  /** What the purge limit counts in (shared by every process on one store). */
+  readonly rateCounters: ClockedCounters;
 }
 
 /**
@@ -64,6 +68,7 @@ export async function buildPlatformServer(
       hook: 'preHandler',
       max: options.purgesPerMinute,
       timeWindow: 60_000,
+      store: sharedRateLimitStore(options.rateCounters, 'purge'),
       keyGenerator: (request) => request.platformEnvironment ?? request.ip,
       errorResponseBuilder: (_request, context) =>
         new AtollError(

@@ -13,11 +13,14 @@ import type { Services } from './compose/all-roles.js';
  * the folder around it is the platform's, and each call needs its environment's token.
  */
 export async function listenPlatformServices(
-  services: Pick<Services, 'platformServices' | 'platformSocket'>,
+  services: Pick<Services, 'platformServices' | 'platformSocket' | 'rateCounters'>,
   logger: FastifyBaseLogger,
   options: { readonly purgesPerMinute: number; readonly kvMaxValueBytes: number },
 ): Promise<FastifyInstance> {
-  const server = await buildPlatformServer(services.platformServices, logger, options);
+  const server = await buildPlatformServer(services.platformServices, logger, {
+    ...options,
+    rateCounters: services.rateCounters,
+  });
   mkdirSync(dirname(services.platformSocket), { recursive: true, mode: 0o755 });
   // A socket file left by a platform that stopped hard answers nothing: it can go.
   if (existsSync(services.platformSocket)) unlinkSync(services.platformSocket);

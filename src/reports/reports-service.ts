@@ -368,7 +368,7 @@ export class ReportsService {
             code: 'not_accessible',
           },
         ]);
-      this.deps.budget.take(account.id);
+      await this.deps.budget.take(account.id);
     }
     const { publicUrl, companyName, brandColour } = this.deps.settings;
     return {
@@ -393,7 +393,7 @@ export class ReportsService {
   async #visibleSite(principal: Principal, siteId: string, action: Action): Promise<string | undefined> {
     const location = await this.deps.store.environments.findLocation(siteId);
     if (!location || !(await this.deps.access.isMember(principal, location.account))) return undefined;
-    this.deps.budget.take(location.accountId);
+    await this.deps.budget.take(location.accountId);
     await this.deps.access.require(principal, location.account, action);
     return siteId;
   }

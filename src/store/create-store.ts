@@ -21,6 +21,7 @@ import { createDomainMappingsRepository } from './repositories/domain-mappings-r
 import { createEventsRepository } from './repositories/events-repository.js';
 import { createReportsRepository } from './repositories/reports-repository.js';
 import { createCommitStatusesRepository } from './repositories/commit-statuses-repository.js';
+import { createRateCountersRepository } from './repositories/rate-counters-repository.js';
 import { createSessionsRepository } from './repositories/sessions-repository.js';
 import { createUsersRepository } from './repositories/users-repository.js';
 
@@ -46,6 +47,7 @@ function createRepositories(db: Kysely<Database>): Repositories {
     commitStatuses: createCommitStatusesRepository(db),
     acmeChallenges: createAcmeChallengesRepository(db),
     placements: createPlacementsRepository(db),
+    rateCounters: createRateCountersRepository(db),
   };
 }
 

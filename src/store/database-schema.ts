@@ -329,6 +329,12 @@ export interface PlacementsTable {
   update_time: Date;
 }
 
+export interface RateCountersTable {
+  key_digest: string;
+  window_end: Timestamp;
+  count: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   users: UsersTable;
@@ -358,4 +364,5 @@ export interface Database {
   commit_statuses: CommitStatusesTable;
   acme_challenges: AcmeChallengesTable;
   placements: PlacementsTable;
+  rate_counters: RateCountersTable;
 }

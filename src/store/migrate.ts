@@ -12,6 +12,7 @@ import * as reports from './migrations/0007-reports.js';
 import * as sessions from './migrations/0008-sessions.js';
 import * as gitRepositories from './migrations/0009-git-repositories.js';
 import * as commitStatuses from './migrations/0010-commit-statuses.js';
+import * as rateCounters from './migrations/0011-rate-counters.js';
 import * as acmeChallenges from './migrations/0013-acme-challenges.js';
 import * as placements from './migrations/0014-placements.js';
 
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0008-sessions': sessions,
   '0009-git-repositories': gitRepositories,
   '0010-commit-statuses': commitStatuses,
+  '0011-rate-counters': rateCounters,
   '0013-acme-challenges': acmeChallenges,
   '0014-placements': placements,
 };

@@ -81,6 +81,12 @@ export interface TestApiOptions {
   readonly commandRunner?: CommandRunner;
   /** Every line the server logs, at debug level, is added here (tests that grep the log for secrets). */
   readonly logLines?: string[];
+  /**
+   * A store the test opened and closes, shared with other TestApis as processes share one server:
+   * a server store is then named in the settings (databaseUrl), as `atoll serve` sees DATABASE_URL,
+   * so rate limits and throttles count in the store. Without it, each API has a store of its own.
+   */
+  readonly sharedStore?: TestStore;
 }
 
 export const DEFAULT_TEST_UPLOAD_LIMITS: ArchiveLimits = {
@@ -108,10 +114,12 @@ export class TestApi {
     readonly dataDir: string,
     readonly hosting: HostingSettings,
     readonly domains: DomainSettings,
+    /** Whether close() closes the store (it opened it) or leaves it to the test that shares it. */
+    private readonly ownsStore: boolean,
   ) {}
 
   static async start(options: TestApiOptions = {}): Promise<TestApi> {
-    const testStore = await openTestStore();
+    const testStore = options.sharedStore ?? (await openTestStore());
     const dataDir = mkdtempSync(join(tmpdir(), 'atoll-api-'));
     const uploadLimits = { ...DEFAULT_TEST_UPLOAD_LIMITS, ...options.uploadLimits };
     const config = loadConfig({ ...testRunUidRange(), ...options.buildEnv }, dataDir);
@@ -141,8 +149,8 @@ export class TestApi {
         reports: config.reports,
         sessions: config.sessions,
         publicUrl: 'http://127.0.0.1:8080',
-        // Each test has its own database, worked on by this process alone.
-        databaseUrl: undefined,
+        // Each test has its own database, worked on by this process alone, unless it is shared.
+        databaseUrl: options.sharedStore?.url,
       },
       commandRunner: options.commandRunner,
     });
@@ -181,6 +189,7 @@ export class TestApi {
       dataDir,
       hosting,
       domains,
+      options.sharedStore === undefined,
     );
     return state.api;
   }
@@ -307,7 +316,7 @@ export class TestApi {
     }
     await this.#platform?.close();
     await this.app.close();
-    await this.testStore.close();
+    if (this.ownsStore) await this.testStore.close();
     rmSync(this.dataDir, { recursive: true, force: true });
   }
 }

@@ -34,6 +34,7 @@ export interface TestStore {
 const TABLES = [
   'placements',
   'acme_challenges',
+  'rate_counters',
   'site_reports',
   'report_schedules',
   'health_checks',

@@ -7,6 +7,7 @@ import { WEBHOOK_ACTIONS, WebhooksSchema } from '../../contract/webhook-schemas.
 import { AtollError } from '../../domain/error-catalogue.js';
 import type { WebhookTarget } from '../../services/builds/webhooks-service.js';
 import type { ApiServices } from '../api-dependencies.js';
+import { sharedRateLimitStore } from '../shared-rate-limit-store.js';
 import { ENVIRONMENT_PATH, ID, principalOf, responses, type ApiInstance } from '../api-instance.js';
 import { EnvironmentParamsSchema, type EnvironmentRef } from '../../contract/path-schemas.js';
 
@@ -88,6 +89,7 @@ export async function registerWebhookTriggers(
     hook: 'preHandler',
     max: options.triggersPerMinute,
     timeWindow: 60_000,
+    store: sharedRateLimitStore(services.rateCounters, 'webhook-trigger'),
     keyGenerator: (request) => request.webhookTarget?.environment.id ?? request.ip,
     errorResponseBuilder: (_request, context) =>
       new AtollError(

@@ -25,7 +25,13 @@ export interface AccessServices extends Pick<
 export function composeAccess(base: Base): AccessServices {
   const { store, clock, logger, settings, secretBox } = base;
   const hasher = createScryptPasswordHasher({ logN: settings.passwordHashLogN, r: 8, p: 1 });
-  const throttle = new FailureThrottle(clock, settings.authFailuresPerMinute, 60_000);
+  const { counters } = base;
+  const throttle = new FailureThrottle(counters, clock, {
+    scope: 'sign-in-address',
+    limit: settings.authFailuresPerMinute,
+    windowMs: 60_000,
+    counted: 'failed sign-in attempts from this address',
+  });
   const auth = new AuthService(
     { store, hasher, secretBox, clock, throttle, logger },
     { cacheTtlMs: settings.authCacheTtlMs, cacheMax: 10_000, touchIntervalMs: 60_000 },
@@ -40,13 +46,13 @@ export function composeAccess(base: Base): AccessServices {
     clock,
     logger,
     addressThrottle: throttle,
-    pairLockout: new FailureThrottle(
-      clock,
-      settings.sessions.lockoutFailures,
-      settings.sessions.lockoutWindowMs,
-      10_000,
-      'failed sign-ins for this email address from this client address',
-    ),
+    pairLockout: new FailureThrottle(counters, clock, {
+      scope: 'sign-in-pair',
+      limit: settings.sessions.lockoutFailures,
+      windowMs: settings.sessions.lockoutWindowMs,
+      counted: 'failed sign-ins for this email address from this client address',
+    }),
+    counters,
     settings: settings.sessions,
   });
   const members = new MembersService({ store, access, users, clock });

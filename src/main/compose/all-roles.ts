@@ -15,7 +15,10 @@ import type { RoleWatch } from '../../services/kit/role-watch.js';
 export type { ServiceSettings } from './base.js';
 
 export interface Services extends EdgeRole, DomainsRole, SchedulerRole, ApiRole, RuntimeRole, WorkerRole {
-  /** Prunes old builds' blobs, unused build caches and toolchains, and ended sessions (serve runs it at start and hourly). */
+  /**
+   * Prunes old builds' blobs, unused build caches and toolchains, ended sessions and the counts of
+   * ended rate windows (serve runs it at start and hourly).
+   */
   readonly runRetention: () => Promise<void>;
   /** Follows the roles' loops (the build worker): one that ends early makes /readyz answer 503. */
   readonly roles: RoleWatch;
@@ -51,7 +54,8 @@ export function composeServices(
     const removedChallenges = await base.store.acmeChallenges.removeOlderThan(
       new Date(base.clock.now().getTime() - 86_400_000),
     );
-    base.logger.info({ ...swept, removedSessions, removedChallenges }, 'retention ran');
+    const removedRateWindows = await base.counters.sweep(base.clock.now());
+    base.logger.info({ ...swept, removedSessions, removedChallenges, removedRateWindows }, 'retention ran');
   };
   return {
     ...edge,

@@ -83,6 +83,7 @@ export function composeApi(base: Base, inputs: ApiInputs): ApiRole {
   const platformTokens = new PlatformTokens({ store, secretBox, clock });
   return {
     ...accessServices,
+    rateCounters: { counters: base.counters, clock },
     apps,
     environments,
     operations: new OperationsService({ store, environments, domainMappings }),
@@ -109,7 +110,12 @@ export function composeApi(base: Base, inputs: ApiInputs): ApiRole {
       router,
       tokens: platformTokens,
       clock,
-      throttle: new FailureThrottle(clock, settings.authFailuresPerMinute, 60_000),
+      throttle: new FailureThrottle(base.counters, clock, {
+        scope: 'webhook-token',
+        limit: settings.authFailuresPerMinute,
+        windowMs: 60_000,
+        counted: 'failed sign-in attempts from this address',
+      }),
       publicUrl: settings.publicUrl,
     }),
     gitPushes: new GitPushService({
@@ -117,13 +123,12 @@ export function composeApi(base: Base, inputs: ApiInputs): ApiRole {
       secretBox,
       clock,
       signals,
-      throttle: new FailureThrottle(
-        clock,
-        settings.authFailuresPerMinute,
-        60_000,
-        10_000,
-        'failed webhook signatures from this address',
-      ),
+      throttle: new FailureThrottle(base.counters, clock, {
+        scope: 'git-push-signature',
+        limit: settings.authFailuresPerMinute,
+        windowMs: 60_000,
+        counted: 'failed webhook signatures from this address',
+      }),
       previews: new PreviewEnvironments({
         store,
         clock,
@@ -157,13 +162,12 @@ function composeReports(
     clock,
     blobs,
     producer: reportProducer,
-    budget: new FailureThrottle(
-      clock,
-      reports.ratePerMinute,
-      60_000,
-      10_000,
-      'requests to the site reports API for this account',
-    ),
+    budget: new FailureThrottle(base.counters, clock, {
+      scope: 'site-reports',
+      limit: reports.ratePerMinute,
+      windowMs: 60_000,
+      counted: 'requests to the site reports API for this account',
+    }),
     signals,
     settings: {
       publicUrl: settings.publicUrl,

@@ -1,6 +1,7 @@
 /**
  * What every role of the platform needs: the store, clock, logger, secret box, blob store, the
- * signals between services, and the watch over the roles' loops. Roles are composed on top of it.
+ * signals between services, the counters of rate limits and throttles, and the watch over the
+ * roles' loops. Roles are composed on top of it.
  */
 import { join } from 'node:path';
 import type { Config } from '../../config/load-config.js';
@@ -8,7 +9,10 @@ import { createAesSecretBox } from '../../adapters/aes-secret-box.js';
 import { createFilesystemBlobStore } from '../../adapters/filesystem-blob-store.js';
 import { publicUrlOf } from '../../domain/domains/hostnames.js';
 import type { BlobStore, Clock, Logger, SecretBox, Timer } from '../../services/kit/platform-ports.js';
+import { MemoryCounters } from '../../services/kit/memory-counters.js';
 import { RoleWatch } from '../../services/kit/role-watch.js';
+import type { SharedCounters } from '../../services/kit/shared-counters.js';
+import { StoreCounters } from '../../services/kit/store-counters.js';
 import { InProcessSignals, type Signals } from '../../services/kit/signals.js';
 import type { EnvironmentRecord, Store } from '../../services/kit/store-port.js';
 
@@ -57,6 +61,12 @@ export interface Base {
    * the edges (purges, domains, ACME answers) is then announced to all of them and read from the store.
    */
   readonly shared: boolean;
+  /**
+   * What rate limits and failure throttles count in: the store when it is a PostgreSQL server
+   * (other processes may serve the same platform, and must enforce one limit with this one), this
+   * process's memory with the embedded store (it belongs to this process alone).
+   */
+  readonly counters: SharedCounters;
   /** Follows the roles' loops (the build worker): one that ends early makes /readyz answer 503. */
   readonly roles: RoleWatch;
   /** Where the edge serves an environment, as the API and the reports show it. */
@@ -72,15 +82,20 @@ export function composeBase(deps: BaseDeps): Base {
     port: hosting.edgePublicPort,
     tlsPort: settings.domains.tlsPort,
   };
+  const secretBox = createAesSecretBox(deps.platformKey);
   return {
     store: deps.store,
     clock: deps.clock,
     logger: deps.logger,
     settings,
-    secretBox: createAesSecretBox(deps.platformKey),
+    secretBox,
     blobs: createFilesystemBlobStore(join(settings.dataDir, 'blobs')),
     signals: deps.signals ?? new InProcessSignals(deps.logger),
     shared: settings.databaseUrl !== undefined,
+    counters:
+      settings.databaseUrl === undefined
+        ? new MemoryCounters()
+        : new StoreCounters(deps.store.rateCounters, secretBox),
     roles: new RoleWatch(deps.logger),
     urlOf: (environment) => publicUrlOf(environment, edge),
   };

@@ -66,7 +66,7 @@ export class AuthService {
     // Past the limit, an unknown id is refused before any hash, so that a throttled client cannot
     // make the platform hash for nothing (ids are random UUIDs: learning that one is unknown
     // tells nothing).
-    if (!credential) throttle.assertAllowed(clientAddress);
+    if (!credential) await throttle.assertAllowed(clientAddress);
     // An unknown id still pays one hash so that timing does not tell which ids exist.
     const encoded = credential?.secretHash ?? (await this.#equaliser.hash());
     const matches = await this.deps.hasher.verify(password, encoded);
@@ -74,8 +74,7 @@ export class AuthService {
     // guessed, so refusing it would only let anyone behind the same address lock its users out.
     // Failures are counted, and answer 429 once the address has failed too often.
     if (!credential || !matches) {
-      throttle.assertAllowed(clientAddress);
-      throttle.recordFailure(clientAddress);
+      await throttle.take(clientAddress);
       throw new AtollError('UNAUTHENTICATED', UNAUTHENTICATED_MESSAGE);
     }
     const principal = { userId: credential.userId, credentialId: credential.id };

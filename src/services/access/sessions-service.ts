@@ -3,13 +3,13 @@
  * password changes.
  */
 import { randomUUID, timingSafeEqual } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
 import { AtollError, invalidFields } from '../../domain/error-catalogue.js';
 import { checkPassword, normaliseEmail } from '../../domain/identifier-rules.js';
 import type { Principal } from './auth-service.js';
 import type { FailureThrottle } from '../kit/failure-throttle.js';
 import { TimingEqualiser } from '../kit/timing-equaliser.js';
 import type { Clock, Logger, PasswordHasher, SecretBox } from '../kit/platform-ports.js';
+import type { SharedCounters } from '../kit/shared-counters.js';
 import type { SessionRecord, Store } from '../kit/store-port.js';
 import { generateSecret } from './users-service.js';
 
@@ -49,8 +49,6 @@ function pairKey(email: string, clientAddress: string): string {
  */
 export class SessionsService {
   readonly #equaliser: TimingEqualiser;
-  /** Pairs (email address, client address) that signed in, for as long as a session may last. */
-  readonly #signedInFrom: LRUCache<string, true>;
 
   constructor(
     private readonly deps: {
@@ -63,15 +61,15 @@ export class SessionsService {
       readonly addressThrottle: FailureThrottle;
       /** Failed sign-ins per email address and client address: the temporary lockout. */
       readonly pairLockout: FailureThrottle;
+      /**
+       * Where the pairs (email address, client address) that signed in are remembered for as long
+       * as a session may last: the counters every process shares, as the throttles are.
+       */
+      readonly counters: SharedCounters;
       readonly settings: SessionSettings;
     },
   ) {
     this.#equaliser = new TimingEqualiser(deps.hasher);
-    this.#signedInFrom = new LRUCache({
-      max: 10_000,
-      ttl: deps.settings.maxAgeMs,
-      perf: { now: () => deps.clock.now().getTime() },
-    });
   }
 
   /** Answers the new session's cookie token (to set, never shown) and what the page may read. */
@@ -85,19 +83,18 @@ export class SessionsService {
     const pair = pairKey(address, clientAddress);
     // Both are checked before the password: a password is guessable, so a guesser must not learn
     // from a throttled answer whether the guess was right.
-    pairLockout.assertAllowed(pair);
+    await pairLockout.assertAllowed(pair);
     // A pair that signed in before is not held back by the failures of others behind its address.
-    if (!this.#signedInFrom.has(pair)) addressThrottle.assertAllowed(clientAddress);
+    if (!(await this.#signedInBefore(pair))) await addressThrottle.assertAllowed(clientAddress);
     const user = await store.users.findByEmail(address);
     // An unknown address, or a user without a password, still pays one hash: timing does not tell them apart.
     const matches = await hasher.verify(password, user?.passwordHash ?? (await this.#equaliser.hash()));
     if (!user || user.kind !== 'person' || user.passwordHash === null || !matches) {
-      addressThrottle.recordFailure(clientAddress);
-      pairLockout.recordFailure(pair);
+      await Promise.all([addressThrottle.recordFailure(clientAddress), pairLockout.recordFailure(pair)]);
       throw new AtollError('SIGN_IN_FAILED', SIGN_IN_FAILED_MESSAGE);
     }
-    pairLockout.forget(pair);
-    this.#signedInFrom.set(pair, true);
+    await pairLockout.forget(pair);
+    await this.#rememberSignIn(pair);
     const now = clock.now();
     const token = generateSecret();
     const session: SessionRecord = {
@@ -110,6 +107,19 @@ export class SessionsService {
     };
     await store.sessions.insert(session);
     return { token, view: this.#view(token, session, user.email) };
+  }
+
+  /** Whether the pair signed in within the longest a session may last. */
+  async #signedInBefore(pair: string): Promise<boolean> {
+    const remembered = await this.deps.counters.peek(`signed-in:${pair}`, this.deps.clock.now());
+    return remembered.count > 0;
+  }
+
+  /** Remembers the pair from this sign-in on (a window of its own, however long an earlier one had left). */
+  async #rememberSignIn(pair: string): Promise<void> {
+    const key = `signed-in:${pair}`;
+    await this.deps.counters.reset(key);
+    await this.deps.counters.hit(key, this.deps.settings.maxAgeMs, this.deps.clock.now());
   }
 
   /** The principal of a session cookie; SESSION_INVALID when it names no live session. */
@@ -161,10 +171,10 @@ export class SessionsService {
         },
       ]);
     const pair = pairKey(normaliseEmail(user.email), clientAddress);
-    pairLockout.assertAllowed(pair);
+    await pairLockout.assertAllowed(pair);
     const violations = checkPassword('newPassword', newPassword);
     if (!(await hasher.verify(currentPassword, user.passwordHash))) {
-      pairLockout.recordFailure(pair);
+      await pairLockout.recordFailure(pair);
       violations.unshift({ field: 'currentPassword', description: 'is not your current password' });
     } else if (currentPassword === newPassword)
       violations.push({ field: 'newPassword', description: 'must differ from the current password' });

@@ -53,12 +53,11 @@ export class GitPushService {
     clientAddress: string,
   ): Promise<PushAnswer> {
     const { store, throttle } = this.deps;
-    const fail = (): never => {
-      throttle.assertAllowed(clientAddress);
-      throttle.recordFailure(clientAddress);
+    const fail = async (): Promise<never> => {
+      await throttle.take(clientAddress);
       throw refused();
     };
-    throttle.assertAllowed(clientAddress);
+    await throttle.assertAllowed(clientAddress);
     const delivery = webhookSender(headers);
     const account = await store.accounts.findByName(ref.account);
     const app = account && (await store.apps.find(account.id, ref.app));

@@ -110,9 +110,8 @@ export class WebhooksService {
     clientAddress: string,
   ): Promise<WebhookTarget> {
     const { store, tokens, throttle } = this.deps;
-    const fail = (): never => {
-      throttle.assertAllowed(clientAddress);
-      throttle.recordFailure(clientAddress);
+    const fail = async (): Promise<never> => {
+      await throttle.take(clientAddress);
       throw invalidToken();
     };
     if (token === undefined || !isUuid(path.environment)) return fail();

@@ -753,6 +753,24 @@ export interface PlacementsRepository {
   requestMissing(newId: () => string, now: Date): Promise<PlacementRecord[]>;
 }
 
+/**
+ * Hits per key in its running window, shared by every process on the store (rate limits, failure
+ * throttles); keys arrive as keyed digests, never as the addresses they count.
+ */
+export interface RateCountersRepository {
+  /**
+   * Counts one hit in one statement: a window that ended by `now` (or none) is replaced by one
+   * ending at `windowEnd`; answers the running window's count, this hit included, and its end.
+   */
+  hit(keyDigest: string, now: Date, windowEnd: Date): Promise<{ count: number; windowEnd: Date }>;
+  /** The key's window running at `now`; undefined when none. */
+  peek(keyDigest: string, now: Date): Promise<{ count: number; windowEnd: Date } | undefined>;
+  /** The key's window goes. */
+  reset(keyDigest: string): Promise<void>;
+  /** Windows that ended by `now` go; answers how many. */
+  deleteEnded(now: Date): Promise<number>;
+}
+
 export interface Repositories {
   readonly accounts: AccountsRepository;
   readonly users: UsersRepository;
@@ -774,6 +792,7 @@ export interface Repositories {
   readonly commitStatuses: CommitStatusesRepository;
   readonly acmeChallenges: AcmeChallengesRepository;
   readonly placements: PlacementsRepository;
+  readonly rateCounters: RateCountersRepository;
 }
 
 export interface Store extends Repositories {
