@@ -11,6 +11,7 @@ import type { Database } from './database-schema.js';
 import { createEnvironmentsRepository } from './repositories/environments-repository.js';
 import { createKvRepository } from './repositories/kv-repository.js';
 import { createMembershipsRepository } from './repositories/memberships-repository.js';
+import { createNodesRepository } from './repositories/nodes-repository.js';
 import type { OpenedDatabase } from './open-database.js';
 import { createOperationsRepository } from './repositories/operations-repository.js';
 import { createPlatformTokensRepository } from './repositories/platform-tokens-repository.js';
@@ -44,6 +45,7 @@ function createRepositories(db: Kysely<Database>): Repositories {
     sessions: createSessionsRepository(db),
     commitStatuses: createCommitStatusesRepository(db),
     acmeChallenges: createAcmeChallengesRepository(db),
+    nodes: createNodesRepository(db),
   };
 }
 

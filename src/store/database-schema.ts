@@ -312,6 +312,22 @@ export interface AcmeChallengesTable {
   create_time: Date;
 }
 
+export interface NodesTable {
+  id: string;
+  roles: string[];
+  version: string;
+  hostname: string;
+  pid: number;
+  addresses: ColumnType<unknown, string, string>;
+  capacity: ColumnType<unknown, string, string>;
+  load: ColumnType<unknown, string, string>;
+  started_at: Timestamp;
+  heartbeat_at: Timestamp;
+  lease_expires_at: Timestamp;
+  /** bigint: pg returns it as a string. */
+  generation: ColumnType<string, string, string>;
+}
+
 export interface Database {
   accounts: AccountsTable;
   users: UsersTable;
@@ -340,4 +356,5 @@ export interface Database {
   sessions: SessionsTable;
   commit_statuses: CommitStatusesTable;
   acme_challenges: AcmeChallengesTable;
+  nodes: NodesTable;
 }

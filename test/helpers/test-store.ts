@@ -33,6 +33,7 @@ export interface TestStore {
 
 const TABLES = [
   'acme_challenges',
+  'nodes',
   'site_reports',
   'report_schedules',
   'health_checks',
