@@ -14,6 +14,7 @@ import { createPlatformLogger } from '../../src/main/platform-logger.js';
 import { openStore } from '../../src/main/open-store.js';
 import type { Principal } from '../../src/services/access/auth-service.js';
 import type { Store } from '../../src/services/kit/store-port.js';
+import { PROCESS_ROLES } from '../../src/domain/process-roles.js';
 
 export const BENCH_ACCOUNT = 'bench';
 const OWNER_EMAIL = 'owner@bench.test';
@@ -69,6 +70,7 @@ export async function startProductApi(env: Record<string, string | undefined>): 
         isShuttingDown: () => false,
         checkStore: () => store.ping(),
         stoppedRoles: () => services.roles.stopped(),
+        roles: PROCESS_ROLES,
       },
       options: { ...config, docsDir: DOCS_DIR },
     });

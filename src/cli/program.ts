@@ -16,8 +16,10 @@ import { addWebhookCommands } from './commands/webhook-commands.js';
 export interface ProgramDeps {
   readonly version: string;
   readonly io: CliIo;
-  /** Starts the platform and resolves when it has stopped. */
-  readonly serve: () => Promise<ExitCode>;
+  /** Starts the platform (the roles of --roles, else ATOLL_ROLES, else all) and resolves when it has stopped. */
+  readonly serve: (options: { readonly roles?: string }) => Promise<ExitCode>;
+  /** Applies the store's pending migrations and resolves with the exit code. */
+  readonly migrate: () => Promise<ExitCode>;
   /** Checks this machine and the settings for `atoll serve`; resolves with the exit code. */
   readonly doctor: () => Promise<ExitCode>;
   readonly adminSocketPath: () => string;
@@ -44,8 +46,25 @@ export function createProgram(deps: ProgramDeps): Command {
   program
     .command('serve')
     .description('start the platform (API, admin socket) with the configuration of docs/config.md')
+    .option(
+      '--roles <roles>',
+      'the roles this process runs, comma-separated: api, worker, runtime, edge, scheduler, or all (default: ATOLL_ROLES, else all); other than all needs DATABASE_URL',
+    )
+    .addHelpText(
+      'after',
+      '\nExamples:\n  atoll serve\n  DATABASE_URL=postgres://… atoll serve --roles api\n  DATABASE_URL=postgres://… atoll serve --roles edge,runtime',
+    )
+    .action(async (options: { roles?: string }) => {
+      deps.setExit(await deps.serve(options.roles === undefined ? {} : { roles: options.roles }));
+    });
+
+  program
+    .command('migrate')
+    .description(
+      'apply the pending migrations to the store of DATABASE_URL (or the embedded one) and exit; serve does it at start unless ATOLL_MIGRATE=off',
+    )
     .action(async () => {
-      deps.setExit(await deps.serve());
+      deps.setExit(await deps.migrate());
     });
 
   program

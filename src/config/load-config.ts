@@ -11,6 +11,12 @@ import {
   type AllowedHost,
   type AllowedNetwork,
 } from '../domain/network/network-allowance.js';
+import {
+  parseProcessRoles,
+  PROCESS_ROLES,
+  runsEveryRole,
+  type ProcessRole,
+} from '../domain/process-roles.js';
 import type { SandboxLimits } from '../domain/sandbox-limits.js';
 
 /**
@@ -19,8 +25,15 @@ import type { SandboxLimits } from '../domain/sandbox-limits.js';
  */
 export interface Config {
   readonly dataDir: string;
+  /** ATOLL_ROLES (or `atoll serve --roles`): the roles this process runs, in canonical order; every role by default. */
+  readonly roles: readonly ProcessRole[];
   readonly host: string;
   readonly apiPort: number;
+  /** ATOLL_HEALTH_PORT: /healthz and /readyz of every process, whatever its roles, on ATOLL_HOST; 0 = any free port. */
+  readonly healthPort: number;
+  /** ATOLL_MIGRATE: serve applies pending migrations at start (on), or only checks the schema (off). */
+  readonly migrateAtStart: boolean;
+  readonly nodes: NodeSettings;
   readonly publicUrl: string;
   /** Unset: the embedded PGlite store in `${dataDir}/db`. */
   readonly databaseUrl: string | undefined;
@@ -49,6 +62,16 @@ export interface Config {
   readonly domains: DomainSettings;
   readonly reports: ReportSettings;
   readonly sessions: SessionSettings;
+}
+
+/** The registry of running processes (`atoll admin nodes`). */
+export interface NodeSettings {
+  /** ATOLL_NODE_HEARTBEAT_MS: how often a process renews its row. */
+  readonly heartbeatMs: number;
+  /** ATOLL_NODE_LEASE_MS: a process whose row was not renewed for this long counts as gone. */
+  readonly leaseMs: number;
+  /** Rows not renewed for this long (a process that never stopped cleanly) are deleted. */
+  readonly pruneAfterMs: number;
 }
 
 export interface SessionSettings {
@@ -547,6 +570,45 @@ function readSessions(env: Env, problems: string[]): Config['sessions'] {
   });
 }
 
+/** `on`/`off` (or 1/0, true/false); unset is on. */
+function readOnOff(env: Env, key: string, problems: string[]): boolean {
+  const raw = readString(env, key)?.toLowerCase();
+  if (raw === undefined || raw === 'on' || raw === '1' || raw === 'true') return true;
+  if (raw === 'off' || raw === '0' || raw === 'false') return false;
+  problems.push(`${key} must be on or off (got "${raw}")`);
+  return true;
+}
+
+/**
+ * The roles this process runs. The embedded store is one process's (it locks its folder), so
+ * roles apart, which are several processes on one database, need a PostgreSQL server.
+ */
+function readRoles(env: Env, databaseUrl: string | undefined, problems: string[]): readonly ProcessRole[] {
+  const raw = readString(env, 'ATOLL_ROLES');
+  if (raw === undefined) return PROCESS_ROLES;
+  const parsed = parseProcessRoles(raw);
+  if ('problem' in parsed) {
+    problems.push(`ATOLL_ROLES (--roles): ${parsed.problem} (got "${raw}")`);
+    return PROCESS_ROLES;
+  }
+  if (databaseUrl === undefined && !runsEveryRole(parsed.roles))
+    problems.push(
+      `ATOLL_ROLES (--roles) "${raw}" needs DATABASE_URL: the embedded database belongs to the one process that opens it (it locks its folder), so roles running apart must share a PostgreSQL server; leave the roles unset (all) to run everything in one process`,
+    );
+  return Object.freeze([...parsed.roles]);
+}
+
+/** The node registry: the lease outlives a few missed heartbeats. */
+function readNodes(env: Env, problems: string[]): NodeSettings {
+  const heartbeatMs = readInteger(env, 'ATOLL_NODE_HEARTBEAT_MS', 5_000, 100, 600_000, problems);
+  const leaseMs = readInteger(env, 'ATOLL_NODE_LEASE_MS', 15_000, 200, 3_600_000, problems);
+  if (leaseMs < 2 * heartbeatMs)
+    problems.push(
+      `ATOLL_NODE_LEASE_MS must be at least twice ATOLL_NODE_HEARTBEAT_MS (got ${leaseMs} and ${heartbeatMs})`,
+    );
+  return Object.freeze({ heartbeatMs, leaseMs, pruneAfterMs: 3_600_000 });
+}
+
 /** A path setting resolved against the working directory; undefined when unset. */
 function optionalPath(cwd: string, value: string | undefined): string | undefined {
   return value === undefined ? undefined : resolve(cwd, value);
@@ -589,8 +651,12 @@ export function loadConfig(env: Env, cwd: string): Config {
 
   const config: Config = {
     dataDir,
+    roles: readRoles(env, databaseUrl, problems),
     host,
     apiPort,
+    healthPort: readInteger(env, 'ATOLL_HEALTH_PORT', 8082, 0, 65_535, problems),
+    migrateAtStart: readOnOff(env, 'ATOLL_MIGRATE', problems),
+    nodes: readNodes(env, problems),
     publicUrl,
     databaseUrl,
     databasePoolSize: readInteger(env, 'ATOLL_DATABASE_POOL_SIZE', 10, 1, 1_000, problems),

@@ -54,6 +54,8 @@ export interface Readiness {
   checkStore(): Promise<void>;
   /** Roles of this process whose work stopped while it runs (the build worker's loop ended): not ready. */
   stoppedRoles(): readonly string[];
+  /** The roles this process runs (`atoll serve --roles`), named in every answer. */
+  readonly roles: readonly string[];
 }
 
 export interface ApiOptions {

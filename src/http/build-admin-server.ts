@@ -9,10 +9,20 @@ import {
   AdminCreateUserBodySchema,
   AdminGenerateCredentialsBodySchema,
   AdminListCredentialsQuerySchema,
+  AdminNodeListSchema,
+  type AdminNodeList,
 } from '../contract/admin-schemas.js';
 import type { OperatorService } from '../services/access/operator-service.js';
+import type { NodeView } from '../services/kit/node-registry.js';
 import { requestValidatorCompiler } from './request-validator.js';
 import { statusHandlers } from './status-response.js';
+
+/** An open record without its undefined values, as the wire carries it. */
+function definedOnly<T>(record: Readonly<Record<string, T | undefined>>): Record<string, T> {
+  return Object.fromEntries(
+    Object.entries(record).filter((entry): entry is [string, T] => entry[1] !== undefined),
+  );
+}
 
 const STATUS_HANDLERS = statusHandlers({ logMessage: 'admin request failed', requestIdHeader: false });
 
@@ -21,7 +31,11 @@ const STATUS_HANDLERS = statusHandlers({ logMessage: 'admin request failed', req
  * file permission is the authentication, so `atoll admin …` works with the embedded store
  * that the running server owns.
  */
-export function buildAdminServer(operator: OperatorService, logger: FastifyBaseLogger) {
+export function buildAdminServer(
+  operator: OperatorService,
+  logger: FastifyBaseLogger,
+  nodes: { readonly id: string; list(): Promise<NodeView[]>; now(): Date },
+) {
   const app = Fastify({
     loggerInstance: logger,
     // One log line per request comes from our onResponse hook, with the fields ops need.
@@ -66,6 +80,24 @@ export function buildAdminServer(operator: OperatorService, logger: FastifyBaseL
       request.query.pageSize,
       request.query.pageToken,
     ),
+  );
+  app.get(
+    '/admin/nodes',
+    { schema: { response: { 200: AdminNodeListSchema } } },
+    async (): Promise<AdminNodeList> => ({
+      nodes: (await nodes.list()).map((node) => ({
+        ...node,
+        roles: [...node.roles],
+        addresses: definedOnly(node.addresses),
+        capacity: definedOnly(node.capacity),
+        load: definedOnly(node.load),
+        startedAt: node.startedAt.toISOString(),
+        heartbeatAt: node.heartbeatAt.toISOString(),
+        leaseExpiresAt: node.leaseExpiresAt.toISOString(),
+      })),
+      answeredBy: nodes.id,
+      now: nodes.now().toISOString(),
+    }),
   );
   app.delete(
     '/admin/credentials/:id',

@@ -2,7 +2,6 @@
 /**
  * The `atoll` binary: reads the config once, runs the command, and turns errors and signals into exit codes.
  */
-import { readFileSync } from 'node:fs';
 import { CommanderError } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config/load-config.js';
 import { AtollError } from '../domain/error-catalogue.js';
@@ -10,27 +9,23 @@ import { createProgram } from '../cli/program.js';
 import { EXIT, type ExitCode } from '../cli/exit-codes.js';
 import { hostProbe, prepareHost } from './host-packages.js';
 import { createPlatformLogger } from './platform-logger.js';
+import { packageVersion } from './package-version.js';
 
 const io = {
   out: (text: string) => process.stdout.write(`${text}\n`),
   err: (text: string) => process.stderr.write(`${text}\n`),
 };
 
-function readConfig(): Config {
-  return loadConfig(process.env, process.cwd());
-}
-
-function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-    version: string;
-  };
-  return pkg.version;
+/** The settings of docs/config.md; `--roles` of serve, when given, stands for ATOLL_ROLES. */
+function readConfig(overrides: { readonly roles?: string } = {}): Config {
+  const env = overrides.roles === undefined ? process.env : { ...process.env, ATOLL_ROLES: overrides.roles };
+  return loadConfig(env, process.cwd());
 }
 
 /** The config, or undefined once its problems are printed (the command then exits with USAGE). */
-function readConfigOrSay(): Config | undefined {
+function readConfigOrSay(overrides: { readonly roles?: string } = {}): Config | undefined {
   try {
-    return readConfig();
+    return readConfig(overrides);
   } catch (error) {
     if (error instanceof ConfigError) {
       io.err(`atoll: ${error.message}`);
@@ -40,17 +35,21 @@ function readConfigOrSay(): Config | undefined {
   }
 }
 
-async function serve(): Promise<ExitCode> {
-  const config = readConfigOrSay();
+async function serve(options: { readonly roles?: string }): Promise<ExitCode> {
+  const config = readConfigOrSay(options);
   if (config === undefined) return EXIT.USAGE;
   const logger = createPlatformLogger(config.logLevel);
-  // Before anything listens: a machine that cannot build gets its packages now, or the command that would.
-  const host = await prepareHost(
-    hostProbe(),
-    { autoInstall: config.builds.installPackages, unsafeBuilds: config.builds.unsafe },
-    io.err,
-  );
-  if (host.kind === 'refuse') {
+  // Before anything listens: a machine that builds or runs apps gets its packages now, or the command
+  // that would; the other roles run no sandbox.
+  const sandboxed = config.roles.includes('worker') || config.roles.includes('runtime');
+  const host = sandboxed
+    ? await prepareHost(
+        hostProbe(),
+        { autoInstall: config.builds.installPackages, unsafeBuilds: config.builds.unsafe },
+        io.err,
+      )
+    : undefined;
+  if (host?.kind === 'refuse') {
     logger.fatal({ problem: host.problem, fix: host.fix }, 'cannot start: builds would never run');
     io.err(
       `atoll: cannot start: builds need the sandbox, and ${host.problem}.\nRun instead:\n\n  ${host.fix}\n`,
@@ -97,6 +96,27 @@ async function serve(): Promise<ExitCode> {
   });
 }
 
+/** `atoll migrate`: applies the pending migrations to the configured store, says which, and exits. */
+async function migrate(): Promise<ExitCode> {
+  const config = readConfigOrSay();
+  if (config === undefined) return EXIT.USAGE;
+  const { migrateStore } = await import('./open-store.js');
+  try {
+    const { applied, kind } = await migrateStore(config);
+    const where =
+      kind === 'embedded' ? `the embedded database in ${config.dataDir}/db` : 'the PostgreSQL database';
+    io.out(
+      applied.length === 0
+        ? `${where} is up to date: nothing to apply`
+        : [`applied to ${where}:`, ...applied.map((name) => `  ${name}`)].join('\n'),
+    );
+    return EXIT.OK;
+  } catch (error) {
+    io.err(`atoll: migrate: ${error instanceof Error ? error.message : String(error)}`);
+    return EXIT.FAILURE;
+  }
+}
+
 /** `atoll doctor`: every check, one line each; exit 1 on any failure. */
 async function doctor(): Promise<ExitCode> {
   const config = readConfigOrSay();
@@ -124,6 +144,7 @@ const program = createProgram({
   version: packageVersion(),
   io,
   serve,
+  migrate,
   doctor,
   adminSocketPath: () => readConfig().adminSocketPath,
   setExit: (code) => {

@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { sql } from 'kysely';
 import type { Config } from '../config/load-config.js';
 import { installCommandLine, packagesFor } from '../domain/host-packages.js';
+import type { ProcessRole } from '../domain/process-roles.js';
 import { createBubblewrapRunner, HELPER_NODE, sandboxProblem } from '../sandbox/sandbox-runner.js';
 import { ToolchainProvisioner } from '../sandbox/toolchain-provisioner.js';
 import { openEmbeddedDatabase, openServerDatabase } from '../store/open-database.js';
@@ -165,15 +166,22 @@ async function runningAtoll(config: Config): Promise<boolean> {
 }
 
 const checkPorts: Check = async (config) => {
+  const runs = (role: ProcessRole) => config.roles.includes(role);
   const ports = [
-    { name: 'API', variable: 'ATOLL_API_PORT', host: config.host, port: config.apiPort },
-    {
-      name: 'edge',
-      variable: 'ATOLL_EDGE_PORT',
-      host: config.hosting.edgeHost,
-      port: config.hosting.edgePort,
-    },
-    ...(config.domains.tlsPort === undefined
+    ...(runs('api')
+      ? [{ name: 'API', variable: 'ATOLL_API_PORT', host: config.host, port: config.apiPort }]
+      : []),
+    ...(runs('edge')
+      ? [
+          {
+            name: 'edge',
+            variable: 'ATOLL_EDGE_PORT',
+            host: config.hosting.edgeHost,
+            port: config.hosting.edgePort,
+          },
+        ]
+      : []),
+    ...(config.domains.tlsPort === undefined || !runs('edge')
       ? []
       : [
           {
@@ -183,6 +191,7 @@ const checkPorts: Check = async (config) => {
             port: config.domains.tlsPort,
           },
         ]),
+    { name: 'health', variable: 'ATOLL_HEALTH_PORT', host: config.host, port: config.healthPort },
   ].filter((entry) => entry.port !== 0);
   const taken: { name: string; variable: string; where: string; code: string }[] = [];
   for (const entry of ports) {

@@ -1,9 +1,11 @@
 /**
- * The background work each role starts once the servers listen, one function per role (so a
- * process could start some of them), and what stop() waits for or clears.
+ * The background work each role starts once the servers listen, one function per role, so that a
+ * process started with `--roles` starts only its own (docs/architecture.md "Roles"), and what stop()
+ * waits for or clears.
  */
 import type { Logger } from 'pino';
 import type { Config } from '../config/load-config.js';
+import type { ProcessRole } from '../domain/process-roles.js';
 import { PeriodicTask } from '../services/kit/periodic-task.js';
 import type { Timer } from '../services/kit/platform-ports.js';
 import type { Services } from './compose/all-roles.js';
@@ -17,7 +19,12 @@ export interface RoleLoops {
   readonly periodic: readonly PeriodicTask[];
 }
 
-/** Starts every role's loops; without a command runner there are no builds and no deployments to restore. */
+const HOUR_MS = 3_600_000;
+
+/**
+ * Starts the loops of the roles this process runs; without a command runner there are no builds
+ * and no deployments to restore. The API role has no loop of its own: its servers are its work.
+ */
 export function startRoleLoops(
   services: Services,
   config: Config,
@@ -25,35 +32,31 @@ export function startRoleLoops(
   sandboxed: boolean,
   timer: Timer,
 ): RoleLoops {
-  const recheck = startControlPlane(services, config, logger, timer);
-  // Report runs missed while the platform was down are made once now (one catch-up each), then as they fall due.
-  services.reportScheduler.start();
-  services.healthProber.start();
-  sweepBuildCaches(services, logger);
-  // With a shared store, live deployments come back through placements (the agent asks for the missing ones).
-  const restoring = sandboxed && !services.placement ? restoreLive(services, logger) : undefined;
-  // The worker's slots run until stop(); should they end before, /readyz says so.
-  const building = sandboxed ? services.roles.watch('worker', services.buildRunner.run()) : undefined;
-  const retention = startRetention(services, logger, sandboxed, restoring, timer);
-  const polling = sandboxed ? startGitPolling(services, config, logger, timer) : undefined;
-  // Commit statuses written before a stop or crash are sent now, and new ones as they fall due.
-  if (sandboxed) services.commitStatuses.start();
+  const runs = (role: ProcessRole) => config.roles.includes(role);
+  const periodic: PeriodicTask[] = [];
+  if (runs('scheduler')) periodic.push(startScheduler(services, config, logger, timer));
+  else if (runs('edge')) showEdgeItsDomains(services, logger);
   // With a shared store the edge rereads its domains every few seconds: a missed notification heals.
-  services.resync?.start();
-  return {
-    building,
-    restoring,
-    periodic: [
-      recheck,
-      retention,
-      ...(polling ? [polling] : []),
-      ...(services.resync ? [services.resync] : []),
-    ],
-  };
+  if (runs('edge') && services.resync) {
+    services.resync.start();
+    periodic.push(services.resync);
+  }
+  const runtime = runs('runtime') ? startRuntime(services, logger, sandboxed, timer) : undefined;
+  if (runtime) periodic.push(runtime.sweeping);
+  const worker = runs('worker')
+    ? startWorker(services, config, logger, sandboxed, runtime?.restoring, timer)
+    : undefined;
+  if (worker) periodic.push(...worker.periodic);
+  return { building: worker?.building, restoring: runtime?.restoring, periodic };
 }
 
-/** Events and domain mapping work of the control plane; returns the pending mappings' periodic re-check. */
-function startControlPlane(services: Services, config: Config, logger: Logger, timer: Timer): PeriodicTask {
+/**
+ * The scheduler role: report runs, event delivery, and the custom domains' background work (the
+ * reconciler's pending checks and the certificates). Returns the pending mappings' periodic re-check.
+ */
+function startScheduler(services: Services, config: Config, logger: Logger, timer: Timer): PeriodicTask {
+  // Report runs missed while the platform was down are made once now (one catch-up each), then as they fall due.
+  services.reportScheduler.start();
   // Events committed before a stop or crash are sent now, and new ones as they come.
   services.deliveryWorker.start();
   // Domain mapping work acknowledged before a stop is finished; the edge learns its custom domains
@@ -75,6 +78,70 @@ function startControlPlane(services: Services, config: Config, logger: Logger, t
   );
   recheck.start();
   return recheck;
+}
+
+/** An edge without the scheduler beside it learns the custom domains and certificates itself at start. */
+function showEdgeItsDomains(services: Services, logger: Logger): void {
+  void services.domainEdgeSync.sync().catch((error: unknown) => {
+    logger.error({ err: error }, 'could not load the custom domains into the edge');
+  });
+}
+
+/**
+ * The runtime role: live deployments back from their artifacts, their health checks, and the
+ * hourly sweep of deployment folders that serve nothing.
+ */
+function startRuntime(
+  services: Services,
+  logger: Logger,
+  sandboxed: boolean,
+  timer: Timer,
+): { restoring: Promise<void> | undefined; sweeping: PeriodicTask } {
+  services.healthProber.start();
+  // With a shared store, live deployments come back through placements (the agent asks for the missing ones).
+  const restoring = sandboxed && !services.placement ? restoreLive(services, logger) : undefined;
+  // Folders of deleted environments and of deployments that serve nothing go, including those a
+  // failed removal left (tried again every hour).
+  const sweep = async (): Promise<void> => {
+    if (!sandboxed) return;
+    await services.localDeployments
+      .removeDeleted()
+      .then(() => services.runtime.sweepFolders())
+      .catch((error: unknown) => {
+        logger.warn({ err: error }, 'could not remove the deployment folders that serve nothing');
+      });
+  };
+  const sweeping = new PeriodicTask(sweep, { everyMs: HOUR_MS, timer });
+  sweeping.start();
+  void restoring?.then(sweep);
+  return { restoring, sweeping };
+}
+
+/**
+ * The worker role: the build slots, build caches of deleted environments, retention, git polling
+ * and commit statuses. Retention's first pass waits for the deployments this process restores.
+ */
+function startWorker(
+  services: Services,
+  config: Config,
+  logger: Logger,
+  sandboxed: boolean,
+  restoring: Promise<void> | undefined,
+  timer: Timer,
+): { building: Promise<void> | undefined; periodic: PeriodicTask[] } {
+  sweepBuildCaches(services, logger);
+  // The worker's slots run until stop(); should they end before, /readyz says so.
+  const building = sandboxed ? services.roles.watch('worker', services.buildRunner.run()) : undefined;
+  const retention = startRetention(
+    services,
+    logger,
+    sandboxed ? (restoring ?? Promise.resolve()) : undefined,
+    timer,
+  );
+  const polling = sandboxed ? startGitPolling(services, config, logger, timer) : undefined;
+  // Commit statuses written before a stop or crash are sent now, and new ones as they fall due.
+  if (sandboxed) services.commitStatuses.start();
+  return { building, periodic: [retention, ...(polling ? [polling] : [])] };
 }
 
 /** Branch heads of repository applications read every ATOLL_GIT_POLL_INTERVAL_MS (0: never). */
@@ -121,32 +188,20 @@ function sweepBuildCaches(services: Services, logger: Logger): void {
   );
 }
 
-/** Retention once live deployments are back, then hourly; returns its periodic task. */
+/** Retention hourly, and once at start when `first` settles (undefined: no pass at start); returns its periodic task. */
 function startRetention(
   services: Services,
   logger: Logger,
-  sandboxed: boolean,
-  restoring: Promise<void> | undefined,
+  first: Promise<void> | undefined,
   timer: Timer,
 ): PeriodicTask {
   const retain = async (): Promise<void> => {
-    const pruning = services.runRetention().catch((error: unknown) => {
+    await services.runRetention().catch((error: unknown) => {
       logger.warn({ err: error }, 'retention failed');
     });
-    // Where deployments run: folders of deleted environments and of deployments that serve
-    // nothing go, including those a failed removal left (tried again every hour).
-    const sweeping = sandboxed
-      ? services.deployments
-          .removeDeleted()
-          .then(() => services.runtime.sweepFolders())
-          .catch((error: unknown) => {
-            logger.warn({ err: error }, 'could not remove the deployment folders that serve nothing');
-          })
-      : undefined;
-    await Promise.all([pruning, sweeping]);
   };
-  const retention = new PeriodicTask(retain, { everyMs: 3_600_000, timer });
+  const retention = new PeriodicTask(retain, { everyMs: HOUR_MS, timer });
   retention.start();
-  void restoring?.then(retain);
+  void first?.then(retain);
   return retention;
 }

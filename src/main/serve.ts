@@ -1,5 +1,6 @@
 /**
- * `atoll serve`: composes every role, makes every server listen, starts the roles' loops, and stops
+ * `atoll serve`: composes every role, makes the servers of the roles this process runs listen
+ * (`--roles`), registers the process in the node registry, starts those roles' loops, and stops
  * them in order so that nothing acknowledged is lost.
  */
 import { chmodSync, existsSync, unlinkSync } from 'node:fs';
@@ -8,15 +9,20 @@ import { DOCS_DIR, PORTAL_DIR } from './installation-dirs.js';
 import type { FastifyInstance } from 'fastify';
 import type { Logger as PinoLogger } from 'pino';
 import type { Config } from '../config/load-config.js';
+import type { ProcessRole } from '../domain/process-roles.js';
+import type { Readiness } from '../http/api-dependencies.js';
 import type { ApiInstance } from '../http/api-instance.js';
 import type { Store } from '../services/kit/store-port.js';
 import { systemClock } from '../adapters/system-clock.js';
 import { buildAdminServer } from '../http/build-admin-server.js';
+import { buildHealthServer } from '../http/build-health-server.js';
+import { NodeRegistry } from '../services/kit/node-registry.js';
 import { createBubblewrapRunner, sandboxProblem } from '../sandbox/sandbox-runner.js';
 import { unsafeRunner } from '../sandbox/unsafe-runner.js';
 import { buildApiServer } from '../http/build-api-server.js';
 import { composeServices, type Services } from './compose/all-roles.js';
 import { sandboxSettingsOf } from './compose/runtime.js';
+import { addressOf, nodeIdentity, nodeLoad } from './node-identity.js';
 import { openStore } from './open-store.js';
 import { socketAnswers } from './socket-answers.js';
 import { openRunFolder } from './run-folder.js';
@@ -27,8 +33,11 @@ import { startRoleLoops, type RoleLoops } from './role-loops.js';
 
 export interface RunningPlatform {
   readonly url: string;
-  readonly port: number;
-  readonly edgePort: number;
+  /** The API's port; undefined without the api role. */
+  readonly port: number | undefined;
+  /** The edge's port; undefined without the edge role. */
+  readonly edgePort: number | undefined;
+  readonly healthPort: number;
   stop(): Promise<void>;
 }
 
@@ -42,8 +51,9 @@ or start with ATOLL_BOOTSTRAP_ACCOUNT (and ATOLL_BOOTSTRAP_EMAIL / ATOLL_BOOTSTR
 Then use the printed userId and password as Basic auth on <ATOLL_PUBLIC_URL>/v1.
 `;
 
-/** `atoll serve`: every role of the control plane in this one process. */
+/** `atoll serve`: the roles of config.roles (every role by default) in this one process. */
 export async function startPlatform(config: Config, logger: PinoLogger): Promise<RunningPlatform> {
+  const runs = (role: ProcessRole) => config.roles.includes(role);
   const { key, generated } = loadPlatformKey(config.secretKey, config.dataDir);
   if (generated) {
     logger.warn(
@@ -58,15 +68,20 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
     );
     process.kill(process.pid, 'SIGTERM');
   });
-  logger.info({ store: kind, migrationsApplied: applied }, 'store ready');
+  logger.info(
+    { store: kind, migrationsApplied: applied, migrate: config.migrateAtStart ? 'on' : 'off' },
+    'store ready',
+  );
 
   const lifecycle = { shuttingDown: false };
   // This process's folder in the OS temp folder (slirp4netns's sockets); those of crashed processes go now.
   const runFolder = openRunFolder(tmpdir(), process.pid);
   if (runFolder.swept.length > 0)
     logger.info({ folders: runFolder.swept }, 'removed the run folders of atoll processes that did not stop');
-  // The worker role: builds run only in the sandbox, or unisolated where the operator allowed it for development.
-  const sandboxMissing = sandboxProblem();
+  // The worker and runtime roles: builds and apps run only in the sandbox, or unisolated where the
+  // operator allowed it for development. The other roles run no untrusted code.
+  const sandboxed = runs('worker') || runs('runtime');
+  const sandboxMissing = sandboxed ? sandboxProblem() : undefined;
   const commandRunner =
     sandboxMissing === undefined
       ? createBubblewrapRunner(sandboxSettingsOf(config.builds, runFolder.path))
@@ -88,17 +103,45 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
     settings: config,
     commandRunner,
   });
+  const readiness: Readiness = {
+    isShuttingDown: () => lifecycle.shuttingDown,
+    checkStore: () => store.ping(),
+    stoppedRoles: () => services.roles.stopped(),
+    roles: config.roles,
+  };
   // Notifications sent while the listener was reconnecting are lost: the edge rereads the store.
   signals?.onResync(() => Promise.all([services.domainEdgeSync.sync(), services.routeSync?.sync()]));
-  const servers = await listenServers(config, logger, services, store, lifecycle).catch(
+  // The admin socket reads the registry through this holder: the process registers once it listens.
+  const registry: { node?: NodeRegistry } = {};
+  const servers = await listenServers(config, logger, services, store, readiness, registry).catch(
     async (error: unknown) => {
       runFolder.remove();
       await signals?.stop();
       throw error;
     },
   );
-  const { port, edgePort } = announce(config, logger, servers);
-  const origin = await listenOrigin(config, logger, services);
+  const node = new NodeRegistry(
+    {
+      store,
+      clock: systemClock,
+      logger,
+      identity: nodeIdentity(config, servers.addresses),
+      load: nodeLoad(config, services),
+    },
+    config.nodes,
+  );
+  try {
+    await node.start();
+  } catch (error) {
+    await closeServers(servers);
+    await store.close();
+    runFolder.remove();
+    await signals?.stop();
+    throw error;
+  }
+  registry.node = node;
+  const { port, edgePort, healthPort } = announce(config, logger, servers, node.id);
+  const origin = config.roles.includes('runtime') ? await listenOrigin(config, logger, services) : undefined;
   const loops = startRoleLoops(services, config, logger, commandRunner !== undefined, systemClock);
   if (sandboxMissing !== undefined && commandRunner !== undefined) {
     logger.warn({ problem: sandboxMissing }, 'ATOLL_UNSAFE_BUILDS=1: builds run WITHOUT a sandbox');
@@ -119,7 +162,7 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
       try {
         // Its placements go back first, so other runtimes start them while this one stops.
         await services.placement?.agent.stop();
-        await stopPlatform(config, logger, { services, store, servers, loops });
+        await stopPlatform(config, logger, { services, store, servers, loops, node });
         if (origin) await closeServer(origin, config.shutdownTimeoutMs);
       } finally {
         await signals?.stop();
@@ -128,119 +171,180 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
     })();
     return stopping;
   };
-  return { url: config.publicUrl, port, edgePort, stop };
+  return { url: config.publicUrl, port, edgePort, healthPort, stop };
 }
 
 interface Servers {
-  readonly api: ApiInstance;
-  readonly admin: FastifyInstance;
-  readonly adminServing: boolean;
-  readonly platformServer: FastifyInstance;
+  /** Every process: /healthz and /readyz on ATOLL_HEALTH_PORT. */
+  readonly health: ApiInstance;
+  /** The api role: the API with the portal, and the admin socket (unless another process serves it). */
+  readonly api: ApiInstance | undefined;
+  readonly admin: FastifyInstance | undefined;
+  /** The runtime role: the platform services' Unix socket. */
+  readonly platformServer: FastifyInstance | undefined;
+  /** The edge role listens on these; other roles leave them closed. */
   readonly edge: Services['edge']['server'];
   readonly tlsEdge: Services['edge']['tlsServer'];
-  readonly bootstrap: Awaited<ReturnType<Services['operator']['bootstrap']>>;
+  readonly bootstrap: Awaited<ReturnType<Services['operator']['bootstrap']>> | undefined;
+  /** Where each listener listens, as the node registry records it. */
+  readonly addresses: Readonly<Record<string, string>>;
 }
 
-/** Every server listens, or none does: a failed start leaves the ports, the socket and the store's lock free. */
+/** An http.Server listens on host:port, or the promise rejects with why not. */
+function listenOn(server: Services['edge']['server'], port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/** Every server of this process's roles listens, or none does: a failed start leaves the ports, the sockets and the store's lock free. */
 async function listenServers(
   config: Config,
   logger: PinoLogger,
   services: Services,
   store: Store,
-  lifecycle: { readonly shuttingDown: boolean },
+  readiness: Readiness,
+  registry: { readonly node?: NodeRegistry },
 ): Promise<Servers> {
-  const api = await buildApiServer({
-    services,
-    logger,
-    readiness: {
-      isShuttingDown: () => lifecycle.shuttingDown,
-      checkStore: () => store.ping(),
-      stoppedRoles: () => services.roles.stopped(),
-    },
-    // The config carries the API options under the same names.
-    options: { ...config, docsDir: DOCS_DIR, portalDir: PORTAL_DIR },
-  });
-  const admin = buildAdminServer(services.operator, logger.child({ role: 'admin' }));
-
-  let adminServing = false;
-  let platformServer: FastifyInstance | undefined;
-  const edge = services.edge.server;
-  const tlsEdge = services.edge.tlsServer;
+  const runs = (role: ProcessRole) => config.roles.includes(role);
+  const health = buildHealthServer(readiness, logger.child({ role: 'health' }));
+  const started: {
+    -readonly [K in keyof Servers]?: Servers[K];
+  } = { health, edge: services.edge.server, tlsEdge: services.edge.tlsServer };
+  const addresses: Record<string, string> = {};
+  const record = (name: string, address: string | undefined) => {
+    if (address !== undefined) addresses[name] = address;
+  };
   try {
-    const bootstrap = await services.operator.bootstrap(config.bootstrap);
-    await api.listen({ host: config.host, port: config.apiPort });
-    await new Promise<void>((resolve, reject) => {
-      edge.once('error', reject);
-      edge.listen(config.hosting.edgePort, config.hosting.edgeHost, () => {
-        edge.off('error', reject);
-        resolve();
+    await health.listen({ host: config.host, port: config.healthPort });
+    record('health', addressOf(health.server.address()));
+    if (runs('api')) {
+      started.bootstrap = await services.operator.bootstrap(config.bootstrap);
+      const api = await buildApiServer({
+        services,
+        logger,
+        readiness,
+        // The config carries the API options under the same names.
+        options: { ...config, docsDir: DOCS_DIR, portalDir: PORTAL_DIR },
       });
-    });
-    const tlsPort = config.domains.tlsPort;
-    if (tlsPort !== undefined)
-      await new Promise<void>((resolve, reject) => {
-        tlsEdge.once('error', reject);
-        tlsEdge.listen(tlsPort, config.hosting.edgeHost, () => {
-          tlsEdge.off('error', reject);
-          resolve();
-        });
-      });
-    platformServer = await listenPlatformServices(services, logger.child({ role: 'platform-services' }), {
-      purgesPerMinute: config.hosting.purgesPerMinute,
-      kvMaxValueBytes: config.hosting.kvMaxValueBytes,
-    });
-    if (existsSync(config.adminSocketPath) && (await socketAnswers(config.adminSocketPath))) {
-      logger.warn(
-        { socket: config.adminSocketPath },
-        'another atoll process serves the admin socket of this data folder; this one will not',
-      );
-    } else {
-      if (existsSync(config.adminSocketPath)) unlinkSync(config.adminSocketPath);
-      await admin.listen({ path: config.adminSocketPath });
-      chmodSync(config.adminSocketPath, 0o600);
-      adminServing = true;
+      started.api = api;
+      await api.listen({ host: config.host, port: config.apiPort });
+      record('api', addressOf(api.server.address()));
     }
-    return { api, admin, adminServing, platformServer, edge, tlsEdge, bootstrap };
+    if (runs('edge')) {
+      await listenOn(services.edge.server, config.hosting.edgePort, config.hosting.edgeHost);
+      record('edge', addressOf(services.edge.server.address()));
+      const tlsPort = config.domains.tlsPort;
+      if (tlsPort !== undefined) {
+        await listenOn(services.edge.tlsServer, tlsPort, config.hosting.edgeHost);
+        record('edgeTls', addressOf(services.edge.tlsServer.address()));
+      }
+    }
+    if (runs('runtime'))
+      started.platformServer = await listenPlatformServices(
+        services,
+        logger.child({ role: 'platform-services' }),
+        { purgesPerMinute: config.hosting.purgesPerMinute, kvMaxValueBytes: config.hosting.kvMaxValueBytes },
+      );
+    if (runs('api')) started.admin = await listenAdmin(config, logger, services, registry);
+    return {
+      ...started,
+      health,
+      edge: services.edge.server,
+      tlsEdge: services.edge.tlsServer,
+      addresses,
+    } as Servers;
   } catch (error) {
-    await Promise.allSettled([
-      api.close(),
-      admin.close(),
-      platformServer?.close(),
-      new Promise((resolve) => edge.close(resolve)),
-      new Promise((resolve) => tlsEdge.close(resolve)),
-    ]);
+    await closeServers(started);
     await store.close();
     throw error;
   }
 }
 
+/** The admin socket of the data folder, unless another live process serves it already. */
+async function listenAdmin(
+  config: Config,
+  logger: PinoLogger,
+  services: Services,
+  registry: { readonly node?: NodeRegistry },
+): Promise<FastifyInstance | undefined> {
+  if (existsSync(config.adminSocketPath) && (await socketAnswers(config.adminSocketPath))) {
+    logger.warn(
+      { socket: config.adminSocketPath },
+      'another atoll process serves the admin socket of this data folder; this one will not',
+    );
+    return undefined;
+  }
+  const nodes = {
+    get id() {
+      return registry.node?.id ?? '';
+    },
+    list: () => registry.node?.list() ?? Promise.resolve([]),
+    now: () => systemClock.now(),
+  };
+  const admin = buildAdminServer(services.operator, logger.child({ role: 'admin' }), nodes);
+  if (existsSync(config.adminSocketPath)) unlinkSync(config.adminSocketPath);
+  await admin.listen({ path: config.adminSocketPath });
+  chmodSync(config.adminSocketPath, 0o600);
+  return admin;
+}
+
+/** Closes whatever of the servers listens (a failed start, or a process that could not register). */
+async function closeServers(servers: Partial<Servers>): Promise<void> {
+  await Promise.allSettled([
+    servers.health?.close(),
+    servers.api?.close(),
+    servers.admin?.close(),
+    servers.platformServer?.close(),
+    ...[servers.edge, servers.tlsEdge].map(
+      (server) =>
+        new Promise((resolve) => {
+          if (server?.listening === true) server.close(resolve);
+          else resolve(undefined);
+        }),
+    ),
+  ]);
+}
+
 /** Says where the platform serves, and what the first owner needs once. */
-function announce(config: Config, logger: PinoLogger, servers: Servers): { port: number; edgePort: number } {
-  const { api, edge, tlsEdge, bootstrap } = servers;
-  const address = api.server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : config.apiPort;
-  const edgeAddress = edge.address();
-  const edgePort =
-    typeof edgeAddress === 'object' && edgeAddress !== null ? edgeAddress.port : config.hosting.edgePort;
+function announce(
+  config: Config,
+  logger: PinoLogger,
+  servers: Servers,
+  nodeId: string,
+): { port: number | undefined; edgePort: number | undefined; healthPort: number } {
+  const { api, edge, tlsEdge, health, bootstrap } = servers;
+  const portOf = (address: ReturnType<typeof edge.address>) =>
+    typeof address === 'object' && address !== null ? address.port : undefined;
+  const port = api ? portOf(api.server.address()) : undefined;
+  const edgePort = edge.listening ? portOf(edge.address()) : undefined;
+  const healthPort = portOf(health.server.address()) ?? config.healthPort;
   logger.info(
     {
-      url: config.publicUrl,
+      url: api ? config.publicUrl : undefined,
+      roles: config.roles,
+      node: nodeId,
       port,
       edgePort,
-      edgeTlsPort: tlsEdge.listening ? (tlsEdge.address() as { port: number } | null)?.port : undefined,
+      edgeTlsPort: tlsEdge.listening ? portOf(tlsEdge.address()) : undefined,
+      healthPort,
       baseDomain: config.hosting.baseDomain,
-      adminSocket: servers.adminServing ? config.adminSocketPath : undefined,
+      adminSocket: servers.admin ? config.adminSocketPath : undefined,
     },
     'atoll is serving',
   );
-  const generatedPassword = bootstrap.created?.owner?.generatedPassword;
+  const generatedPassword = bootstrap?.created?.owner?.generatedPassword;
   if (generatedPassword !== undefined) {
     // Shown once on the console, never in the logs: the owner needs it for the portal.
     process.stderr.write(
-      `\nBootstrap: portal password for ${bootstrap.created?.owner?.email ?? ''} (shown once): ${generatedPassword}\n`,
+      `\nBootstrap: portal password for ${bootstrap?.created?.owner?.email ?? ''} (shown once): ${generatedPassword}\n`,
     );
   }
-  if (bootstrap.outcome === 'empty') {
+  if (bootstrap?.outcome === 'empty') {
     logger.warn(
       { event: 'no-accounts' },
       'no accounts yet: create the first with "atoll admin accounts create"',
@@ -252,7 +356,7 @@ function announce(config: Config, logger: PinoLogger, servers: Servers): { port:
       ),
     );
   }
-  return { port, edgePort };
+  return { port, edgePort, healthPort };
 }
 
 /**
@@ -295,20 +399,23 @@ function closeServer(server: Services['edge']['server'], timeoutMs: number): Pro
   });
 }
 
-/** Requests in flight finish, then the roles stop in the order what each uses goes; the store last. */
+/**
+ * Requests in flight finish, then the roles stop in the order what each uses goes; the process
+ * leaves the node registry; the health port and the store last.
+ */
 async function stopPlatform(
   config: Config,
   logger: PinoLogger,
-  running: { services: Services; store: Store; servers: Servers; loops: RoleLoops },
+  running: { services: Services; store: Store; servers: Servers; loops: RoleLoops; node: NodeRegistry },
 ): Promise<void> {
-  const { services, store, servers, loops } = running;
+  const { services, store, servers, loops, node } = running;
   services.roles.stopping();
   const periodic = Promise.all(loops.periodic.map((task) => task.stop()));
   logger.info('shutting down: no new connections, finishing requests in flight');
   // close() stops accepting, lets requests in flight finish, then resolves.
   await Promise.all([
-    servers.api.close(),
-    servers.adminServing ? servers.admin.close() : Promise.resolve(),
+    servers.api?.close(),
+    servers.admin?.close(),
     services.buildRunner.stop(),
     loops.building,
     loops.restoring,
@@ -342,9 +449,12 @@ async function stopPlatform(
     ),
   );
   await services.domainReconciler.settled();
-  await servers.platformServer.close();
+  await servers.platformServer?.close();
   await services.runtimeLogs.stop();
   await services.usageMeter.stop();
+  // A clean stop: the others need not wait for this process's lease to lapse.
+  await node.stop();
+  await servers.health.close();
   await store.close();
   logger.info('stopped');
 }

@@ -11,6 +11,7 @@ import type { Database } from './database-schema.js';
 import { createEnvironmentsRepository } from './repositories/environments-repository.js';
 import { createKvRepository } from './repositories/kv-repository.js';
 import { createMembershipsRepository } from './repositories/memberships-repository.js';
+import { createNodesRepository } from './repositories/nodes-repository.js';
 import type { OpenedDatabase } from './open-database.js';
 import { createPlacementsRepository } from './repositories/placements-repository.js';
 import { createOperationsRepository } from './repositories/operations-repository.js';
@@ -48,6 +49,7 @@ function createRepositories(db: Kysely<Database>): Repositories {
     acmeChallenges: createAcmeChallengesRepository(db),
     placements: createPlacementsRepository(db),
     rateCounters: createRateCountersRepository(db),
+    nodes: createNodesRepository(db),
   };
 }
 

@@ -335,6 +335,22 @@ export interface RateCountersTable {
   count: number;
 }
 
+export interface NodesTable {
+  id: string;
+  roles: string[];
+  version: string;
+  hostname: string;
+  pid: number;
+  addresses: ColumnType<unknown, string, string>;
+  capacity: ColumnType<unknown, string, string>;
+  load: ColumnType<unknown, string, string>;
+  started_at: Timestamp;
+  heartbeat_at: Timestamp;
+  lease_expires_at: Timestamp;
+  /** bigint: pg returns it as a string. */
+  generation: ColumnType<string, string, string>;
+}
+
 export interface Database {
   accounts: AccountsTable;
   users: UsersTable;
@@ -365,4 +381,5 @@ export interface Database {
   acme_challenges: AcmeChallengesTable;
   placements: PlacementsTable;
   rate_counters: RateCountersTable;
+  nodes: NodesTable;
 }

@@ -219,6 +219,7 @@ describe('the build worker', () => {
       assert.equal(ready.status, 503);
       assert.deepEqual(ready.body, {
         status: 'unavailable',
+        roles: ['api', 'worker', 'runtime', 'edge', 'scheduler'],
         reason: 'role stopped: worker',
         stoppedRoles: ['worker'],
       });

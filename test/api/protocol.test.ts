@@ -124,10 +124,11 @@ describe('protocol: errors, limits, health and the Swagger document', () => {
   });
 
   it('serves /healthz and /readyz without credentials', async () => {
-    assert.deepEqual((await api.request('GET', '/healthz')).body, { status: 'ok' });
+    const roles = ['api', 'worker', 'runtime', 'edge', 'scheduler'];
+    assert.deepEqual((await api.request('GET', '/healthz')).body, { status: 'ok', roles });
     const ready = await api.request('GET', '/readyz');
     assert.equal(ready.status, 200);
-    assert.equal(ready.body.status, 'ready');
+    assert.deepEqual(ready.body, { status: 'ready', roles });
   });
 
   it('publishes a valid Swagger 2.0 document with every registered route', async () => {

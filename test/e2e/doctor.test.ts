@@ -45,6 +45,7 @@ describe('atoll doctor', { skip: sandboxProblem() }, () => {
           ATOLL_DATA_DIR: dataDir,
           ATOLL_API_PORT: String(server.port),
           ATOLL_EDGE_PORT: String(server.edgePort),
+          ATOLL_HEALTH_PORT: String(server.healthPort),
         },
         { timeoutMs: 300_000 },
       );
@@ -60,7 +61,12 @@ describe('atoll doctor', { skip: sandboxProblem() }, () => {
       const taken = await listen(holder);
       const blocked = runCli(
         ['doctor'],
-        { ATOLL_DATA_DIR: dataDir, ATOLL_API_PORT: String(taken), ATOLL_EDGE_PORT: '0' },
+        {
+          ATOLL_DATA_DIR: dataDir,
+          ATOLL_API_PORT: String(taken),
+          ATOLL_EDGE_PORT: '0',
+          ATOLL_HEALTH_PORT: '0',
+        },
         { timeoutMs: 300_000 },
       );
       assert.equal(blocked.status, 1, blocked.stdout + blocked.stderr);

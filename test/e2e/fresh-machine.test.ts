@@ -125,7 +125,7 @@ describe('a fresh machine without the sandbox packages', { skip: cannotRun() }, 
     const installWork = mkdtempSync(join(tmpdir(), 'fresh-machine-'));
     const refusedWork = mkdtempSync(join(tmpdir(), 'fresh-machine-'));
     // The README's defaults but for the ports (0: any free one); data in the clone's ./data.
-    const env = { ATOLL_API_PORT: '0', ATOLL_EDGE_PORT: '0' };
+    const env = { ATOLL_API_PORT: '0', ATOLL_EDGE_PORT: '0', ATOLL_HEALTH_PORT: '0' };
     const dataEnv = { ...env, ATOLL_DATA_DIR: join(clone, 'data') };
     let server: NamespacedServer | undefined;
     try {

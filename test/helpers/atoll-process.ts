@@ -21,6 +21,10 @@ export interface RunningServer {
   readonly port: number;
   /** The edge's port (tests start it on a free one). */
   readonly edgePort: number;
+  /** /healthz and /readyz of every process, whatever its roles (tests start it on a free one). */
+  readonly healthPort: number;
+  /** Its id in the node registry (`atoll admin nodes`). */
+  readonly node: string;
   readonly logs: () => string;
   readonly stderr: () => string;
   /** Sends SIGTERM and resolves with the exit code. */
@@ -34,13 +38,21 @@ export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ATOLL_PASSWORD_HASH_LOG_N: '10', ...testRunUidRange(), ...extra };
 }
 
-/** Starts `atoll serve` and waits for its "atoll is serving" log line. */
-export async function startServer(env: Record<string, string>, timeoutMs = 60_000): Promise<RunningServer> {
+/**
+ * Starts `atoll serve` (with `args`, say `--roles edge`) and waits for its "atoll is serving" log
+ * line. A process without the api or edge role has no port or edgePort (0 then).
+ */
+export async function startServer(
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+  args: readonly string[] = [],
+): Promise<RunningServer> {
   requireBuiltBinary();
-  const child = spawn(process.execPath, [ATOLL_BIN, 'serve'], {
+  const child = spawn(process.execPath, [ATOLL_BIN, 'serve', ...args], {
     env: childEnv({
       ATOLL_API_PORT: '0',
       ATOLL_EDGE_PORT: '0',
+      ATOLL_HEALTH_PORT: '0',
       ...env,
     }),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -56,7 +68,12 @@ export async function startServer(env: Record<string, string>, timeoutMs = 60_00
   const exited = new Promise<number | null>((resolve) => {
     child.once('exit', resolve);
   });
-  const { port, edgePort } = await new Promise<{ port: number; edgePort: number }>((resolve, reject) => {
+  const { port, edgePort, healthPort, node } = await new Promise<{
+    port: number;
+    edgePort: number;
+    healthPort: number;
+    node: string;
+  }>((resolve, reject) => {
     const timer = setTimeout(() => {
       reject(new Error(`server did not start in time:\n${out}\n${err}`));
     }, timeoutMs);
@@ -64,7 +81,13 @@ export async function startServer(env: Record<string, string>, timeoutMs = 60_00
       for (const line of out.split('\n')) {
         if (!line.includes('"atoll is serving"')) continue;
         clearTimeout(timer);
-        resolve(JSON.parse(line) as { port: number; edgePort: number });
+        const serving = JSON.parse(line) as {
+          port?: number;
+          edgePort?: number;
+          healthPort: number;
+          node: string;
+        };
+        resolve({ ...serving, port: serving.port ?? 0, edgePort: serving.edgePort ?? 0 });
         return;
       }
     };
@@ -79,6 +102,8 @@ export async function startServer(env: Record<string, string>, timeoutMs = 60_00
     url: `http://127.0.0.1:${port}`,
     port,
     edgePort,
+    healthPort,
+    node,
     logs: () => out,
     stderr: () => err,
     exited,

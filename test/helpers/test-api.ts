@@ -19,6 +19,7 @@ import { systemClock } from '../../src/adapters/system-clock.js';
 import type { Clock, Timer } from '../../src/services/kit/platform-ports.js';
 import { openTestStore, type TestStore } from './test-store.js';
 import { testRunUidRange } from './test-run-uid-range.js';
+import { PROCESS_ROLES } from '../../src/domain/process-roles.js';
 
 export interface Credentials {
   readonly userId: string;
@@ -162,6 +163,7 @@ export class TestApi {
         isShuttingDown: () => state.api?.shuttingDown ?? false,
         checkStore: () => testStore.store.ping(),
         stoppedRoles: () => services.roles.stopped(),
+        roles: PROCESS_ROLES,
       },
       options: {
         bodyLimitBytes: options.bodyLimitBytes ?? 1_048_576,

@@ -35,6 +35,7 @@ const TABLES = [
   'placements',
   'acme_challenges',
   'rate_counters',
+  'nodes',
   'site_reports',
   'report_schedules',
   'health_checks',

@@ -50,8 +50,12 @@ describe('loadConfig defaults', () => {
       },
       {
         dataDir: join(CWD, 'data'),
+        roles: ['api', 'worker', 'runtime', 'edge', 'scheduler'],
         host: '127.0.0.1',
         apiPort: 8080,
+        healthPort: 8082,
+        migrateAtStart: true,
+        nodes: { heartbeatMs: 5_000, leaseMs: 15_000, pruneAfterMs: 3_600_000 },
         publicUrl: 'http://127.0.0.1:8080',
         databaseUrl: undefined,
         databasePoolSize: 10,
@@ -544,6 +548,66 @@ describe('loadConfig build settings', () => {
     assert.throws(
       () => loadConfig({ ATOLL_BUILD_CONCURRENCY: '0' }, '/srv'),
       /ATOLL_BUILD_CONCURRENCY must be an integer from 1 to 64/,
+    );
+  });
+});
+
+describe('loadConfig process roles', () => {
+  const DB = { DATABASE_URL: 'postgres://127.0.0.1:5432/atoll' };
+
+  it('runs every role by default, and with "all"', () => {
+    const every = ['api', 'worker', 'runtime', 'edge', 'scheduler'];
+    assert.deepEqual(loadConfig({}, CWD).roles, every);
+    assert.deepEqual(loadConfig({ ATOLL_ROLES: 'all' }, CWD).roles, every);
+    assert.deepEqual(loadConfig({ ATOLL_ROLES: ' ALL ' }, CWD).roles, every, 'case and spaces do not matter');
+  });
+
+  it('reads a list in the canonical order, each role once', () => {
+    assert.deepEqual(loadConfig({ ...DB, ATOLL_ROLES: 'edge, runtime,edge' }, CWD).roles, [
+      'runtime',
+      'edge',
+    ]);
+    assert.deepEqual(loadConfig({ ...DB, ATOLL_ROLES: 'scheduler,api' }, CWD).roles, ['api', 'scheduler']);
+  });
+
+  it('names the unknown role and the roles there are', () => {
+    configError(
+      { ...DB, ATOLL_ROLES: 'api,builder' },
+      /ATOLL_ROLES \(--roles\): unknown role "builder": the roles are api, worker, runtime, edge, scheduler \(or all\)/,
+    );
+    configError({ ...DB, ATOLL_ROLES: 'web,cron' }, /unknown roles "web", "cron"/);
+    configError({ ...DB, ATOLL_ROLES: 'all,api' }, /"all" already names every role: give it alone/);
+    configError({ ...DB, ATOLL_ROLES: ',' }, /name at least one role/);
+  });
+
+  it('refuses roles apart on the embedded store, saying why', () => {
+    configError(
+      { ATOLL_ROLES: 'edge' },
+      /ATOLL_ROLES \(--roles\) "edge" needs DATABASE_URL: the embedded database belongs to the one process that opens it/,
+    );
+    // Every role named one by one is all of them: one process, which the embedded store allows.
+    assert.equal(loadConfig({ ATOLL_ROLES: 'api,worker,runtime,edge,scheduler' }, CWD).roles.length, 5);
+  });
+
+  it('reads the health port (0: any free port), ATOLL_MIGRATE and the node heartbeat', () => {
+    const config = loadConfig(
+      {
+        ATOLL_HEALTH_PORT: '0',
+        ATOLL_MIGRATE: 'off',
+        ATOLL_NODE_HEARTBEAT_MS: '1000',
+        ATOLL_NODE_LEASE_MS: '3000',
+      },
+      CWD,
+    );
+    assert.equal(config.healthPort, 0);
+    assert.equal(config.migrateAtStart, false);
+    assert.deepEqual(config.nodes, { heartbeatMs: 1_000, leaseMs: 3_000, pruneAfterMs: 3_600_000 });
+    assert.equal(loadConfig({ ATOLL_MIGRATE: 'on' }, CWD).migrateAtStart, true);
+    configError({ ATOLL_MIGRATE: 'later' }, /ATOLL_MIGRATE must be on or off \(got "later"\)/);
+    configError({ ATOLL_HEALTH_PORT: '70000' }, /ATOLL_HEALTH_PORT must be an integer from 0 to 65535/);
+    configError(
+      { ATOLL_NODE_HEARTBEAT_MS: '5000', ATOLL_NODE_LEASE_MS: '6000' },
+      /ATOLL_NODE_LEASE_MS must be at least twice ATOLL_NODE_HEARTBEAT_MS/,
     );
   });
 });

@@ -4,6 +4,7 @@
  */
 import { Command, Option } from 'commander';
 import { AdminClient, AdminClientError } from '../../client/admin-client.js';
+import type { AdminNode, AdminNodeList } from '../../contract/admin-schemas.js';
 import { EXIT, exitCodeForHttpStatus, type ExitCode } from '../exit-codes.js';
 
 export interface CliIo {
@@ -67,6 +68,7 @@ export function createAdminCommand(
   const context: AdminContext = { client, io, setExit };
   addAccountCommands(admin, context);
   addCredentialCommands(admin, context);
+  addNodesCommand(admin, context);
   return admin;
 }
 
@@ -244,6 +246,72 @@ function addCredentialCommands(admin: Command, { client, io, setExit }: AdminCon
           () => client().call<{ revoked: string }>('DELETE', `/admin/credentials/${encodeURIComponent(id)}`),
           (r) => `revoked ${r.revoked}`,
         ),
+      );
+    });
+}
+
+/** `5s ago`, `3m ago`, `2h ago`, `4d ago`: the age of a heartbeat, on the answering process's clock. */
+export function ago(then: string, now: string): string {
+  const seconds = Math.max(0, Math.round((Date.parse(now) - Date.parse(then)) / 1000));
+  if (seconds < 120) return `${String(seconds)}s ago`;
+  if (seconds < 7_200) return `${String(Math.round(seconds / 60))}m ago`;
+  if (seconds < 172_800) return `${String(Math.round(seconds / 3_600))}h ago`;
+  return `${String(Math.round(seconds / 86_400))}d ago`;
+}
+
+/** The load as `builds 1 apps 3 rss 180MiB`: only the figures the process reports. */
+function loadText(load: AdminNode['load']): string {
+  const parts: string[] = [];
+  if (load.builds !== undefined) parts.push(`builds ${String(load.builds)}`);
+  if (load.apps !== undefined) parts.push(`apps ${String(load.apps)}`);
+  if (load.rssBytes !== undefined) parts.push(`rss ${String(Math.round(load.rssBytes / 1024 ** 2))}MiB`);
+  return parts.length === 0 ? '-' : parts.join(' ');
+}
+
+/** The first address to reach the process at: its API, else its edge, else its health port. */
+function addressText(addresses: AdminNode['addresses']): string {
+  const shown = ['api', 'edge', 'edgeTls', 'runtime', 'health']
+    .filter((name) => addresses[name] !== undefined)
+    .map((name) => `${name}=${addresses[name] ?? ''}`);
+  return shown.length === 0 ? '-' : shown.join(',');
+}
+
+/** The nodes as aligned columns, one process a line. */
+export function nodesTable(list: AdminNodeList): string {
+  if (list.nodes.length === 0) return 'no processes registered';
+  const header = ['ID', 'ROLES', 'VERSION', 'HOST', 'ADDRESSES', 'HEARTBEAT', 'LOAD', 'LEASE'];
+  const rows = list.nodes.map((node) => [
+    `${node.id}${node.id === list.answeredBy ? '*' : ''}`,
+    node.roles.join(','),
+    node.version,
+    `${node.hostname}:${String(node.pid)}`,
+    addressText(node.addresses),
+    ago(node.heartbeatAt, list.now),
+    loadText(node.load),
+    node.leaseCurrent ? 'current' : 'expired',
+  ]);
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
+      .join('  ');
+  return [line(header), ...rows.map(line), '', '* answered this command'].join('\n');
+}
+
+/** `admin nodes`: the running processes as the node registry knows them. */
+function addNodesCommand(admin: Command, { client, io, setExit }: AdminContext): void {
+  admin
+    .command('nodes')
+    .description(
+      'list the running atoll processes: id, roles, version, addresses, last heartbeat, load and whether the lease is current',
+    )
+    .addOption(jsonOption())
+    .addHelpText('after', '\nExample:\n  atoll admin nodes\n  atoll admin nodes --json')
+    .action(async (options: JsonFlag) => {
+      setExit(
+        await runAdmin(io, options, () => client().call<AdminNodeList>('GET', '/admin/nodes'), nodesTable),
       );
     });
 }

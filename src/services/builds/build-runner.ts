@@ -99,6 +99,11 @@ export class BuildRunner {
     return () => this.#endListeners.delete(listener);
   }
 
+  /** Builds this worker runs now (the node registry's load). */
+  get running(): number {
+    return this.#inFlight.size;
+  }
+
   /** A new build was queued: the waiting slots look now instead of at the next poll. */
   notify(): void {
     for (const slot of this.#slots) slot.wake();

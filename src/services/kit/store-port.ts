@@ -4,6 +4,7 @@
 import type { GitProvider } from '../../domain/git/repository-url.js';
 import type { RegionId } from '../../domain/region.js';
 import type { Role } from '../../domain/role.js';
+import type { ProcessRole } from '../../domain/process-roles.js';
 import type {
   CertificateState,
   DnsCheckResult,
@@ -771,6 +772,71 @@ export interface RateCountersRepository {
   deleteEnded(now: Date): Promise<number>;
 }
 
+/**
+ * Where a process listens, as `address:port` (addresses as the process listens, 0.0.0.0 included).
+ * An open set: a release adds keys (the runtime's private address) without a migration, and a
+ * reader ignores those it does not know.
+ */
+export interface NodeAddresses {
+  readonly api?: string;
+  readonly edge?: string;
+  readonly edgeTls?: string;
+  readonly health?: string;
+  readonly runtime?: string;
+  readonly [other: string]: string | undefined;
+}
+
+/** What the process can take on (an open set, like the addresses): its build slots for now. */
+export interface NodeCapacity {
+  readonly builds?: number;
+  readonly [other: string]: number | undefined;
+}
+
+/** What the process is doing, as of its last heartbeat. */
+export interface NodeLoad {
+  readonly builds?: number;
+  readonly apps?: number;
+  readonly rssBytes?: number;
+  readonly [other: string]: number | undefined;
+}
+
+/** A running `atoll serve` process as it registered itself (docs/operations.md "Processes"). */
+export interface NodeRecord {
+  readonly id: string;
+  readonly roles: readonly ProcessRole[];
+  readonly version: string;
+  readonly hostname: string;
+  readonly pid: number;
+  readonly addresses: NodeAddresses;
+  readonly capacity: NodeCapacity;
+  readonly load: NodeLoad;
+  readonly startedAt: Date;
+  readonly heartbeatAt: Date;
+  readonly leaseExpiresAt: Date;
+  /** A new value from a sequence each time the process (re)took its lease: larger is later. */
+  readonly generation: number;
+}
+
+export type NodeRegistration = Omit<NodeRecord, 'generation'>;
+
+export interface NodesRepository {
+  /** Writes the process's row (replacing one under the same id) with a new generation; answers the row. */
+  register(node: NodeRegistration): Promise<NodeRecord>;
+  /**
+   * Renews the lease and records the load; a lease that had lapsed by `now` is taken again with a
+   * new generation. Undefined when the row is gone (pruned while this process was cut off).
+   */
+  heartbeat(
+    id: string,
+    beat: { readonly now: Date; readonly leaseExpiresAt: Date; readonly load: NodeLoad },
+  ): Promise<NodeRecord | undefined>;
+  remove(id: string): Promise<void>;
+  /** Every registered process, by roles then start. */
+  list(): Promise<NodeRecord[]>;
+  /** Deletes the rows whose heartbeat is older than `heartbeatBefore`; answers how many. */
+  prune(heartbeatBefore: Date): Promise<number>;
+}
+
 export interface Repositories {
   readonly accounts: AccountsRepository;
   readonly users: UsersRepository;
@@ -793,6 +859,7 @@ export interface Repositories {
   readonly acmeChallenges: AcmeChallengesRepository;
   readonly placements: PlacementsRepository;
   readonly rateCounters: RateCountersRepository;
+  readonly nodes: NodesRepository;
 }
 
 export interface Store extends Repositories {
