@@ -2,10 +2,10 @@
  * What every role of the platform needs: the store, clock, logger, secret box, blob store, the
  * signals between services, and the watch over the roles' loops. Roles are composed on top of it.
  */
-import { join } from 'node:path';
 import type { Config } from '../../config/load-config.js';
 import { createAesSecretBox } from '../../adapters/aes-secret-box.js';
 import { createFilesystemBlobStore } from '../../adapters/filesystem-blob-store.js';
+import { createS3BlobStore } from '../../adapters/s3-blob-store.js';
 import { publicUrlOf } from '../../domain/domains/hostnames.js';
 import type { BlobStore, Clock, Logger, SecretBox, Timer } from '../../services/kit/platform-ports.js';
 import { RoleWatch } from '../../services/kit/role-watch.js';
@@ -29,6 +29,7 @@ export type ServiceSettings = Pick<
   | 'git'
   | 'reports'
   | 'sessions'
+  | 'blobs'
 >;
 
 export interface BaseDeps {
@@ -78,12 +79,18 @@ export function composeBase(deps: BaseDeps): Base {
     logger: deps.logger,
     settings,
     secretBox: createAesSecretBox(deps.platformKey),
-    blobs: createFilesystemBlobStore(join(settings.dataDir, 'blobs')),
+    blobs: blobStoreOf(settings.blobs),
     signals: deps.signals ?? new InProcessSignals(deps.logger),
     shared: settings.databaseUrl !== undefined,
     roles: new RoleWatch(deps.logger),
     urlOf: (environment) => publicUrlOf(environment, edge),
   };
+}
+
+/** The data folder's blobs, or the object store every process shares (ATOLL_BLOB_URL). */
+function blobStoreOf(blobs: ServiceSettings['blobs']): BlobStore {
+  if (blobs.kind === 'filesystem') return createFilesystemBlobStore(blobs.root);
+  return createS3BlobStore(blobs);
 }
 
 /** Logs a failure of work nobody waits for (a signal's follow-up, a periodic pass) as a warning. */

@@ -41,8 +41,9 @@ export interface Logger {
 }
 
 /**
- * Immutable blobs by key (uploaded sources, later artifacts): the filesystem under the data
- * folder by default, an object store when the platform runs on several machines.
+ * Blobs by key (uploaded sources, artifacts, report PDFs): the filesystem under the data folder by
+ * default, an S3-compatible object store when the platform runs on several machines. Keys are made by
+ * the platform (`sources/<digest>.zip`); a store refuses any other shape, `..` included.
  */
 export interface BlobStore {
   /** Moves a finished local file under the key (the file is gone afterwards). */
@@ -55,6 +56,10 @@ export interface BlobStore {
   remove(key: string): Promise<void>;
   /** The blobs under a prefix (`sources`, `artifacts`) with when each was written. */
   list(prefix: string): Promise<{ key: string; modified: Date }[]>;
-  /** A local path to read the blob from. */
-  localPath(key: string): string;
+  /**
+   * A local file holding the blob, to read (never to change or move), or undefined when no blob has
+   * the key: the store's own file, or for a remote store a copy in a bounded local cache (downloaded on
+   * first use, so a blob may be read by a process on another machine than the one that wrote it).
+   */
+  localCopy(key: string): Promise<string | undefined>;
 }
