@@ -1,6 +1,8 @@
 /** The BlobStore port as files in the data folder: uploaded sources, artifacts and report PDFs. */
 import { randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { BlobStore } from '../services/kit/platform-ports.js';
 import { checkBlobKey, checkBlobPrefix } from './blob-key.js';
@@ -53,6 +55,22 @@ export function createFilesystemBlobStore(root: string): BlobStore {
     },
     async remove(key) {
       await rm(pathOf(key), { force: true });
+    },
+    async writeStream(key, body) {
+      // An error before the pipeline listens would be uncaught; the pipeline still sees the stream failed.
+      body.on('error', () => undefined);
+      const target = pathOf(key);
+      await mkdir(dirname(target), { recursive: true, mode: 0o700 });
+      const temp = `${target}.${randomUUID()}.partial`;
+      try {
+        await pipeline(body, createWriteStream(temp, { mode: 0o600 }));
+        await rename(temp, target);
+      } finally {
+        await rm(temp, { force: true });
+      }
+    },
+    async readStream(key) {
+      return (await this.has(key)) ? createReadStream(pathOf(key)) : undefined;
     },
     // The store's own file: a reader on this machine needs no copy.
     async localCopy(key) {

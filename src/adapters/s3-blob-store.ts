@@ -146,6 +146,20 @@ export function createS3BlobStore(options: S3BlobStoreOptions): S3BlobStore {
       return blobs;
     },
     localCopy: (key) => cache.get(key),
+    async writeStream(key, body) {
+      // An error before the pipeline listens would be uncaught; the pipeline still sees the stream failed.
+      body.on('error', () => undefined);
+      // A failing stream fails the upload, which aborts its parts: nothing half is stored.
+      const upload = new Upload({
+        client,
+        params: { Bucket, Key: objectKey(key), Body: body },
+        partSize,
+        queueSize: QUEUE_SIZE,
+        leavePartsOnError: false,
+      });
+      await upload.done();
+    },
+    readStream: open,
     close() {
       client.destroy();
     },

@@ -10,6 +10,7 @@ import { createReadStream, existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { createFilesystemBlobStore } from '../../src/adapters/filesystem-blob-store.js';
 import { LocalBlobCache } from '../../src/adapters/local-blob-cache.js';
@@ -112,6 +113,30 @@ function contract(name: string, subject: () => Subject): void {
       assert.ok(copy !== undefined);
       assert.equal(await readFile(copy, 'utf8'), 'cold bytes');
       assert.equal(await other.localCopy('sources/missing.zip'), undefined);
+    });
+
+    it('replaces a blob with a stream, reads it back as a stream, and stores nothing from a failing stream', async () => {
+      const blobs = subject().store();
+      assert.equal(await blobs.readStream('caches/streamed.tar.gz'), undefined);
+      await blobs.writeStream(
+        'caches/streamed.tar.gz',
+        Readable.from([Buffer.from('first '), Buffer.from('cache')]),
+      );
+      await blobs.writeStream('caches/streamed.tar.gz', Readable.from([Buffer.from('second cache')]));
+      const readBack = async () => {
+        const body = await blobs.readStream('caches/streamed.tar.gz');
+        assert.ok(body !== undefined);
+        const chunks: Buffer[] = [];
+        for await (const chunk of body) chunks.push(chunk as Buffer);
+        return Buffer.concat(chunks).toString();
+      };
+      assert.equal(await readBack(), 'second cache');
+      const failing = new PassThrough();
+      failing.write('half of a third');
+      setImmediate(() => failing.destroy(new Error('tar died')));
+      await assert.rejects(blobs.writeStream('caches/streamed.tar.gz', failing), /tar died/);
+      assert.equal(await readBack(), 'second cache');
+      await assert.rejects(blobs.writeStream('caches/../x', Readable.from(['x'])), /invalid blob key/);
     });
 
     it('refuses keys and prefixes that would leave the store (a regression test against path traversal)', async () => {

@@ -20,6 +20,7 @@ import { RuntimeLogWriter } from '../../services/hosting/runtime-log-writer.js';
 import type { TrafficRouter } from '../../services/hosting/hosting-ports.js';
 import { ignoreDeletedEnvironment } from '../../services/kit/deleted-environment.js';
 import { warnOnFailure, type Base } from './base.js';
+import { blobToolchainShelf } from './toolchain-shelf.js';
 
 export interface RuntimeRole {
   /** Live deployments, brought back by serve at start. */
@@ -54,7 +55,13 @@ export function composeRuntime(base: Base, inputs: RuntimeInputs): RuntimeRole {
   const { hosting, builds } = settings;
   const { router } = inputs;
   const runner = inputs.commandRunner ?? createBubblewrapRunner(sandboxSettingsOf(builds));
-  const toolchains = new ToolchainProvisioner(join(settings.dataDir, 'cache', 'toolchains'));
+  const toolchains = new ToolchainProvisioner(
+    join(settings.dataDir, 'cache', 'toolchains'),
+    ['npm'],
+    300_000,
+    // In the object store for the other machines; on one machine the folder is shared already.
+    settings.blobs.kind === 's3' ? blobToolchainShelf(blobs) : undefined,
+  );
   const buildInputs = new BuildInputsSource(
     {
       store,

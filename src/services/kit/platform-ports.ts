@@ -1,4 +1,5 @@
 /** Small ports every service may need; main wires real implementations, tests fake ones. */
+import type { Readable } from 'node:stream';
 
 export interface Clock {
   now(): Date;
@@ -62,4 +63,12 @@ export interface BlobStore {
    * first use, so a blob may be read by a process on another machine than the one that wrote it).
    */
   localCopy(key: string): Promise<string | undefined>;
+  /**
+   * Stores a stream under the key, replacing what is there: for the keys that are not content-addressed
+   * (`caches/<environment>`, `toolchains/…`), which are read with readStream, never localCopy (whose copies
+   * would go stale). A stream that fails stores nothing.
+   */
+  writeStream(key: string, body: Readable): Promise<void>;
+  /** The blob as a stream, or undefined when there is none. */
+  readStream(key: string): Promise<Readable | undefined>;
 }
