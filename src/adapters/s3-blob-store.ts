@@ -55,7 +55,8 @@ export function createS3BlobStore(options: S3BlobStoreOptions): S3BlobStore {
     region: options.region,
     ...(options.endpoint !== undefined && { endpoint: options.endpoint }),
     forcePathStyle: options.forcePathStyle,
-    ...(options.credentials !== undefined && { credentials: options.credentials }),
+    // A copy: the SDK marks the credentials it is given, and the config's are frozen.
+    ...(options.credentials !== undefined && { credentials: { ...options.credentials } }),
     // Checksums only where S3 requires them: many S3-compatible stores do not know the newer ones yet.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',

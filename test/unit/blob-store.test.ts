@@ -196,7 +196,8 @@ describe('blob stores', () => {
         endpoint: server.endpoint,
         region: 'us-east-1',
         forcePathStyle: true,
-        credentials: server.credentials,
+        // Frozen, as the config's are.
+        credentials: Object.freeze({ ...server.credentials }),
         cacheDir: join(s3Root, `cache-${String(caches)}`),
         cacheBytes: options.cacheBytes ?? 64 * MIB,
         partBytes: 5 * MIB,
