@@ -226,6 +226,15 @@ function announce(config: Config, logger: PinoLogger, servers: Servers): { port:
       edgeTlsPort: tlsEdge.listening ? (tlsEdge.address() as { port: number } | null)?.port : undefined,
       baseDomain: config.hosting.baseDomain,
       adminSocket: servers.adminServing ? config.adminSocketPath : undefined,
+      // Where blobs go (no secret: the URL and the endpoint only).
+      blobs:
+        config.blobs.kind === 's3'
+          ? {
+              url: config.blobs.url,
+              endpoint: config.blobs.endpoint ?? 'AWS S3',
+              region: config.blobs.region,
+            }
+          : config.blobs.root,
     },
     'atoll is serving',
   );
