@@ -37,6 +37,7 @@ import { checkoutGitSource, type CheckedOut } from './git-checkout.js';
 import { isUuid } from '../domain/identifier-rules.js';
 import type { BlobStore, Logger } from '../services/kit/platform-ports.js';
 import { EnvironmentBuildCache } from './build-cache.js';
+import type { SharedBuildCaches } from './shared-build-cache.js';
 import type { SandboxLimits } from '../domain/sandbox-limits.js';
 import type { CommandRunner } from '../sandbox/command-runner.js';
 import { removeTree } from '../sandbox/remove-tree.js';
@@ -67,6 +68,8 @@ export interface BuildExecutorSettings {
   readonly maxOutputBytes: number;
   readonly blobs: BlobStore;
   readonly toolchains: ToolchainProvisioner;
+  /** Build caches kept in the object store for workers on other machines; unset when blobs are local. */
+  readonly sharedCaches?: SharedBuildCaches;
   /** The bubblewrap sandbox; the unsafe runner only where ATOLL_UNSAFE_BUILDS=1 allows it. */
   readonly runner: CommandRunner;
   readonly logger: Logger;
@@ -275,7 +278,9 @@ export class SandboxedBuildExecutor implements BuildExecutor {
     // Filled in as the steps find them out, so that a failed build shows them too.
     const detected: Detected = { framework: '', nodeVersion: '', packageManager: '' };
     try {
-      return await this.#steps(inputs, reporter, signal, work, detected);
+      const outcome = await this.#steps(inputs, reporter, signal, work, detected);
+      if (outcome.ok) await this.#shareCache(inputs, reporter);
+      return outcome;
     } catch (error) {
       if (signal.aborted) return { ok: false, message: 'cancelled', exitCode: null, detected };
       if (error instanceof BuildFailure)
@@ -580,17 +585,63 @@ export class SandboxedBuildExecutor implements BuildExecutor {
     return { nodeVersion, nodeDir, managerVersion, managerDir, entry };
   }
 
+  #cacheRoot(environmentId: string): string {
+    return join(this.settings.cacheDir, 'environments', environmentId);
+  }
+
+  /** After a success: the environment's cache into the object store, for the next build on any worker. */
+  async #shareCache(inputs: BuildInputs, reporter: BuildReporter): Promise<void> {
+    const { sharedCaches, logger } = this.settings;
+    if (sharedCaches === undefined) return;
+    const started = performance.now();
+    try {
+      if (await sharedCaches.save(inputs.environmentId, this.#cacheRoot(inputs.environmentId)))
+        reporter.log(
+          'atoll',
+          `build cache kept in the object store in ${((performance.now() - started) / 1000).toFixed(2)} s`,
+        );
+    } catch (error) {
+      // The build stands: only the next build on another worker starts cold.
+      logger.warn(
+        { err: error, buildId: inputs.buildId },
+        'could not keep the build cache in the object store',
+      );
+      reporter.log(
+        'atoll',
+        'the build cache could not be kept in the object store; the next build on another worker starts cold',
+      );
+    }
+  }
+
   /** The environment's build cache (emptied first by a clean rebuild), handed over to its uid with the work folder. */
   async #openCache(
     { inputs, reporter, work }: BuildStep,
     manager: string,
   ): Promise<{ cache: EnvironmentBuildCache; store: string }> {
-    const cache = new EnvironmentBuildCache(
-      join(this.settings.cacheDir, 'environments', inputs.environmentId),
-    );
+    const cache = new EnvironmentBuildCache(this.#cacheRoot(inputs.environmentId));
+    const { sharedCaches, logger } = this.settings;
     if (inputs.clean) {
       await cache.clear();
+      await sharedCaches?.remove(inputs.environmentId);
       reporter.log('atoll', 'clean rebuild: the build caches of this environment were deleted');
+    } else if (sharedCaches !== undefined) {
+      // A worker that never built this environment (or lost its disk) starts from the one kept in the object store.
+      const started = performance.now();
+      const restored = await sharedCaches
+        .restore(inputs.environmentId, cache.root)
+        .catch((error: unknown) => {
+          logger.warn(
+            { err: error, buildId: inputs.buildId },
+            'could not restore the build cache from the object store',
+          );
+          reporter.log('atoll', 'the build cache could not be restored from the object store: building cold');
+          return false;
+        });
+      if (restored)
+        reporter.log(
+          'atoll',
+          `build cache restored from the object store in ${((performance.now() - started) / 1000).toFixed(2)} s`,
+        );
     }
     const store = cache.storeFor(manager);
     await mkdir(store, { recursive: true, mode: 0o700 });

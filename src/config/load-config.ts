@@ -62,6 +62,7 @@ export interface Config {
   readonly domains: DomainSettings;
   readonly reports: ReportSettings;
   readonly sessions: SessionSettings;
+  readonly blobs: BlobSettings;
 }
 
 /** The registry of running processes (`atoll admin nodes`). */
@@ -73,6 +74,32 @@ export interface NodeSettings {
   /** Rows not renewed for this long (a process that never stopped cleanly) are deleted. */
   readonly pruneAfterMs: number;
 }
+
+/**
+ * Where blobs (uploaded sources, artifacts, build caches, toolchains, report PDFs) live: the data folder,
+ * or an S3-compatible object store that every process on every machine shares (ATOLL_BLOB_URL).
+ */
+export type BlobSettings =
+  | { readonly kind: 'filesystem'; readonly root: string }
+  | {
+      readonly kind: 's3';
+      /** `s3://bucket/prefix` as configured, for messages (it holds no secret). */
+      readonly url: string;
+      readonly bucket: string;
+      /** Put before every key: '' or `prefix/`. */
+      readonly prefix: string;
+      /** AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL; unset: AWS S3 of the region. */
+      readonly endpoint: string | undefined;
+      readonly region: string;
+      readonly forcePathStyle: boolean;
+      /** AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY; unset: the AWS SDK's own chain (instance roles…). */
+      readonly credentials:
+        | { readonly accessKeyId: string; readonly secretAccessKey: string; readonly sessionToken?: string }
+        | undefined;
+      /** Local copies of blobs this process reads: `<data>/cache/blobs`, bounded by ATOLL_BLOB_CACHE_BYTES. */
+      readonly cacheDir: string;
+      readonly cacheBytes: number;
+    };
 
 export interface SessionSettings {
   /** A portal session unused for this long ends. */
@@ -609,6 +636,75 @@ function readNodes(env: Env, problems: string[]): NodeSettings {
   return Object.freeze({ heartbeatMs, leaseMs, pruneAfterMs: 3_600_000 });
 }
 
+/** S3's bucket naming rules (3 to 63 lowercase letters, digits, dots and hyphens, a letter or digit at each end). */
+const BUCKET_RE = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+const PREFIX_SEGMENT_RE = /^[A-Za-z0-9._-]+$/;
+
+/**
+ * ATOLL_BLOB_URL and the AWS SDK's usual settings, read here (only main and config read the environment)
+ * and given to the client explicitly. Messages never repeat a key or a secret.
+ */
+function readBlobs(env: Env, dataDir: string, problems: string[]): BlobSettings {
+  const url = readString(env, 'ATOLL_BLOB_URL');
+  if (url === undefined) return Object.freeze({ kind: 'filesystem', root: resolve(dataDir, 'blobs') });
+  const match = /^s3:\/\/([^/]+)(\/.*)?$/.exec(url);
+  const bucket = match?.[1] ?? '';
+  const segments = (match?.[2] ?? '').split('/').filter((segment) => segment !== '');
+  // A URL with user info might hold a key: it is not repeated.
+  const shown = url.includes('@') ? '' : ` (got "${url}")`;
+  if (!match || !BUCKET_RE.test(bucket) || bucket.includes('..'))
+    problems.push(
+      `ATOLL_BLOB_URL must be s3://bucket or s3://bucket/prefix, with a bucket name of 3 to 63 lowercase letters, digits, dots and hyphens${shown}`,
+    );
+  else if (
+    segments.some((segment) => !PREFIX_SEGMENT_RE.test(segment) || segment === '.' || segment === '..')
+  )
+    problems.push(
+      `ATOLL_BLOB_URL's prefix may hold letters, digits, dots, hyphens and underscores between slashes, and no . or ..${shown}`,
+    );
+  const endpoint = readString(env, 'AWS_ENDPOINT_URL_S3') ?? readString(env, 'AWS_ENDPOINT_URL');
+  if (endpoint !== undefined) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(endpoint);
+    } catch {
+      parsed = undefined;
+    }
+    if (
+      parsed === undefined ||
+      (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') ||
+      parsed.username !== '' ||
+      parsed.password !== ''
+    )
+      problems.push('AWS_ENDPOINT_URL_S3 (or AWS_ENDPOINT_URL) must be an http(s) URL without user info');
+  }
+  const accessKeyId = readString(env, 'AWS_ACCESS_KEY_ID');
+  const secretAccessKey = readString(env, 'AWS_SECRET_ACCESS_KEY');
+  const sessionToken = readString(env, 'AWS_SESSION_TOKEN');
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined))
+    problems.push('AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY go together: set both, or neither');
+  return Object.freeze({
+    kind: 's3',
+    url,
+    bucket,
+    prefix: segments.length === 0 ? '' : `${segments.join('/')}/`,
+    endpoint,
+    region: readString(env, 'AWS_REGION') ?? readString(env, 'AWS_DEFAULT_REGION') ?? 'us-east-1',
+    // Self-hosted stores (MinIO, Garage, Ceph RGW) rarely have a DNS name per bucket.
+    forcePathStyle: readFlag(env, 'ATOLL_BLOB_FORCE_PATH_STYLE', problems, endpoint !== undefined),
+    credentials:
+      accessKeyId === undefined || secretAccessKey === undefined
+        ? undefined
+        : Object.freeze({
+            accessKeyId,
+            secretAccessKey,
+            ...(sessionToken !== undefined && { sessionToken }),
+          }),
+    cacheDir: resolve(dataDir, 'cache', 'blobs'),
+    cacheBytes: readInteger(env, 'ATOLL_BLOB_CACHE_BYTES', 5 * 1024 ** 3, 1024 ** 2, 2 ** 50, problems),
+  });
+}
+
 /** A path setting resolved against the working directory; undefined when unset. */
 function optionalPath(cwd: string, value: string | undefined): string | undefined {
   return value === undefined ? undefined : resolve(cwd, value);
@@ -703,6 +799,7 @@ export function loadConfig(env: Env, cwd: string): Config {
     domains: readDomains(env, problems),
     reports: readReports(env, problems),
     sessions: readSessions(env, problems),
+    blobs: readBlobs(env, dataDir, problems),
   };
   if (Buffer.byteLength(config.adminSocketPath) > 100) {
     problems.push(

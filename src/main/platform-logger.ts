@@ -9,6 +9,17 @@ import type { Config } from '../config/load-config.js';
  * that reaches a log call is written (benchmarks build the same logger, to measure its cost).
  */
 export function createPlatformLogger(level: Config['logLevel'], destination?: DestinationStream): Logger {
-  const options = { level, redact: ['req.headers.authorization', '*.password', '*.secretKey'] };
+  const options = {
+    level,
+    redact: [
+      'req.headers.authorization',
+      '*.password',
+      '*.secretKey',
+      '*.secretAccessKey',
+      '*.sessionToken',
+      '*.credentials.secretAccessKey',
+      '*.credentials.sessionToken',
+    ],
+  };
   return destination === undefined ? pino(options) : pino(options, destination);
 }

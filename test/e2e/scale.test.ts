@@ -75,7 +75,17 @@ describe(
       };
       const migrated = runCli(['migrate'], common);
       assert.equal(migrated.status, 0, migrated.stderr);
-      const layout: ProcessRole[] = ['scheduler', 'edge', 'edge', 'runtime', 'runtime', 'worker', 'worker', 'api', 'api'];
+      const layout: ProcessRole[] = [
+        'scheduler',
+        'edge',
+        'edge',
+        'runtime',
+        'runtime',
+        'worker',
+        'worker',
+        'api',
+        'api',
+      ];
       for (const role of layout) processes.push(await start(role));
       const api = of('api')[0]!;
       authorization = createAccount('scale', 's@example.com', { ...common, ATOLL_DATA_DIR: api.dataDir });
@@ -103,7 +113,12 @@ describe(
       const id = /environments\/([^/]+)\//.exec(created.body.name)?.[1] ?? '';
       environmentPath = `accounts/scale/apps/web/environments/${id}`;
       host = `h${id}.localhost`;
-      const { status, operation } = await uploadFixture(api2, environmentPath, authorization, '08-node-server');
+      const { status, operation } = await uploadFixture(
+        api2,
+        environmentPath,
+        authorization,
+        '08-node-server',
+      );
       assert.equal(status, 200);
       assert.ok(
         await eventually(async () => (await api(api1, `/v1/${operation}`)).body?.done === true, 240_000),
@@ -115,7 +130,10 @@ describe(
         const answer = await viaEdge(edge.server, host, '/');
         assert.deepEqual([answer.status, answer.text.trim()], [200, 'version A']);
         // The app sees the visitor's host, never the key between edge and runtime.
-        const headers = JSON.parse((await viaEdge(edge.server, host, '/headers')).text) as Record<string, string>;
+        const headers = JSON.parse((await viaEdge(edge.server, host, '/headers')).text) as Record<
+          string,
+          string
+        >;
         assert.equal(headers['x-forwarded-host'], host);
         assert.equal(headers['x-atoll-origin-key'], undefined);
       }
@@ -127,10 +145,14 @@ describe(
         await viaEdge(edge, host, '/cached');
         assert.equal((await viaEdge(edge, host, '/cached')).cache, 'HIT');
       }
-      const cleared = await apiCaller(authorization)(of('api')[1]!.server.url, `/v1/${environmentPath}:clearCache`, {
-        method: 'POST',
-        body: {},
-      });
+      const cleared = await apiCaller(authorization)(
+        of('api')[1]!.server.url,
+        `/v1/${environmentPath}:clearCache`,
+        {
+          method: 'POST',
+          body: {},
+        },
+      );
       assert.ok(cleared.status < 300, cleared.text);
       const started = Date.now();
       for (const edge of edges)
@@ -148,10 +170,13 @@ describe(
       const killedAt = Date.now();
       for (const edge of of('edge'))
         assert.ok(
-          await eventually(async () => {
-            const answer = await viaEdge(edge.server, host, '/').catch(() => undefined);
-            return answer?.status === 200 && answer.text.trim() === 'version A';
-          }, 30_000 - (Date.now() - killedAt)),
+          await eventually(
+            async () => {
+              const answer = await viaEdge(edge.server, host, '/').catch(() => undefined);
+              return answer?.status === 200 && answer.text.trim() === 'version A';
+            },
+            30_000 - (Date.now() - killedAt),
+          ),
           'the app is served again within 30 s of its runtime being killed',
         );
       processes.splice(processes.indexOf(serving), 1, await start('runtime'));
@@ -168,7 +193,10 @@ describe(
         assert.deepEqual([answer.status, answer.text.trim()], [200, 'version A']);
       }
       for (const p of apis) processes.splice(processes.indexOf(p), 1, await start('api', p.dataDir));
-      const builds = await apiCaller(authorization)(of('api')[0]!.server.url, `/v1/${environmentPath}/builds`);
+      const builds = await apiCaller(authorization)(
+        of('api')[0]!.server.url,
+        `/v1/${environmentPath}/builds`,
+      );
       assert.equal(builds.status, 200, builds.text);
       assert.equal(builds.body.builds[0].state, 'SUCCEEDED');
     });

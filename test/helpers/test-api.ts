@@ -149,6 +149,11 @@ export class TestApi {
         git: config.git,
         reports: config.reports,
         sessions: config.sessions,
+        // In this data folder, as the platform's own; an object store when buildEnv sets ATOLL_BLOB_URL.
+        blobs:
+          config.blobs.kind === 'filesystem'
+            ? { kind: 'filesystem', root: join(dataDir, 'blobs') }
+            : { ...config.blobs, cacheDir: join(dataDir, 'cache', 'blobs') },
         publicUrl: 'http://127.0.0.1:8080',
         // Each test has its own database, worked on by this process alone, unless it is shared.
         databaseUrl: options.sharedStore?.url,

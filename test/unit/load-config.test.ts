@@ -167,6 +167,7 @@ describe('loadConfig defaults', () => {
           healthCheckIntervalMs: 60_000,
         },
         sessions: { idleMs: 43_200_000, maxAgeMs: 604_800_000, lockoutFailures: 5, lockoutWindowMs: 900_000 },
+        blobs: { kind: 'filesystem', root: join(CWD, 'data', 'blobs') },
       },
     );
   });
@@ -609,5 +610,82 @@ describe('loadConfig process roles', () => {
       { ATOLL_NODE_HEARTBEAT_MS: '5000', ATOLL_NODE_LEASE_MS: '6000' },
       /ATOLL_NODE_LEASE_MS must be at least twice ATOLL_NODE_HEARTBEAT_MS/,
     );
+  });
+});
+
+describe('loadConfig blob store (ATOLL_BLOB_URL)', () => {
+  const s3 = {
+    ATOLL_BLOB_URL: 's3://atoll-blobs/eu/prod/',
+    AWS_ENDPOINT_URL_S3: 'http://127.0.0.1:9000',
+    AWS_REGION: 'eu-west-1',
+    AWS_ACCESS_KEY_ID: 'AKIAEXAMPLE',
+    AWS_SECRET_ACCESS_KEY: 'very-secret-key',
+  };
+
+  it('reads the bucket, prefix, endpoint, region, keys and cache bound, path-style with an endpoint', () => {
+    const config = loadConfig({ ...s3, ATOLL_BLOB_CACHE_BYTES: '1073741824' }, '/srv/atoll');
+    assert.deepEqual(config.blobs, {
+      kind: 's3',
+      url: 's3://atoll-blobs/eu/prod/',
+      bucket: 'atoll-blobs',
+      prefix: 'eu/prod/',
+      endpoint: 'http://127.0.0.1:9000',
+      region: 'eu-west-1',
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'AKIAEXAMPLE', secretAccessKey: 'very-secret-key' },
+      cacheDir: '/srv/atoll/data/cache/blobs',
+      cacheBytes: 1024 ** 3,
+    });
+  });
+
+  it('uses AWS S3 itself with the SDK chain of credentials when only the bucket is set', () => {
+    const config = loadConfig({ ATOLL_BLOB_URL: 's3://atoll-blobs' }, '/srv/atoll');
+    assert.ok(config.blobs.kind === 's3');
+    assert.equal(config.blobs.prefix, '');
+    assert.equal(config.blobs.endpoint, undefined);
+    assert.equal(config.blobs.region, 'us-east-1');
+    assert.equal(config.blobs.forcePathStyle, false);
+    assert.equal(config.blobs.credentials, undefined);
+    assert.equal(config.blobs.cacheBytes, 5 * 1024 ** 3);
+  });
+
+  it('takes AWS_ENDPOINT_URL when no S3 endpoint is set, and the path-style switch both ways', () => {
+    const generic = loadConfig(
+      {
+        ATOLL_BLOB_URL: 's3://atoll-blobs',
+        AWS_ENDPOINT_URL: 'https://s3.example.net',
+        ATOLL_BLOB_FORCE_PATH_STYLE: '0',
+      },
+      '/srv',
+    );
+    assert.ok(generic.blobs.kind === 's3');
+    assert.equal(generic.blobs.endpoint, 'https://s3.example.net');
+    assert.equal(generic.blobs.forcePathStyle, false);
+    const forced = loadConfig(
+      { ATOLL_BLOB_URL: 's3://atoll-blobs', ATOLL_BLOB_FORCE_PATH_STYLE: '1' },
+      '/srv',
+    );
+    assert.ok(forced.blobs.kind === 's3' && forced.blobs.forcePathStyle);
+  });
+
+  it('refuses a malformed URL, endpoint or half a key pair by name, never repeating a secret', () => {
+    configError({ ATOLL_BLOB_URL: 'https://bucket.example' }, /ATOLL_BLOB_URL must be s3:\/\/bucket/);
+    configError({ ATOLL_BLOB_URL: 's3://Bad_Bucket/x' }, /ATOLL_BLOB_URL must be s3:\/\/bucket/);
+    configError({ ATOLL_BLOB_URL: 's3://atoll-blobs/a/../b' }, /ATOLL_BLOB_URL's prefix/);
+    configError(
+      { ...s3, AWS_ENDPOINT_URL_S3: 'ftp://host' },
+      /AWS_ENDPOINT_URL_S3 \(or AWS_ENDPOINT_URL\) must be/,
+    );
+    configError({ ...s3, AWS_ACCESS_KEY_ID: '' }, /AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY go together/);
+    configError({ ...s3, ATOLL_BLOB_CACHE_BYTES: '10' }, /ATOLL_BLOB_CACHE_BYTES must be an integer/);
+    for (const env of [
+      { ATOLL_BLOB_URL: 's3://AKIAEXAMPLE:very-secret-key@atoll-blobs' },
+      { ...s3, AWS_ACCESS_KEY_ID: '', AWS_ENDPOINT_URL_S3: 'http://AKIAEXAMPLE:very-secret-key@host' },
+    ])
+      assert.throws(
+        () => loadConfig(env, '/srv'),
+        (error: unknown) =>
+          error instanceof ConfigError && !/very-secret-key|AKIAEXAMPLE/.test(error.message),
+      );
   });
 });

@@ -3,10 +3,10 @@
  * signals between services, the counters of rate limits and throttles, and the watch over the
  * roles' loops. Roles are composed on top of it.
  */
-import { join } from 'node:path';
 import type { Config } from '../../config/load-config.js';
 import { createAesSecretBox } from '../../adapters/aes-secret-box.js';
 import { createFilesystemBlobStore } from '../../adapters/filesystem-blob-store.js';
+import { createS3BlobStore } from '../../adapters/s3-blob-store.js';
 import { publicUrlOf } from '../../domain/domains/hostnames.js';
 import type { BlobStore, Clock, Logger, SecretBox, Timer } from '../../services/kit/platform-ports.js';
 import { MemoryCounters } from '../../services/kit/memory-counters.js';
@@ -33,6 +33,7 @@ export type ServiceSettings = Pick<
   | 'git'
   | 'reports'
   | 'sessions'
+  | 'blobs'
 >;
 
 export interface BaseDeps {
@@ -89,7 +90,7 @@ export function composeBase(deps: BaseDeps): Base {
     logger: deps.logger,
     settings,
     secretBox,
-    blobs: createFilesystemBlobStore(join(settings.dataDir, 'blobs')),
+    blobs: blobStoreOf(settings.blobs),
     signals: deps.signals ?? new InProcessSignals(deps.logger),
     shared: settings.databaseUrl !== undefined,
     counters:
@@ -107,6 +108,12 @@ export function composeBase(deps: BaseDeps): Base {
  */
 export function originKeyOf(secretBox: SecretBox): string {
   return secretBox.digest('atoll: an edge speaking to a runtime origin server');
+}
+
+/** The data folder's blobs, or the object store every process shares (ATOLL_BLOB_URL). */
+function blobStoreOf(blobs: ServiceSettings['blobs']): BlobStore {
+  if (blobs.kind === 'filesystem') return createFilesystemBlobStore(blobs.root);
+  return createS3BlobStore(blobs);
 }
 
 /** Logs a failure of work nobody waits for (a signal's follow-up, a periodic pass) as a warning. */

@@ -25,6 +25,7 @@ import { RuntimeLogWriter } from '../../services/hosting/runtime-log-writer.js';
 import type { TrafficRouter } from '../../services/hosting/hosting-ports.js';
 import { ignoreDeletedEnvironment } from '../../services/kit/deleted-environment.js';
 import { originKeyOf, warnOnFailure, type Base } from './base.js';
+import { blobToolchainShelf } from './toolchain-shelf.js';
 
 export interface RuntimeRole {
   /** Live deployments, brought back by serve at start. */
@@ -74,7 +75,13 @@ export function composeRuntime(base: Base, inputs: RuntimeInputs): RuntimeRole {
   const origin = shared ? composeOrigin(base) : undefined;
   const router = origin ? new AnnouncedRouter(origin, signals) : inputs.router;
   const runner = inputs.commandRunner ?? createBubblewrapRunner(sandboxSettingsOf(builds));
-  const toolchains = new ToolchainProvisioner(join(settings.dataDir, 'cache', 'toolchains'));
+  const toolchains = new ToolchainProvisioner(
+    join(settings.dataDir, 'cache', 'toolchains'),
+    ['npm'],
+    300_000,
+    // In the object store for the other machines; on one machine the folder is shared already.
+    settings.blobs.kind === 's3' ? blobToolchainShelf(blobs) : undefined,
+  );
   const buildInputs = new BuildInputsSource(
     {
       store,

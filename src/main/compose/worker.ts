@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { sweepEnvironmentCaches } from '../../builder/build-cache.js';
 import { SandboxedBuildExecutor } from '../../builder/build-executor.js';
+import { SharedBuildCaches } from '../../builder/shared-build-cache.js';
 import { createBranchHeads } from '../../builder/git-checkout.js';
 import { HttpEventSender } from '../../adapters/http-event-sender.js';
 import { CommitStatusWorker } from '../../services/builds/commit-statuses.js';
@@ -33,6 +34,8 @@ const DAY_MS = 86_400_000;
 export function composeWorker(base: Base, runtime: Pick<RuntimeRole, 'deployments' | 'sandbox'>): WorkerRole {
   const { store, clock, logger, settings, blobs, signals } = base;
   const { runner, toolchains, buildInputs } = runtime.sandbox;
+  // Build caches in the object store for workers on other machines; on one machine the folder is shared already.
+  const sharedCaches = settings.blobs.kind === 's3' ? new SharedBuildCaches(blobs) : undefined;
   const buildRunner = new BuildRunner(
     {
       store,
@@ -48,6 +51,7 @@ export function composeWorker(base: Base, runtime: Pick<RuntimeRole, 'deployment
         maxOutputBytes: settings.builds.maxOutputBytes,
         blobs,
         toolchains,
+        ...(sharedCaches !== undefined && { sharedCaches }),
         runner,
         logger,
         gitFetch: {
@@ -73,13 +77,13 @@ export function composeWorker(base: Base, runtime: Pick<RuntimeRole, 'deployment
     buildRunner.notify();
   });
   const environmentsDir = join(settings.dataDir, 'cache', 'environments');
+  const environmentExists = async (id: string) => (await store.environments.findById(id)) !== undefined;
   const caches: EnvironmentCaches = {
-    sweep: (unusedSince) =>
-      sweepEnvironmentCaches(
-        environmentsDir,
-        async (id) => (await store.environments.findById(id)) !== undefined,
-        unusedSince,
-      ),
+    async sweep(unusedSince) {
+      const removed = await sweepEnvironmentCaches(environmentsDir, environmentExists, unusedSince);
+      const shared = (await sharedCaches?.sweep(environmentExists, unusedSince)) ?? [];
+      return [...new Set([...removed, ...shared])];
+    },
   };
   const { hosting } = settings;
   const retention = new Retention(

@@ -53,7 +53,13 @@ export class BuildInputsSource implements BuildEnvironmentSource {
   }
 
   async sourceOf(build: BuildRecord): Promise<BuildSourceInput> {
-    if (build.sourceKey !== '') return { kind: 'archive', path: this.deps.blobs.localPath(build.sourceKey) };
+    if (build.sourceKey !== '') {
+      // A copy on this machine: the upload may have been taken by an API process on another one.
+      const path = await this.deps.blobs.localCopy(build.sourceKey);
+      if (path === undefined)
+        throw new Error(`the uploaded source of build ${build.id} is gone from the blob store`);
+      return { kind: 'archive', path };
+    }
     return this.gitSourceOf(await this.#environmentOf(build), build.branch, build.commitSha);
   }
 

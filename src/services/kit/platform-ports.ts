@@ -1,4 +1,5 @@
 /** Small ports every service may need; main wires real implementations, tests fake ones. */
+import type { Readable } from 'node:stream';
 
 export interface Clock {
   now(): Date;
@@ -41,8 +42,9 @@ export interface Logger {
 }
 
 /**
- * Immutable blobs by key (uploaded sources, later artifacts): the filesystem under the data
- * folder by default, an object store when the platform runs on several machines.
+ * Blobs by key (uploaded sources, artifacts, report PDFs): the filesystem under the data folder by
+ * default, an S3-compatible object store when the platform runs on several machines. Keys are made by
+ * the platform (`sources/<digest>.zip`); a store refuses any other shape, `..` included.
  */
 export interface BlobStore {
   /** Moves a finished local file under the key (the file is gone afterwards). */
@@ -55,6 +57,18 @@ export interface BlobStore {
   remove(key: string): Promise<void>;
   /** The blobs under a prefix (`sources`, `artifacts`) with when each was written. */
   list(prefix: string): Promise<{ key: string; modified: Date }[]>;
-  /** A local path to read the blob from. */
-  localPath(key: string): string;
+  /**
+   * A local file holding the blob, to read (never to change or move), or undefined when no blob has
+   * the key: the store's own file, or for a remote store a copy in a bounded local cache (downloaded on
+   * first use, so a blob may be read by a process on another machine than the one that wrote it).
+   */
+  localCopy(key: string): Promise<string | undefined>;
+  /**
+   * Stores a stream under the key, replacing what is there: for the keys that are not content-addressed
+   * (`caches/<environment>`, `toolchains/…`), which are read with readStream, never localCopy (whose copies
+   * would go stale). A stream that fails stores nothing.
+   */
+  writeStream(key: string, body: Readable): Promise<void>;
+  /** The blob as a stream, or undefined when there is none. */
+  readStream(key: string): Promise<Readable | undefined>;
 }
