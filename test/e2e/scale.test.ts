@@ -69,6 +69,8 @@ describe(
       s3 = await startS3Server();
       common = {
         DATABASE_URL: database.url,
+        // A URL without a user name means the OS user's, which the children's bare environment lacks.
+        PGUSER: process.env.PGUSER ?? process.env.USER ?? 'postgres',
         ATOLL_SECRET_KEY: randomBytes(32).toString('base64'),
         ATOLL_RUNTIME_PORT: '0',
         ...s3.env,
