@@ -53,6 +53,7 @@ export async function startServer(
       ATOLL_API_PORT: '0',
       ATOLL_EDGE_PORT: '0',
       ATOLL_HEALTH_PORT: '0',
+      ATOLL_RUNTIME_PORT: '0',
       ...env,
     }),
     stdio: ['ignore', 'pipe', 'pipe'],
