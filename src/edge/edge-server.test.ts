@@ -185,3 +185,82 @@ describe('the edge server', () => {
     );
   });
 });
+
+describe('an edge in front of a runtime origin server (roles apart)', () => {
+  const KEY = 'k'.repeat(43);
+  let app: Server;
+  let origin: Edge;
+  let front: Edge;
+  let originPort: number;
+  let frontPort: number;
+  const environmentId = '0b6f3c9e-8a4e-4c2b-9d1a-1f2e3d4c5b6a';
+  const host = `h${environmentId}.${BASE}`;
+
+  function edgeSettings(extra: Partial<ConstructorParameters<typeof Edge>[0]>) {
+    return {
+      baseDomain: BASE,
+      trustedProxies: new Set<string>(),
+      upstreamTimeoutMs: 2_000,
+      upstreamConnections: 4,
+      cacheBytesPerEnvironment: 1024 * 1024,
+      cacheEntryMaxBytes: 64 * 1024,
+      staticMemoryBytes: 1024 * 1024,
+      clock: systemClock,
+      logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+      ...extra,
+    };
+  }
+
+  before(async () => {
+    app = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(req.headers));
+    });
+    const appPort = await listen(app);
+    origin = new Edge(edgeSettings({ origin: true, originKey: KEY }));
+    originPort = await listen(origin.server);
+    origin.publish([{ environmentId, buildId: 'b1', target: { kind: 'server', port: appPort } }]);
+    front = new Edge(edgeSettings({ originKey: KEY }));
+    frontPort = await listen(front.server);
+    front.publish([
+      { environmentId, buildId: 'b1', target: { kind: 'server', host: '127.0.0.1', port: originPort } },
+    ]);
+  });
+
+  after(async () => {
+    for (const server of [front.server, origin.server, app]) {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('the origin refuses a request without the origin key or with a wrong one (prevents reaching a runtime app around the edges)', async () => {
+    for (const headers of [
+      { host },
+      { host, 'x-atoll-origin-key': 'x'.repeat(43) },
+      { host, 'x-atoll-origin-key': 'short' },
+    ]) {
+      const answer = await request(`http://127.0.0.1:${String(originPort)}/`, { headers });
+      await answer.body.text();
+      assert.equal(answer.statusCode, 403);
+    }
+  });
+
+  it('the edge reaches the app through the origin with the key, which the app never sees (prevents the key leaking to tenant code)', async () => {
+    const answer = await request(`http://127.0.0.1:${String(frontPort)}/`, {
+      headers: { host: 'www.shop.example', 'x-atoll-origin-key': 'visitor-guess' },
+    });
+    assert.equal(answer.statusCode, 404, 'an unknown host is not routed, whatever key a visitor sends');
+    await answer.body.text();
+    const routed = await request(`http://127.0.0.1:${String(frontPort)}/`, { headers: { host } });
+    assert.equal(routed.statusCode, 200);
+    const seen = (await routed.body.json()) as Record<string, string>;
+    assert.equal(seen['x-atoll-origin-key'], undefined);
+    assert.equal(seen['x-forwarded-host'], host);
+    assert.equal(
+      seen['x-forwarded-for'],
+      '127.0.0.1',
+      'the origin passes the edge’s X-Forwarded-For on unchanged',
+    );
+  });
+});

@@ -9,6 +9,8 @@ import {
   cacheKeyOfFile,
   edgeTagsForPath,
   NEXT_PAGES_TAG,
+  nextRoutesFromJson,
+  nextRoutesToJson,
   parseNextRoutes,
   parseNextRoutingConfig,
   purgeTagsForCacheKey,
@@ -289,5 +291,22 @@ describe('a Next.js app with i18n (Pages Router)', () => {
       purgeTagsForCacheKey(localized, `/route-cache/PAGES/${sha('/posts/[slug]')}/$/fr/posts/b`),
       ['/shop/fr/posts/b', '/shop/_next/data/B1/fr/posts/b.json', routeTag('/posts/[slug]')],
     );
+  });
+});
+
+describe('a route map as text (the edges of other processes read it from the placements table)', () => {
+  it('comes back the same: routes, dynamic patterns, hashes, and the tags they give', () => {
+    const back = nextRoutesFromJson(nextRoutesToJson(map));
+    assert.ok(back);
+    assert.deepEqual([...back.routes], [...map.routes]);
+    assert.deepEqual([...back.sourceByHash], [...map.sourceByHash]);
+    assert.equal(sourceRouteOf(back, '/posts/not-prerendered'), '/posts/[slug]');
+    for (const path of ['/', '/posts/hello', '/posts/other', '/_next/data/B1/posts/hello.json'])
+      assert.deepEqual(edgeTagsForPath(back, path), edgeTagsForPath(map, path));
+  });
+
+  it('is nothing for an app that is not Next.js, or for text it did not write', () => {
+    assert.equal(nextRoutesFromJson(''), undefined);
+    assert.equal(nextRoutesFromJson('{not json'), undefined);
   });
 });

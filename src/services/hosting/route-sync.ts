@@ -9,7 +9,7 @@ import type { PlacementRecord, Store } from '../kit/store-port.js';
 
 /** host and port of an origin's `host:port` (`[v6]:port` too); undefined for anything else. */
 export function originAddressOf(address: string): { host: string; port: number } | undefined {
-  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(address);
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]\s/]+)):(\d{1,5})$/.exec(address);
   const port = Number(match?.[3]);
   const host = match?.[1] ?? match?.[2];
   if (host === undefined || !Number.isInteger(port) || port < 1 || port > 65_535) return undefined;
