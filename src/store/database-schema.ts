@@ -121,6 +121,7 @@ export interface BuildsTable {
   create_time: Timestamp;
   start_time: Timestamp | null;
   finish_time: Timestamp | null;
+  claims: ColumnType<number, number | undefined, number>;
   heartbeat_time: Timestamp | null;
   artifact_key: ColumnType<string, string | undefined, string>;
   node_version: ColumnType<string, string | undefined, string>;

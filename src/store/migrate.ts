@@ -15,6 +15,7 @@ import * as commitStatuses from './migrations/0010-commit-statuses.js';
 import * as rateCounters from './migrations/0011-rate-counters.js';
 import * as acmeChallenges from './migrations/0013-acme-challenges.js';
 import * as placements from './migrations/0014-placements.js';
+import * as buildClaims from './migrations/0015-build-claims.js';
 import * as nodes from './migrations/0012-nodes.js';
 
 /** Every migration, in order. Names never change once released. */
@@ -32,6 +33,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0011-rate-counters': rateCounters,
   '0013-acme-challenges': acmeChallenges,
   '0014-placements': placements,
+  '0015-build-claims': buildClaims,
   '0012-nodes': nodes,
 };
 

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, it } from 'node:test';
-import { BuildQueue, INTERRUPTED_MESSAGE } from '../../src/services/builds/build-queue.js';
+import {
+  BuildQueue,
+  INTERRUPTED_MESSAGE,
+  INTERRUPTED_TWICE_MESSAGE,
+} from '../../src/services/builds/build-queue.js';
 import type { BuildRecord, Store } from '../../src/services/kit/store-port.js';
 import { createStore } from '../../src/store/create-store.js';
 import { openServerDatabase } from '../../src/store/open-database.js';
@@ -100,6 +104,28 @@ describe(`build queue (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embed
     assert.equal((await t.store.builds.find(environmentId, alive))?.state, 'RUNNING');
     assert.equal((await t.store.builds.find(environmentId, waiting))?.state, 'QUEUED');
     assert.equal(await queue.failInterrupted(), 0, 'nothing twice');
+  });
+
+  it('queues a build whose worker went silent once more for another worker, then fails it (prevents a killed worker losing a build)', async () => {
+    const shared = new BuildQueue({ store: t.store, clock }, 60_000, true);
+    const id = await enqueue();
+    assert.equal((await shared.claimNext())?.id, id);
+    await t.store.buildLogs.append(id, [
+      { seq: 1, time: clock.now(), stream: 'atoll', line: 'first worker' },
+    ]);
+    clock.advance(70_000);
+    assert.equal(await shared.failInterrupted(), 1);
+    const again = await t.store.builds.find(environmentId, id);
+    assert.equal(again?.state, 'QUEUED');
+    assert.equal((await t.store.operations.find(environmentId, id))?.done, false, 'its operation waits on');
+    assert.deepEqual(await t.store.buildLogs.read(id, 0, 10), [], 'the next attempt numbers its log afresh');
+    assert.equal((await shared.claimNext())?.id, id, 'another worker takes it');
+    clock.advance(70_000);
+    assert.equal(await shared.failInterrupted(), 1);
+    const failed = await t.store.builds.find(environmentId, id);
+    assert.equal(failed?.state, 'FAILED');
+    assert.equal(failed.failureMessage, INTERRUPTED_TWICE_MESSAGE);
+    assert.equal((await t.store.operations.find(environmentId, id))?.done, true);
   });
 
   it('fails every running build at the start of the only worker, however recent its beat', async () => {

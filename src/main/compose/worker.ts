@@ -39,7 +39,8 @@ export function composeWorker(base: Base, runtime: Pick<RuntimeRole, 'deployment
   const buildRunner = new BuildRunner(
     {
       store,
-      queue: new BuildQueue({ store, clock }, 30_000),
+      // With a PostgreSQL server, other workers may take over a build whose worker went silent.
+      queue: new BuildQueue({ store, clock }, 30_000, settings.databaseUrl !== undefined),
       executor: new SandboxedBuildExecutor({
         buildsDir: join(settings.dataDir, 'builds'),
         cacheDir: join(settings.dataDir, 'cache'),

@@ -10,6 +10,13 @@ import type { BuildRecord, Store } from '../kit/store-port.js';
 export const INTERRUPTED_MESSAGE =
   'interrupted: the worker running this build stopped (the server restarted or crashed); upload again or rebuild';
 
+/** A build whose workers stopped twice while running it (a build that takes its worker down, say). */
+export const INTERRUPTED_TWICE_MESSAGE =
+  'interrupted twice: the workers running this build stopped twice (crashed or were killed); upload again or rebuild';
+
+/** Claims of one build: the first, and one more after its worker went silent. */
+const MAX_CLAIMS = 2;
+
 /**
  * The build queue is the builds table (FOR UPDATE SKIP LOCKED works on PGlite and on a
  * server alike): workers claim the oldest queued build, beat while they run it, and builds
@@ -21,6 +28,11 @@ export class BuildQueue {
     private readonly deps: { store: Store; clock: Clock },
     /** A RUNNING build without a heartbeat for this long lost its worker. */
     private readonly staleAfterMs: number,
+    /**
+     * Other workers share the store (a PostgreSQL server): a build whose worker went silent is queued
+     * once more for them. Off for the embedded store's one worker, whose silent build is its own.
+     */
+    private readonly retryInterrupted = false,
   ) {}
 
   claimNext(): Promise<BuildRecord | undefined> {
@@ -36,9 +48,11 @@ export class BuildQueue {
   }
 
   /**
-   * Fails the builds whose worker is gone; returns how many. Run at start and periodically.
-   * `all`: this is the only worker of the store (the embedded one is locked to one process),
-   * so at its start every RUNNING build lost its worker, however recent its last beat.
+   * Builds whose worker is gone: with other workers on the store, each is queued once more for one of
+   * them (then failed if its worker goes silent again); returns how many were failed or queued again.
+   * Run at start and periodically. `all`: this is the only worker of the store (the embedded one is
+   * locked to one process), so at its start every RUNNING build lost its worker, however recent its
+   * last beat, and it fails them as before (the user rebuilds what the restart interrupted).
    */
   async failInterrupted(all = false): Promise<number> {
     const now = this.deps.clock.now();
@@ -47,10 +61,18 @@ export class BuildQueue {
         all ? now : new Date(now.getTime() - this.staleAfterMs),
       );
       for (const build of stale) {
+        const retried =
+          this.retryInterrupted && !all && (await tx.builds.requeueInterrupted(build.id, MAX_CLAIMS));
+        if (retried) continue;
         await endBuild(
           tx,
           build,
-          { state: 'FAILED', message: INTERRUPTED_MESSAGE, exitCode: null, code: 'ABORTED' },
+          {
+            state: 'FAILED',
+            message: this.retryInterrupted && !all ? INTERRUPTED_TWICE_MESSAGE : INTERRUPTED_MESSAGE,
+            exitCode: null,
+            code: 'ABORTED',
+          },
           now,
         );
       }

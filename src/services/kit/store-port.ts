@@ -371,6 +371,11 @@ export interface BuildsRepository {
   list(environmentId: string, query: BuildListQuery, page: PageRequest): Promise<Page<BuildRecord>>;
   /** Takes the oldest QUEUED build for a worker (FOR UPDATE SKIP LOCKED): it becomes RUNNING. */
   claimNext(now: Date): Promise<BuildRecord | undefined>;
+  /**
+   * A RUNNING build whose worker went silent goes back to QUEUED (its log emptied for the next attempt),
+   * unless it was claimed maxClaims times already; whether it went back.
+   */
+  requeueInterrupted(id: string, maxClaims: number): Promise<boolean>;
   heartbeat(id: string, now: Date): Promise<void>;
   /** RUNNING builds whose worker has not been heard of since `before`, locked until the transaction ends. */
   listStaleRunningForUpdate(before: Date): Promise<BuildRecord[]>;

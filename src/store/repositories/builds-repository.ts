@@ -140,6 +140,7 @@ function buildQueueQueries(
 ): Pick<
   BuildsRepository,
   | 'claimNext'
+  | 'requeueInterrupted'
   | 'heartbeat'
   | 'listStaleRunningForUpdate'
   | 'listActive'
@@ -151,7 +152,13 @@ function buildQueueQueries(
       // One statement: the oldest queued build no other worker holds becomes RUNNING for this one.
       const row = await db
         .updateTable('builds')
-        .set({ state: 'RUNNING', phase: 'UNPACKING', start_time: now, heartbeat_time: now })
+        .set((eb) => ({
+          state: 'RUNNING',
+          phase: 'UNPACKING',
+          start_time: now,
+          heartbeat_time: now,
+          claims: eb('claims', '+', 1),
+        }))
         .where(
           'id',
           '=',
@@ -168,6 +175,19 @@ function buildQueueQueries(
         .returningAll()
         .executeTakeFirst();
       return row && toBuild(row);
+    },
+    async requeueInterrupted(id, maxClaims) {
+      // Its first worker's log goes: the next attempt numbers its lines from the start again.
+      const result = await db
+        .updateTable('builds')
+        .set({ state: 'QUEUED', phase: 'PHASE_UNSPECIFIED', start_time: null, heartbeat_time: null })
+        .where('id', '=', id)
+        .where('state', '=', 'RUNNING')
+        .where('claims', '<', maxClaims)
+        .executeTakeFirst();
+      if (result.numUpdatedRows === 0n) return false;
+      await db.deleteFrom('build_log_lines').where('build_id', '=', id).execute();
+      return true;
     },
     async heartbeat(id, now) {
       await db
