@@ -445,7 +445,7 @@ function readRuntime(env: Env, problems: string[]): RuntimeSettings {
   const advertise = readString(env, 'ATOLL_RUNTIME_ADDRESS');
   if (advertise !== undefined && !/^(\[[0-9a-fA-F:.]+\]|[^:[\]\s/]+):\d{1,5}$/.test(advertise))
     problems.push(
-      `ATOLL_RUNTIME_ADDRESS must be host:port as the edges reach it, such as 10.0.0.5:8084 (got "${advertise}")`,
+      `ATOLL_RUNTIME_ADDRESS must be host:port as the edges reach it, such as 10.0.0.5:8090 (got "${advertise}")`,
     );
   const memoryMb = readInteger(env, 'ATOLL_RUNTIME_MEMORY_MB', 0, 0, 1_073_741_824, problems);
   return Object.freeze({

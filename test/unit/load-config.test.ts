@@ -142,6 +142,13 @@ describe('loadConfig defaults', () => {
           purgesPerMinute: 120,
           kvMaxValueBytes: 5 * 1024 ** 2,
           kvMaxBytesPerEnvironment: 1024 ** 3,
+          runtime: {
+            host: '127.0.0.1',
+            port: 8090,
+            advertise: undefined,
+            maxApps: 200,
+            memoryBytes: undefined,
+          },
         },
         domains: {
           dnsServers: [],
