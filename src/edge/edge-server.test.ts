@@ -193,6 +193,7 @@ describe('an edge in front of a runtime origin server (roles apart)', () => {
   let front: Edge;
   let originPort: number;
   let frontPort: number;
+  let appPort: number;
   const environmentId = '0b6f3c9e-8a4e-4c2b-9d1a-1f2e3d4c5b6a';
   const host = `h${environmentId}.${BASE}`;
 
@@ -213,10 +214,16 @@ describe('an edge in front of a runtime origin server (roles apart)', () => {
 
   before(async () => {
     app = createServer((req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        ...(req.url === '/cacheable' && {
+          'cache-control': 'public, s-maxage=60',
+          'x-atoll-build': 'spoofed',
+        }),
+      });
       res.end(JSON.stringify(req.headers));
     });
-    const appPort = await listen(app);
+    appPort = await listen(app);
     origin = new Edge(edgeSettings({ origin: true, originKey: KEY }));
     originPort = await listen(origin.server);
     origin.publish([{ environmentId, buildId: 'b1', target: { kind: 'server', port: appPort } }]);
@@ -262,5 +269,24 @@ describe('an edge in front of a runtime origin server (roles apart)', () => {
       '127.0.0.1',
       'the origin passes the edge’s X-Forwarded-For on unchanged',
     );
+  });
+
+  it('an edge that switched before the runtime keeps no answer of the old build (prevents a stale page cached after a deploy)', async () => {
+    front.publish([
+      { environmentId, buildId: 'b2', target: { kind: 'server', host: '127.0.0.1', port: originPort } },
+    ]);
+    const ask = async () => {
+      const answer = await request(`http://127.0.0.1:${String(frontPort)}/cacheable`, { headers: { host } });
+      await answer.body.text();
+      return answer.headers;
+    };
+    // The origin still serves b1: its answers pass, none is kept as b2's.
+    assert.equal((await ask())['x-cache'], 'MISS');
+    const second = await ask();
+    assert.equal(second['x-cache'], 'MISS');
+    assert.equal(second['x-atoll-build'], undefined, 'the build header stops at the edge');
+    origin.publish([{ environmentId, buildId: 'b2', target: { kind: 'server', port: appPort } }]);
+    assert.equal((await ask())['x-cache'], 'MISS');
+    assert.equal((await ask())['x-cache'], 'HIT', 'once the origin serves b2, its answers are kept');
   });
 });

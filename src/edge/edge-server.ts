@@ -67,6 +67,13 @@ export interface EdgeSettings {
 /** The header carrying the origin key from an edge to a runtime's origin server; never passed to an app. */
 export const ORIGIN_KEY_HEADER = 'x-atoll-origin-key';
 
+/**
+ * The build an origin server answered from, on its answers to the edges (never passed to visitors): an
+ * edge that switched to a new build before the runtime did gets the old one's answer, and must not keep
+ * it in its emptied cache as the new build's.
+ */
+export const ORIGIN_BUILD_HEADER = 'x-atoll-build';
+
 export interface RequestRecord {
   readonly environmentId: string;
   readonly path: string;
@@ -403,6 +410,7 @@ export class Edge implements TrafficRouter, DomainRouter {
       });
     });
     const target = route.target;
+    if (this.settings.origin === true) res.setHeader(ORIGIN_BUILD_HEADER, route.buildId);
     if (target.kind === 'static') {
       void target.site.serve(req, res, path);
       return;
@@ -535,6 +543,7 @@ export class Edge implements TrafficRouter, DomainRouter {
     let keeping =
       cache !== undefined &&
       method === 'GET' &&
+      this.#answeredBy(route, upstream.headers) &&
       isStorable(req.headers, upstream.statusCode, upstream.headers, this.settings.clock.now().getTime())
         .storable;
     if (!keeping && leader) {
@@ -608,6 +617,8 @@ export class Edge implements TrafficRouter, DomainRouter {
         headersTimeout: this.settings.upstreamTimeoutMs,
       });
       const body = Buffer.from(await upstream.body.arrayBuffer());
+      if (!this.#answeredBy(route, upstream.headers))
+        throw new Error('the origin answered from another build');
       const stored = cache.store(
         { ...request, method: 'GET' },
         { status: upstream.statusCode, headers: upstream.headers, body },
@@ -663,13 +674,20 @@ export class Edge implements TrafficRouter, DomainRouter {
     return out;
   }
 
+  /** Whether the answer came from the route's own build (always, but from an origin that has not switched yet). */
+  #answeredBy(route: CompiledRoute, headers: Record<string, string | string[] | undefined>): boolean {
+    if (route.target.kind !== 'server' || !route.target.remote) return true;
+    return headers[ORIGIN_BUILD_HEADER] === route.buildId;
+  }
+
   #responseHeaders(
     headers: Record<string, string | string[] | undefined>,
   ): Record<string, string | string[]> {
     const skip = hopByHop(headers);
     const out: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(headers))
-      if (value !== undefined && !skip.has(name)) out[name] = value;
+      // The build header is the origin's own (an app cannot set it) and stops at the edge.
+      if (value !== undefined && !skip.has(name) && name !== ORIGIN_BUILD_HEADER) out[name] = value;
     return out;
   }
 
