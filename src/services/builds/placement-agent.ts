@@ -169,7 +169,7 @@ export class PlacementAgent {
 
   async #claim(): Promise<void> {
     const { store, clock } = this.deps;
-    while (!this.#stopped.signal.aborted && this.#held.size < this.settings.capacity) {
+    while (!this.#stopped.signal.aborted && this.#appsHeld() < this.settings.capacity) {
       const now = clock.now();
       const claimed = await store.placements.claim(
         this.settings.holder,
@@ -189,6 +189,14 @@ export class PlacementAgent {
       this.#held.set(claimed.id, held);
       void this.#start(held);
     }
+  }
+
+  /**
+   * What counts against the capacity: server apps, and deployments still starting (their kind is not
+   * known yet). A static site is files its origin serves: it takes no process and no memory of its own.
+   */
+  #appsHeld(): number {
+    return [...this.#held.values()].filter((held) => held.prepared?.kind !== 'static').length;
   }
 
   async #start(held: Held): Promise<void> {
