@@ -23,6 +23,9 @@ export const SIGNALS_CHANNEL = 'atoll_signals';
  */
 const MAX_PAYLOAD_BYTES = 7_000;
 
+/** How long the listener waits for the server to accept its connection before trying again. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
 interface Envelope {
   /** The process that sent it: its own subscribers heard it at once, not through the server. */
   readonly from: string;
@@ -129,7 +132,21 @@ export class PostgresSignals implements Signals {
     let failures = 0;
     let connectedBefore = false;
     while (!stopped.aborted) {
-      const client = new pg.Client({ connectionString: this.deps.connectionString });
+      // A server that takes the connection and never answers must not hold the listener forever.
+      const client = new pg.Client({
+        connectionString: this.deps.connectionString,
+        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      });
+      // A stop ends whatever this client is doing: stop() only reaches #client, which a client still
+      // connecting is not yet, and ending a connection mid-handshake waits on the server's answer.
+      let onAbort = (): void => undefined;
+      const aborted = new Promise<void>((resolve) => {
+        onAbort = () => {
+          void client.end().catch(() => undefined);
+          resolve();
+        };
+        stopped.addEventListener('abort', onAbort, { once: true });
+      });
       const ended = new Promise<void>((resolve) => {
         client.once('end', resolve);
         client.once('error', (error: Error) => {
@@ -142,14 +159,14 @@ export class PostgresSignals implements Signals {
         this.#receive(message.payload);
       });
       try {
-        await client.connect();
-        await client.query(`LISTEN ${SIGNALS_CHANNEL}`);
+        await Promise.race([this.#connect(client), aborted]);
+        if (this.#isStopped()) break;
         this.#client = client;
         failures = 0;
         if (connectedBefore) this.#callResync();
         connectedBefore = true;
         started();
-        await ended;
+        await Promise.race([ended, aborted]);
       } catch (error) {
         failures += 1;
         this.deps.logger.warn(
@@ -158,12 +175,25 @@ export class PostgresSignals implements Signals {
         );
         started();
       } finally {
+        stopped.removeEventListener('abort', onAbort);
         this.#client = undefined;
-        await client.end().catch(() => undefined);
+        // After a stop the end is not awaited: a half-made connection ends at its timeout at the latest.
+        const closing = client.end().catch(() => undefined);
+        if (!this.#isStopped()) await closing;
       }
       // An abort (stop) ends the wait at once, and the loop with it.
       await this.deps.timer.sleep(doublingDelayMs(failures, 250, 10_000), stopped);
     }
+  }
+
+  /** Read anew at each call: a stop lands while the listener awaits. */
+  #isStopped(): boolean {
+    return this.#stopped.signal.aborted;
+  }
+
+  async #connect(client: pg.Client): Promise<void> {
+    await client.connect();
+    await client.query(`LISTEN ${SIGNALS_CHANNEL}`);
   }
 
   #receive(text: string | undefined): void {

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { pino } from 'pino';
@@ -23,6 +25,33 @@ function next<N extends SignalName>(signals: PostgresSignals, name: N): Promise<
 }
 
 const serverUrl = process.env.DATABASE_URL;
+
+describe('signals listener stopping', () => {
+  it('stops while its listener is still connecting (prevents a stop that never returns and a process that never exits)', async () => {
+    // A server that takes the connection and never answers: the listener's connect waits on it.
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => sockets.add(socket));
+    silent.listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    const { port } = silent.address() as { port: number };
+    const signals = new PostgresSignals({
+      connectionString: `postgres://atoll@127.0.0.1:${String(port)}/atoll`,
+      logger: pino({ level: 'silent' }),
+      timer: systemClock,
+    });
+    void signals.start();
+    await once(silent, 'connection');
+    let timer: NodeJS.Timeout | undefined;
+    const outcome = await Promise.race([
+      signals.stop().then(() => 'stopped'),
+      new Promise((resolve) => (timer = setTimeout(resolve, 10_000, 'still waiting'))),
+    ]);
+    clearTimeout(timer);
+    for (const socket of sockets) socket.destroy();
+    silent.close();
+    assert.equal(outcome, 'stopped');
+  });
+});
 
 /** LISTEN/NOTIFY between processes needs a PostgreSQL server: the embedded store has one process. */
 describe(
@@ -106,6 +135,29 @@ describe(
       const arrived = next(second, 'domains.changed');
       await first.publish('domains.changed', {});
       assert.deepEqual(await arrived, {});
+    });
+
+    it('stops at any moment of a reconnection (prevents a stop that never returns after a cut connection)', async () => {
+      // The listener sleeps about 250 ms after a cut, then connects again: stops land before, during and after.
+      for (const delayMs of [0, 100, 200, 250, 275, 300, 350, 450]) {
+        const signals = new PostgresSignals({ connectionString: database.url, logger, timer: systemClock });
+        await signals.start();
+        const admin = new pg.Client({ connectionString: database.url });
+        await admin.connect();
+        await admin.query(
+          'select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and query ilike $1',
+          [`LISTEN ${SIGNALS_CHANNEL}%`],
+        );
+        await admin.end();
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+        let timer: NodeJS.Timeout | undefined;
+        const outcome = await Promise.race([
+          signals.stop().then(() => 'stopped'),
+          new Promise((resolve) => (timer = setTimeout(resolve, 10_000, 'still waiting'))),
+        ]);
+        clearTimeout(timer);
+        assert.equal(outcome, 'stopped', `a stop ${String(delayMs)} ms after the cut`);
+      }
     });
   },
 );
