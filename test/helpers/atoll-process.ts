@@ -174,15 +174,19 @@ export function apiCaller(authorization: string) {
   };
 }
 
-/** Uploads a fixture app to an environment (`accounts/…/environments/…`): the status and the operation's name. */
+/**
+ * Uploads a fixture app to an environment (`accounts/…/environments/…`): the status and the operation's name.
+ * `root` is a changed copy of the fixture's folder, when the test made one.
+ */
 export async function uploadFixture(
   base: string,
   environmentPath: string,
   authorization: string,
   fixture: string,
+  root?: string,
 ): Promise<{ status: number; operation: string }> {
   const form = new FormData();
-  form.append('repository', new Blob([await zipFolder(fixture)]), `${fixture}.zip`);
+  form.append('repository', new Blob([await zipFolder(fixture, root)]), `${fixture}.zip`);
   const uploaded = await fetch(`${base}/fu/v1/${environmentPath}:upload`, {
     method: 'POST',
     headers: { authorization },
