@@ -15,6 +15,7 @@ import {
   startServer,
   type RunningServer,
 } from '../../test/helpers/atoll-process.js';
+import { TestDnsServer } from '../../test/helpers/dns-server.js';
 import { startS3Server, type TestS3Server } from '../../test/helpers/s3-server.js';
 import { createServerDatabase } from '../shared/server-database.js';
 
@@ -30,6 +31,8 @@ export interface RoleLayout {
   readonly edges: readonly RunningServer[];
   readonly api: ReturnType<typeof apiCaller>;
   readonly authorization: string;
+  /** The DNS server every process asks about custom domains (the benchmark sets their TXT records). */
+  readonly dns: TestDnsServer;
   /** Every process started, for the report (pids). */
   readonly processes: readonly RunningServer[];
   stop(): Promise<void>;
@@ -52,17 +55,20 @@ export async function startRoleLayout(serverUrl: string, counts: RoleCounts): Pr
   const started: RunningServer[] = [];
   const folders: string[] = [];
   let s3: TestS3Server | undefined;
+  let dns: TestDnsServer | undefined;
   let drop: (() => Promise<void>) | undefined;
   const stop = async () => {
     await Promise.all(started.map(stopProcess));
     for (const folder of folders) rmSync(folder, { recursive: true, force: true });
     await s3?.stop();
+    await dns?.stop();
     await drop?.();
   };
   try {
     const database = await createServerDatabase(serverUrl);
     drop = database.drop;
     s3 = await startS3Server();
+    dns = await TestDnsServer.start();
     const common: Record<string, string> = {
       DATABASE_URL: database.url,
       // A URL without a user name means the OS user's, which the children's bare environment lacks.
@@ -75,6 +81,9 @@ export async function startRoleLayout(serverUrl: string, counts: RoleCounts): Pr
       // deployment takes a slot too: one runtime is full after 11 of the run's environments, and the next
       // upload waits for a runtime without end. Declared large, so both layouts have room for every one.
       ATOLL_RUNTIME_MEMORY_MB: String(200 * 2048),
+      // Custom domains are verified by their TXT record on this DNS server (no edge address set: no DNS check).
+      ATOLL_DNS_SERVERS: dns.address,
+      ATOLL_DOMAINS_PER_ENVIRONMENT: '1000',
       ...s3.env,
     };
     const migrated = runCli(['migrate'], common);
@@ -106,6 +115,7 @@ export async function startRoleLayout(serverUrl: string, counts: RoleCounts): Pr
       edges: processes.filter((p) => p.role === 'edge').map((p) => p.server),
       api: apiCaller(authorization),
       authorization,
+      dns,
       processes: started,
       stop,
     };

@@ -9,7 +9,8 @@
  *      both cases: both at edge 1, then one at each edge), in the 2-of-each layout;
  *   3. propagation, in the 2-of-each layout: from a redeploy's operation being done until EVERY edge serves
  *      the new version, and from a cache clear (POST …:clearCache, API processes in turn) until every edge
- *      answers the cached path of the server fixture without a HIT; p50/p95/p99 against the 1 s target.
+ *      answers the cached path of the server fixture without a HIT, and from a custom domain's
+ *      :verifyTxtRecord (its TXT record set) until every edge routes it; p50/p95/p99 against the 1 s target.
  *
  * Prints rates and ratios (2-of-each against 1-of-each measured in the same run) and the percentiles, a
  * TARGET MISSED line per missed target, and exits 0; exits 1 when the run is invalid (a failed upload, a
@@ -17,6 +18,7 @@
  *
  *   DATABASE_URL=postgres://127.0.0.1:5432/test USER=root npm run bench:scale -- [--uploads 6] [--batches 2]
  *     [--duration 5] [--rounds 3] [--connections 16] [--route-runs 20] [--purge-runs 40]
+ *     [--domain-runs 20]
  *
  * Needs `npm run build` first (dist/main/atoll.js). See docs/benchmarks.md.
  */
@@ -37,6 +39,7 @@ import {
 } from '../shared/bench-main.js';
 import { table } from '../shared/text-table.js';
 import {
+  apiFor,
   createApp,
   createEnvironment,
   untilEdge,
@@ -64,7 +67,8 @@ const USAGE = `DATABASE_URL=postgres://… npm run bench:scale -- [options]
   --rounds <n>        rounds of the two edge cases, order alternating (default 3)
   --connections <n>   autocannon connections per generator (default 16; two generators)
   --route-runs <n>    timed redeploys for the route change propagation (default 20)
-  --purge-runs <n>    timed cache clears for the purge propagation (default 40)`;
+  --purge-runs <n>    timed cache clears for the purge propagation (default 40)
+  --domain-runs <n>   timed custom domain verifications for their propagation (default 20)`;
 
 interface Options {
   readonly uploads: number;
@@ -74,6 +78,7 @@ interface Options {
   readonly connections: number;
   readonly routeRuns: number;
   readonly purgeRuns: number;
+  readonly domainRuns: number;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -85,6 +90,7 @@ function parseOptions(argv: string[]): Options {
     connections: { type: 'string', default: '16' },
     'route-runs': { type: 'string', default: '20' },
     'purge-runs': { type: 'string', default: '40' },
+    'domain-runs': { type: 'string', default: '20' },
   });
   return {
     uploads: readInteger(values.uploads, 'uploads', 1, 50),
@@ -94,6 +100,7 @@ function parseOptions(argv: string[]): Options {
     connections: readInteger(values.connections, 'connections', 1, 512),
     routeRuns: readInteger(values['route-runs'], 'route-runs', 1, 500),
     purgeRuns: readInteger(values['purge-runs'], 'purge-runs', 1, 500),
+    domainRuns: readInteger(values['domain-runs'], 'domain-runs', 1, 500),
   };
 }
 
@@ -320,6 +327,55 @@ async function purges(layout: RoleLayout, environment: Environment, runs: number
   return samples;
 }
 
+/**
+ * Part 3c: a new custom domain of the server fixture's environment per run (created through an API process,
+ * its TXT record set), timed from sending :verifyTxtRecord through the other API process until every edge
+ * routes the domain to the app.
+ */
+async function domainChanges(layout: RoleLayout, environment: Environment, runs: number): Promise<number[]> {
+  const samples: number[] = [];
+  const mappings = `/v1/${environment.path}/domainMappings`;
+  const domains: string[] = [];
+  for (let n = 0; n < runs; n += 1) {
+    const domain = `d${String(n)}-${marker('m')
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, '')}.bench.test`;
+    domains.push(domain);
+    const replaced = await layout.api(apiFor(layout, n), `${mappings}:replace`, {
+      method: 'POST',
+      body: { domainMappings: domains.map((d) => ({ domain: d })) },
+    });
+    if (replaced.status !== 200) throw new Error(`:replace answered ${replaced.status}: ${replaced.text}`);
+    await waitDone(layout, String(replaced.body?.name), OPERATION_POLL_MS);
+    const mapping = await layout.api(apiFor(layout, n), `${mappings}/${domain}`);
+    const txt = mapping.body?.txtRecord as { name: string; value: string } | undefined;
+    if (!txt) throw new Error(`the mapping of ${domain} has no TXT record: ${mapping.text}`);
+    layout.dns.set(txt.name, 'TXT', [txt.value]);
+    const sent = performance.now();
+    const verified = layout.api(apiFor(layout, n + 1), `${mappings}/${domain}:verifyTxtRecord`, {
+      method: 'POST',
+    });
+    const routed = await everyEdge(
+      `domain ${String(n + 1)}`,
+      layout.edges.map((edge) =>
+        untilEdge(
+          edge,
+          { ...environment, host: domain },
+          '/',
+          (a) => a.status === 200,
+          EDGE_POLL_MS,
+          EDGE_WAIT_MS,
+        ),
+      ),
+    );
+    const answer = await verified;
+    if (answer.body?.domainMapping?.state !== 'ACTIVE')
+      throw new Error(`:verifyTxtRecord did not make ${domain} ACTIVE: ${answer.text}`);
+    samples.push(routed - sent);
+  }
+  return samples;
+}
+
 function percentileRows(label: string, samples: readonly number[]): string[] {
   return [
     label,
@@ -383,6 +439,9 @@ async function main(): Promise<number> {
     const server = await deploy(layout, 3000, SERVER_FIXTURE);
     const purged = await purges(layout, server, options.purgeRuns);
 
+    log(`custom domain propagation: ${options.domainRuns} domains verified`);
+    const domains = await domainChanges(layout, server, options.domainRuns);
+
     const lines = [
       `bench:scale — ${machine}`,
       'every role in its own `atoll serve --roles <role>` process; one PostgreSQL server, one s3rver; 1 scheduler in both layouts',
@@ -412,6 +471,7 @@ async function main(): Promise<number> {
         ['change', 'runs', 'p50', 'p95', 'p99', 'max'],
         percentileRows('route change (redeploy done -> both edges serve it)', routes),
         percentileRows('purge (clearCache sent -> both edges MISS)', purged),
+        percentileRows('custom domain (verifyTxtRecord sent -> both edges route it)', domains),
       ]),
       '',
       `CPUs: ${String((await import('node:os')).cpus().length)}; with 2 cores for up to 9 platform processes, PostgreSQL, s3rver and`,
@@ -422,6 +482,7 @@ async function main(): Promise<number> {
     for (const [label, samples] of [
       ['route change', routes],
       ['purge', purged],
+      ['custom domain', domains],
     ] as const) {
       if (percentile(samples, 99) > MAX_PROPAGATION_P99_MS)
         lines.push(
