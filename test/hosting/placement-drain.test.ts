@@ -279,4 +279,21 @@ describe(`placements: a replaced deployment drains before it stops (${process.en
     assert.notEqual((await cut).status, 200);
     assert.deepEqual(a.agent.held(), []);
   });
+
+  it('a runtime stopped while it drains removes the replaced placement rather than asking for it again', async () => {
+    const { a, one, environmentId, inFlight } = await replaceWhileInFlight(30_000);
+    const ended = inFlight.catch(() => undefined);
+    const entry = running.find((r) => r.agent === a.agent);
+    running.splice(running.indexOf(entry ?? running[0]!), 1);
+    await a.agent.stop();
+    const rows = await sql<{ build_id: string; state: string }>`
+      select build_id, state from placements where environment_id = ${environmentId}`.execute(t.db);
+    assert.deepEqual(
+      rows.rows.filter((row) => row.build_id === one.id),
+      [],
+    );
+    a.runtime.release();
+    await a.runtime.stop();
+    await ended;
+  });
 });

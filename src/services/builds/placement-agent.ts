@@ -95,7 +95,7 @@ export class PlacementAgent {
 
   /**
    * A clean stop: what it holds goes back to REQUESTED, so other runtimes start it at once instead of
-   * after the lease; the caller then stops this process's runtime.
+   * after the lease (what was replaced is removed instead); the caller then stops this process's runtime.
    */
   async stop(): Promise<void> {
     this.#stopped.abort();
@@ -104,6 +104,17 @@ export class PlacementAgent {
     await this.#ticking;
     for (const held of this.#held.values()) {
       held.abort.abort();
+      // One replaced meanwhile (draining) is not asked for again: another runtime would start a build
+      // that no longer serves. Its row goes, as at its retirement.
+      if (held.replacedSince !== undefined) {
+        await this.deps.store.placements.remove(held.placement.id).catch((error: unknown) => {
+          this.deps.logger.warn(
+            { err: error, placementId: held.placement.id },
+            'could not remove a replaced placement',
+          );
+        });
+        continue;
+      }
       await this.deps.store.placements
         .release(held.placement.id, this.settings.holder)
         .catch((error: unknown) => {
