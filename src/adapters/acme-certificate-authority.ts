@@ -2,9 +2,8 @@
  * The CertificateAuthority port over an ACME CA (acme-client, HTTP-01), so that custom domains get
  * certificates without the services knowing ACME.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { Agent } from 'node:https';
-import { dirname } from 'node:path';
 import { rootCertificates } from 'node:tls';
 import * as acme from 'acme-client';
 import type {
@@ -12,12 +11,14 @@ import type {
   ChallengeResponder,
   IssuedCertificate,
 } from '../services/domains/domain-ports.js';
-import type { SecretBox } from '../services/kit/platform-ports.js';
+import type { Clock, SecretBox } from '../services/kit/platform-ports.js';
+import type { AcmeAccountKeysRepository } from '../services/kit/store-port.js';
 
 /**
  * Certificates from an ACME CA (RFC 8555) through acme-client, validated by HTTP-01: the edge
  * answers the challenge on its HTTP port. The ACME account's key is made once and kept sealed
- * with the platform key in the data folder; certificate keys are ECDSA P-256.
+ * with the platform key in the store, so that every scheduler process orders under the one account;
+ * certificate keys are ECDSA P-256.
  */
 export class AcmeCertificateAuthority implements CertificateAuthority {
   #client: Promise<acme.Client> | undefined;
@@ -28,9 +29,15 @@ export class AcmeCertificateAuthority implements CertificateAuthority {
       readonly email: string;
       /** Extra roots for the ACME server's own HTTPS (a private CA such as Pebble). */
       readonly caFile: string | undefined;
-      /** Where the sealed account key lives. */
-      readonly accountKeyFile: string;
+      /** Where the sealed account key lives: the store, shared by every process of the platform. */
+      readonly accountKeys: AcmeAccountKeysRepository;
+      /**
+       * Where releases before the store kept it (the data folder): read once, when the store has none,
+       * so that an existing install keeps its account.
+       */
+      readonly legacyAccountKeyFile: string | undefined;
       readonly secretBox: SecretBox;
+      readonly clock: Clock;
     },
   ) {
     if (options.caFile !== undefined)
@@ -64,21 +71,46 @@ export class AcmeCertificateAuthority implements CertificateAuthority {
     return { chainPem, keyPem: key.toString(), notAfter: info.notAfter };
   }
 
+  /**
+   * The account's URL at the CA, registering it on first use (idempotent: the CA answers the existing
+   * account for a known key). Says which account this platform orders under.
+   */
+  async accountUrl(): Promise<string> {
+    const client = await this.#account();
+    await client.createAccount({
+      termsOfServiceAgreed: true,
+      contact: [`mailto:${this.options.email}`],
+    });
+    return client.getAccountUrl();
+  }
+
   #account(): Promise<acme.Client> {
     this.#client ??= (async () => {
-      const { accountKeyFile, secretBox } = this.options;
-      let accountKey: string;
-      if (existsSync(accountKeyFile)) accountKey = secretBox.open(readFileSync(accountKeyFile, 'utf8'));
-      else {
-        accountKey = (await acme.crypto.createPrivateEcdsaKey()).toString();
-        mkdirSync(dirname(accountKeyFile), { recursive: true });
-        writeFileSync(accountKeyFile, secretBox.seal(accountKey), { mode: 0o600 });
-      }
+      const accountKey = this.options.secretBox.open(await this.#sealedAccountKey());
       return new acme.Client({ directoryUrl: this.options.directoryUrl, accountKey });
     })().catch((error: unknown) => {
       this.#client = undefined;
       throw error;
     });
     return this.#client;
+  }
+
+  /**
+   * The platform's sealed account key: the store's; else the data folder's of an older release
+   * (moved into the store); else a new one. Insert-if-absent: a process that loses a race of two
+   * creators uses the winner's key, so the platform ends with one account. The file is left in place
+   * (an older release rolled back to still finds it); the store's key is read first from now on.
+   */
+  async #sealedAccountKey(): Promise<string> {
+    const { accountKeys, legacyAccountKeyFile, secretBox, clock } = this.options;
+    const stored = await accountKeys.find();
+    if (stored !== undefined) return stored;
+    let sealed: string;
+    if (legacyAccountKeyFile !== undefined && existsSync(legacyAccountKeyFile)) {
+      sealed = readFileSync(legacyAccountKeyFile, 'utf8').trim();
+      // Opened before it is shared: a file sealed with another platform key is refused here.
+      secretBox.open(sealed);
+    } else sealed = secretBox.seal((await acme.crypto.createPrivateEcdsaKey()).toString());
+    return accountKeys.createIfAbsent(sealed, clock.now());
   }
 }

@@ -1,6 +1,7 @@
 /** Assembles the Store port from one repository per table over an open database, embedded or server alike. */
 import { sql, type Kysely } from 'kysely';
 import type { Repositories, Store } from '../services/kit/store-port.js';
+import { createAcmeAccountKeysRepository } from './repositories/acme-account-keys-repository.js';
 import { createAcmeChallengesRepository } from './repositories/acme-challenges-repository.js';
 import { createAccountsRepository } from './repositories/accounts-repository.js';
 import { createAppsRepository } from './repositories/apps-repository.js';
@@ -47,6 +48,7 @@ function createRepositories(db: Kysely<Database>): Repositories {
     sessions: createSessionsRepository(db),
     commitStatuses: createCommitStatusesRepository(db),
     acmeChallenges: createAcmeChallengesRepository(db),
+    acmeAccountKeys: createAcmeAccountKeysRepository(db),
     placements: createPlacementsRepository(db),
     rateCounters: createRateCountersRepository(db),
     nodes: createNodesRepository(db),

@@ -313,6 +313,12 @@ export interface AcmeChallengesTable {
   create_time: Date;
 }
 
+export interface AcmeAccountKeysTable {
+  id: string;
+  sealed_key: string;
+  create_time: Date;
+}
+
 export interface PlacementsTable {
   id: string;
   environment_id: string;
@@ -380,6 +386,7 @@ export interface Database {
   sessions: SessionsTable;
   commit_statuses: CommitStatusesTable;
   acme_challenges: AcmeChallengesTable;
+  acme_account_keys: AcmeAccountKeysTable;
   placements: PlacementsTable;
   rate_counters: RateCountersTable;
   nodes: NodesTable;

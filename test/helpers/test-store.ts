@@ -34,6 +34,7 @@ export interface TestStore {
 const TABLES = [
   'placements',
   'acme_challenges',
+  'acme_account_keys',
   'rate_counters',
   'nodes',
   'site_reports',

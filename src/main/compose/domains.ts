@@ -36,8 +36,11 @@ export function composeDomains(base: Base, edge: EdgeRole): DomainsRole {
     store,
     ca: new AcmeCertificateAuthority({
       ...acme,
-      accountKeyFile: join(settings.dataDir, 'acme', 'account-key.sealed'),
+      accountKeys: store.acmeAccountKeys,
+      // Where releases before 0017 kept it: moved into the store once.
+      legacyAccountKeyFile: join(settings.dataDir, 'acme', 'account-key.sealed'),
       secretBox,
+      clock,
     }),
     challenges: edge.challenges,
     secretBox,

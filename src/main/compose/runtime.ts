@@ -66,6 +66,11 @@ export interface RuntimeInputs {
 /** A runtime renews its placements' leases this often; one that misses LEASE_MS of them loses them. */
 const PLACEMENT_TICK_MS = 2_000;
 const PLACEMENT_LEASE_MS = 10_000;
+/**
+ * A replaced deployment serves at least this long after the switch (edges that have not switched yet
+ * still send to it), then until its requests in flight end, or ATOLL_DRAIN_TIMEOUT_MS after the switch.
+ */
+const PLACEMENT_RETIRE_GRACE_MS = 3_000;
 
 export function composeRuntime(base: Base, inputs: RuntimeInputs): RuntimeRole {
   const { store, clock, logger, settings, blobs, signals, shared } = base;
@@ -150,7 +155,7 @@ export function composeRuntime(base: Base, inputs: RuntimeInputs): RuntimeRole {
   const placement = origin && {
     origin,
     agent: new PlacementAgent(
-      { store, deployments: localDeployments, inputs: buildInputs, signals, clock, logger },
+      { store, deployments: localDeployments, inputs: buildInputs, signals, clock, logger, origin },
       {
         holder: randomUUID(),
         capacity: Math.max(
@@ -163,7 +168,8 @@ export function composeRuntime(base: Base, inputs: RuntimeInputs): RuntimeRole {
         leaseMs: PLACEMENT_LEASE_MS,
         tickMs: PLACEMENT_TICK_MS,
         maxClaims: 3,
-        retireAfterMs: 3_000,
+        retireAfterMs: PLACEMENT_RETIRE_GRACE_MS,
+        drainTimeoutMs: hosting.drainTimeoutMs,
       },
     ),
   };

@@ -24,8 +24,19 @@ export interface PlacementAgentSettings {
   readonly tickMs: number;
   /** A placement claimed this many times without its holder staying is failed rather than claimed again. */
   readonly maxClaims: number;
-  /** How long a replaced deployment keeps serving after the switch (edges still on the old route). */
+  /** How long a replaced deployment keeps serving after the switch at least (edges still on the old route). */
   readonly retireAfterMs: number;
+  /**
+   * How long after the switch a replaced deployment may still serve requests in flight through the
+   * origin server: it stops once none is, or at this cap (never before retireAfterMs).
+   */
+  readonly drainTimeoutMs: number;
+}
+
+/** Requests in flight through this runtime's origin server, per deployment (the origin edge counts them). */
+export interface InFlightRequests {
+  /** Resolves once no request to the environment's build is in flight, or after timeoutMs. */
+  drain(environmentId: string, buildId: string, timeoutMs: number): Promise<void>;
 }
 
 interface Held {
@@ -37,8 +48,12 @@ interface Held {
   active: boolean;
   /** Aborts the start when the placement is withdrawn or lost meanwhile. */
   readonly abort: AbortController;
-  /** When it was first seen replaced (retired retireAfterMs later). */
+  /** When it was first seen replaced (retired once drained, retireAfterMs later at the earliest). */
   replacedSince: number | undefined;
+  /** The wait for its requests in flight through the origin, once the grace passed. */
+  draining: Promise<void> | undefined;
+  /** Nothing of it in flight any more (or the drain cap passed): it may stop. */
+  drained: boolean;
 }
 
 export class PlacementAgent {
@@ -59,6 +74,8 @@ export class PlacementAgent {
       readonly signals: Signals;
       readonly clock: Clock & Timer;
       readonly logger: Logger;
+      /** The origin server edges reach this runtime's deployments through. */
+      readonly origin: InFlightRequests;
     },
     private readonly settings: PlacementAgentSettings,
   ) {
@@ -78,7 +95,7 @@ export class PlacementAgent {
 
   /**
    * A clean stop: what it holds goes back to REQUESTED, so other runtimes start it at once instead of
-   * after the lease; the caller then stops this process's runtime.
+   * after the lease (what was replaced is removed instead); the caller then stops this process's runtime.
    */
   async stop(): Promise<void> {
     this.#stopped.abort();
@@ -87,6 +104,17 @@ export class PlacementAgent {
     await this.#ticking;
     for (const held of this.#held.values()) {
       held.abort.abort();
+      // One replaced meanwhile (draining) is not asked for again: another runtime would start a build
+      // that no longer serves. Its row goes, as at its retirement.
+      if (held.replacedSince !== undefined) {
+        await this.deps.store.placements.remove(held.placement.id).catch((error: unknown) => {
+          this.deps.logger.warn(
+            { err: error, placementId: held.placement.id },
+            'could not remove a replaced placement',
+          );
+        });
+        continue;
+      }
       await this.deps.store.placements
         .release(held.placement.id, this.settings.holder)
         .catch((error: unknown) => {
@@ -185,6 +213,8 @@ export class PlacementAgent {
         active: false,
         abort: new AbortController(),
         replacedSince: undefined,
+        draining: undefined,
+        drained: false,
       };
       this.#held.set(claimed.id, held);
       void this.#start(held);
@@ -256,21 +286,52 @@ export class PlacementAgent {
     }
   }
 
-  /** Deployments replaced by a live build READY elsewhere (or of environments with nothing live) stop. */
+  /**
+   * Deployments replaced by a live build READY elsewhere (or of environments with nothing live) stop,
+   * once the edges had the grace to switch and the requests in flight to them through the origin
+   * ended (a slow answer is not cut), or at the drain cap. The wait runs beside the loop: the leases
+   * are renewed meanwhile.
+   */
   async #retire(): Promise<void> {
     const replaced = new Set((await this.deps.store.placements.listReplaced()).map((p) => p.id));
     const now = this.deps.clock.now().getTime();
+    const { retireAfterMs, drainTimeoutMs } = this.settings;
     for (const [id, held] of this.#held) {
       if (!replaced.has(id)) {
         held.replacedSince = undefined;
+        held.draining = undefined;
+        held.drained = false;
         continue;
       }
       held.replacedSince ??= now;
-      if (now - held.replacedSince < this.settings.retireAfterMs) continue;
+      const since = now - held.replacedSince;
+      if (since < retireAfterMs) continue;
+      // One that never went live here had no traffic to wait for.
+      if (held.active && !held.drained) {
+        held.draining ??= this.#drain(held, Math.max(0, drainTimeoutMs - since));
+        continue;
+      }
       this.#held.delete(id);
       await this.deps.store.placements.remove(id);
       await this.#stopHeld(held, 'replaced by a newer deployment');
     }
+  }
+
+  /** Waits for the deployment's requests in flight (at most timeoutMs), then wakes the loop to stop it. */
+  #drain(held: Held, timeoutMs: number): Promise<void> {
+    const { environmentId, buildId } = held.placement;
+    const draining = this.deps.origin
+      .drain(environmentId, buildId, timeoutMs)
+      .catch((error: unknown) => {
+        this.deps.logger.warn({ err: error, environmentId, buildId }, 'placements: a drain failed');
+      })
+      .then(() => {
+        // A placement live again meanwhile (replacedSince cleared) started over: this wait is stale.
+        if (held.draining !== draining) return;
+        held.drained = true;
+        this.#wake.abort();
+      });
+    return draining;
   }
 
   /**

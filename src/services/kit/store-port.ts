@@ -676,6 +676,20 @@ export interface AcmeChallengesRepository {
 }
 
 /**
+ * The platform's one ACME account key, sealed with the platform key: every scheduler process uses it,
+ * so the platform has one account at the CA however many processes order certificates.
+ */
+export interface AcmeAccountKeysRepository {
+  /** The sealed key, or undefined before the first process made one. */
+  find(): Promise<string | undefined>;
+  /**
+   * Stores `sealedKey` unless a key is there already, and answers the one stored: of two processes
+   * creating at once, both end with the first one's.
+   */
+  createIfAbsent(sealedKey: string, now: Date): Promise<string>;
+}
+
+/**
  * A deployment placed on a runtime process (several processes share the store): REQUESTED by a worker
  * or a failover, STARTING once a runtime claimed it, READY (healthy, reachable at `address`), FAILED
  * with the reason. A runtime holds its placements under a lease it renews.
@@ -862,6 +876,7 @@ export interface Repositories {
   readonly sessions: SessionsRepository;
   readonly commitStatuses: CommitStatusesRepository;
   readonly acmeChallenges: AcmeChallengesRepository;
+  readonly acmeAccountKeys: AcmeAccountKeysRepository;
   readonly placements: PlacementsRepository;
   readonly rateCounters: RateCountersRepository;
   readonly nodes: NodesRepository;
