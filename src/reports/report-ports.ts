@@ -28,7 +28,18 @@ export class MailRejected extends Error {
   override readonly name = 'MailRejected';
 }
 
-/** Sends mail through the configured relay; throws MailRejected, or any error for a failure worth retrying. */
+/**
+ * The connection failed after the whole message was handed over and before the relay answered it:
+ * the relay may have accepted it. Sending it again could deliver it twice, so it is not retried.
+ */
+export class MailOutcomeUnknown extends Error {
+  override readonly name = 'MailOutcomeUnknown';
+}
+
+/**
+ * Sends mail through the configured relay; throws MailRejected, MailOutcomeUnknown, or any other
+ * error for a failure worth retrying (the relay did not get the whole message, or refused it for now).
+ */
 export interface Mailer {
   send(message: MailMessage): Promise<void>;
   close(): void;

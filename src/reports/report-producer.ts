@@ -9,7 +9,7 @@ import { findTemplate, REPORT_TEMPLATES } from '../domain/reports/report-templat
 import { publishEvent } from '../services/kit/event-outbox.js';
 import type { Clock, BlobStore, Logger } from '../services/kit/platform-ports.js';
 import type { ReportContentReader } from './report-content-reader.js';
-import { MailRejected, type Mailer, type ReportRenderer } from './report-ports.js';
+import { MailOutcomeUnknown, MailRejected, type Mailer, type ReportRenderer } from './report-ports.js';
 import type {
   Repositories,
   ReportRecipientState,
@@ -41,6 +41,27 @@ export interface Rendered {
 }
 
 export const NO_RELAY_MESSAGE = 'no mail relay is configured (ATOLL_SMTP_URL): the report was not e-mailed';
+
+/** A recipient whose hand-over to the relay was stored, but not its outcome. */
+export const HAND_OVER_INTERRUPTED =
+  'the scheduler stopped while handing this message to the mail server; it may have arrived, so it is not sent again (it can never arrive twice)';
+
+/** A recipient with its outcome, without a hand-over mark. */
+function settled(
+  recipient: ReportRecipientState,
+  state: ReportRecipientState['state'],
+  error: string,
+): ReportRecipientState {
+  return { name: recipient.name, email: recipient.email, state, error };
+}
+
+function withRecipient(
+  report: SiteReportRecord,
+  index: number,
+  recipient: ReportRecipientState,
+): SiteReportRecord {
+  return { ...report, recipients: report.recipients.map((r, i) => (i === index ? recipient : r)) };
+}
 
 /** Names a blob of a report: under its environment, so that the environment's reports can be found. */
 function blobKey(report: SiteReportRecord, extension: 'html' | 'pdf'): string {
@@ -92,9 +113,11 @@ export function newReport(
 
 /**
  * Makes a report real: renders it from the store's figures into HTML and PDF blobs, then
- * e-mails each recipient that has not had it yet (HTML body, PDF attached). Each accepted
- * recipient is recorded at once, so a retry (after a relay failure, a crash or a lost lease)
- * sends only to the others. Failures retry with a doubling backoff; a 5xx refusal is final.
+ * e-mails each recipient that has not had it yet (HTML body, PDF attached). Each hand-over to the
+ * relay is recorded before it starts and its outcome before the next, so a retry (after a relay
+ * failure, a crash or a lost lease) sends only to those never handed over: at most once per
+ * recipient. Failures retry with a doubling backoff; a 5xx refusal, or an answer lost after the
+ * whole message went over, is final.
  */
 export class ReportProducer {
   constructor(
@@ -116,8 +139,8 @@ export class ReportProducer {
     if (report.htmlKey !== '') return report.deliveryState === 'PENDING' ? this.deliver(report) : report;
     const drawn = await this.#draw(report);
     if (drawn === undefined) return report;
-    // The delivery records the blob keys with its outcome; a crash before that draws the report
-    // again under the same keys, so one write of the row is saved per report.
+    // The delivery records the blob keys with its first write (a hand-over, or its outcome); a
+    // crash before that draws the report again under the same keys, so one write is saved.
     if (drawn.report.deliveryState === 'PENDING') return this.deliver(drawn.report, drawn.files);
     await this.deps.store.reports.updateReport(drawn.report);
     return drawn.report;
@@ -169,12 +192,17 @@ export class ReportProducer {
     };
   }
 
-  /** One delivery attempt to every recipient still waiting; `files` as rendered, else read from the blob store. */
+  /**
+   * One delivery attempt to every recipient still waiting; `files` as rendered, else read from the
+   * blob store. Each recipient's hand-over is stored before the relay gets the message (with the
+   * outcomes so far), so a holder that dies mid-send leaves a mark and the next one does not send
+   * it again; see HAND_OVER_INTERRUPTED.
+   */
   async deliver(report: SiteReportRecord, files?: ReportFiles): Promise<SiteReportRecord> {
-    const { store, mailer, clock, settings, logger } = this.deps;
+    const { mailer, clock, settings, logger } = this.deps;
     if (!mailer) {
       const failed = report.recipients.map((r) =>
-        r.state === 'PENDING' ? { ...r, state: 'FAILED' as const, error: NO_RELAY_MESSAGE } : r,
+        r.state === 'PENDING' ? settled(r, 'FAILED', NO_RELAY_MESSAGE) : r,
       );
       return this.#save({
         ...report,
@@ -190,6 +218,29 @@ export class ReportProducer {
     let lastError = '';
     for (const [index, recipient] of report.recipients.entries()) {
       if (recipient.state !== 'PENDING') continue;
+      if (recipient.handOverTime !== undefined) {
+        // A holder before this one stored the hand-over and died before its outcome: the relay
+        // may have the message. At most once: given up, said so on the recipient.
+        lastError = `${recipient.email}: ${HAND_OVER_INTERRUPTED}`;
+        current = withRecipient(current, index, settled(recipient, 'FAILED', HAND_OVER_INTERRUPTED));
+        logger.warn(
+          { reportId: report.id, recipient: index, handOverTime: recipient.handOverTime },
+          'reports: a recipient was being sent to when its scheduler stopped; not sent again',
+        );
+        continue;
+      }
+      const handing = withRecipient(current, index, {
+        ...recipient,
+        handOverTime: clock.now().toISOString(),
+      });
+      if (!(await this.#hold(handing))) {
+        // Another scheduler took the report over (this one outlived its lease): it goes on from the store.
+        logger.warn(
+          { reportId: report.id },
+          'reports: the report was taken over by another scheduler; stopping',
+        );
+        return current;
+      }
       let outcome: ReportRecipientState;
       try {
         await mailer.send({
@@ -200,23 +251,16 @@ export class ReportProducer {
           attachments: [{ filename: attachmentName(report), contentType: 'application/pdf', content: pdf }],
           messageId: `<report-${report.id}-${String(index)}@${settings.messageIdHost}>`,
         });
-        outcome = { ...recipient, state: 'SENT', error: '' };
+        outcome = settled(recipient, 'SENT', '');
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         lastError = `${recipient.email}: ${message}`;
-        outcome = {
-          ...recipient,
-          state: error instanceof MailRejected ? 'FAILED' : 'PENDING',
-          error: message,
-        };
+        const final = error instanceof MailRejected || error instanceof MailOutcomeUnknown;
+        outcome = settled(recipient, final ? 'FAILED' : 'PENDING', message);
       }
-      const recipients = current.recipients.map((r, i) => (i === index ? outcome : r));
-      current = { ...current, recipients };
-      // Recorded at once: whatever happens next, this recipient is not sent to again. After the
-      // last one waiting, the attempt's own record (just below) does that.
-      const othersWaiting = report.recipients.some((r, i) => i > index && r.state === 'PENDING');
-      if (outcome.state === 'SENT' && othersWaiting)
-        await store.reports.updateReport({ ...current, updateTime: clock.now() });
+      // Recorded with the next recipient's hand-over, before anything more is sent, or by the
+      // attempt's own record (just below) after the last one.
+      current = withRecipient(current, index, outcome);
     }
     const now = clock.now();
     const attempts = current.attempts + 1;
@@ -238,7 +282,7 @@ export class ReportProducer {
       });
     }
     const recipients = current.recipients.map((r) =>
-      r.state === 'PENDING' ? { ...r, state: 'FAILED' as const } : r,
+      r.state === 'PENDING' ? settled(r, 'FAILED', r.error) : r,
     );
     const sent = recipients.every((r) => r.state === 'SENT');
     if (!sent)
@@ -253,6 +297,17 @@ export class ReportProducer {
       sentTime: sent ? now : null,
       updateTime: now,
     });
+  }
+
+  /** Stores a hand-over while the report is still held under its claim's lease; false once it is not. */
+  async #hold(report: SiteReportRecord): Promise<boolean> {
+    const { store, clock } = this.deps;
+    const record = { ...report, updateTime: clock.now() };
+    if (report.nextAttemptTime === null) {
+      await store.reports.updateReport(record);
+      return true;
+    }
+    return store.reports.updateHeldReport(record, report.nextAttemptTime);
   }
 
   async #readFiles(report: SiteReportRecord): Promise<ReportFiles> {

@@ -20,6 +20,7 @@ export interface ReceivedMail {
 export class TestSmtpServer {
   readonly messages: ReceivedMail[] = [];
   #temporaryFailures = 0;
+  #holdingReplies = false;
   readonly #rejected = new Set<string>();
   #waiters: (() => void)[] = [];
 
@@ -60,6 +61,22 @@ export class TestSmtpServer {
         stream.on('data', (chunk: Buffer) => chunks.push(chunk));
         stream.on('end', () => {
           const self = state.self;
+          if (self?.holdsReplies()) {
+            // The relay has the whole message and keeps it, but its answer never comes: the
+            // sender's connection times out or dies with the message in flight.
+            PostalMime.parse(Buffer.concat(chunks)).then(
+              (parsed) => {
+                const from = session.envelope.mailFrom;
+                self.keep({
+                  from: from === false ? '' : from.address,
+                  to: session.envelope.rcptTo.map((r) => r.address),
+                  parsed,
+                });
+              },
+              () => undefined,
+            );
+            return;
+          }
           if (self && self.takeTemporaryFailure()) {
             const error = new Error('try again later') as Error & { responseCode: number };
             error.responseCode = 451;
@@ -95,9 +112,29 @@ export class TestSmtpServer {
     return `smtp://${this.user}:${this.password}@127.0.0.1:${String(this.port)}`;
   }
 
+  /** Forgets what was received and any failure it was told to answer: a fresh relay for the next test. */
+  reset(): void {
+    this.messages.length = 0;
+    this.#temporaryFailures = 0;
+    this.#rejected.clear();
+    this.#holdingReplies = false;
+  }
+
   /** The next `count` messages are answered 451 (try again later). */
   failTemporarily(count: number): void {
     this.#temporaryFailures = count;
+  }
+
+  /**
+   * From now on, every message is kept (accepted) but its reply to DATA is never sent, as a relay
+   * whose answer is lost; `false` answers the messages that come after again.
+   */
+  holdReplies(hold: boolean): void {
+    this.#holdingReplies = hold;
+  }
+
+  holdsReplies(): boolean {
+    return this.#holdingReplies;
   }
 
   /** Messages to this address are refused with 550, for good. */

@@ -26,6 +26,8 @@ import { TestClock } from '../helpers/test-api.js';
 import { openTestStore, type TestStore } from '../helpers/test-store.js';
 
 const RETRY_BASE_MS = 60_000;
+const LEASE_MS = 600_000;
+const logger = pino({ level: process.env.ATOLL_TEST_LOG === '1' ? 'info' : 'silent' });
 const FULL_TEMPLATE = '5f0c6b1e-8d3a-4c2b-9e71-2a4f6d8c0b11';
 
 describe('report scheduler', () => {
@@ -49,7 +51,7 @@ describe('report scheduler', () => {
   });
   beforeEach(async () => {
     await t.reset();
-    smtp.messages.length = 0;
+    smtp.reset();
     clock = new TestClock(Date.parse('2028-01-31T09:00:00Z'));
     environmentId = randomUUID();
     await seedEnvironments(t.store, clock.now(), [environmentId]);
@@ -59,16 +61,19 @@ describe('report scheduler', () => {
     for (const store of extraStores.splice(0)) await store.close();
   });
 
-  function makeScheduler(store: Store = t.store): ReportScheduler {
-    const mailer = createSmtpMailer({
+  function makeProducer(
+    store: Store = t.store,
+    options: { timeoutMs?: number; wrap?: (mailer: Mailer) => Mailer } = {},
+  ): ReportProducer {
+    const smtpMailer = createSmtpMailer({
       url: smtp.url,
       from: 'Atoll Reports <reports@atoll.test>',
       maxConnections: 2,
-      timeoutMs: 5_000,
+      timeoutMs: options.timeoutMs ?? 5_000,
     });
-    mailers.push(mailer);
-    const logger = pino({ level: process.env.ATOLL_TEST_LOG === '1' ? 'info' : 'silent' });
-    const producer = new ReportProducer({
+    mailers.push(smtpMailer);
+    const mailer = options.wrap ? options.wrap(smtpMailer) : smtpMailer;
+    return new ReportProducer({
       store,
       blobs: createFilesystemBlobStore(join(dataDir, 'blobs')),
       reader: new ReportContentReader({
@@ -87,12 +92,18 @@ describe('report scheduler', () => {
         messageIdHost: 'atoll.test',
       },
     });
+  }
+
+  function makeScheduler(
+    store: Store = t.store,
+    options: { timeoutMs?: number; wrap?: (mailer: Mailer) => Mailer } = {},
+  ): ReportScheduler {
     return new ReportScheduler({
       store,
-      producer,
+      producer: makeProducer(store, options),
       clock,
       logger,
-      settings: { pollMs: 50, concurrency: 4, leaseMs: 600_000 },
+      settings: { pollMs: 50, concurrency: 4, leaseMs: LEASE_MS },
     });
   }
 
@@ -325,5 +336,119 @@ describe('report scheduler', () => {
     assert.equal(report.nextAttemptTime, null);
     assert.equal(report.recipients[0]?.state, 'FAILED');
     smtp.failTemporarily(0);
+  });
+
+  it('a recipient being handed to the relay when its scheduler died is not mailed again (prevents a report mailed twice after a scheduler crash)', async () => {
+    await addSchedule('2028-01-31T09:00:00Z', { unit: 'DAYS', value: 7 }, 3);
+    // The first scheduler dies right after the relay accepted r1's message, before it could
+    // record that: its send never returns, and nothing after it runs.
+    const dying = makeScheduler(t.store, {
+      wrap: (mailer) => ({
+        async send(message) {
+          await mailer.send(message);
+          if (message.to.email === 'r1@acme.test') await new Promise<never>(() => undefined);
+        },
+        close: () => {
+          mailer.close();
+        },
+      }),
+    });
+    void dying.runOnce();
+    await smtp.waitFor(2);
+
+    // Its lease lapses; the next scheduler takes the report over.
+    clock.advance(600_001);
+    const next = makeScheduler();
+    assert.equal(await next.runOnce(), 1);
+    clock.advance(3_600_000);
+    await next.runOnce();
+    assert.deepEqual(
+      smtp.messages.map((m) => m.to),
+      [['r0@acme.test'], ['r1@acme.test'], ['r2@acme.test']],
+      'each recipient got the report once; the one never handed over still got it',
+    );
+    const report = await onlyReport();
+    assert.deepEqual(
+      report.recipients.map((r) => r.state),
+      ['SENT', 'FAILED', 'SENT'],
+    );
+    assert.match(
+      report.recipients[1]?.error ?? '',
+      /scheduler stopped while handing this message to the mail server/,
+    );
+    assert.match(report.recipients[1]?.error ?? '', /not sent again/);
+    assert.equal(report.deliveryState, 'FAILED');
+    assert.ok(report.recipients.every((r) => r.handOverTime === undefined));
+  });
+
+  it('a relay answer lost after the whole message went over is not retried (prevents a report mailed twice after a lost SMTP answer)', async () => {
+    await addSchedule('2028-01-31T09:00:00Z', { unit: 'DAYS', value: 7 });
+    smtp.holdReplies(true);
+    const scheduler = makeScheduler(t.store, { timeoutMs: 1_000 });
+    await scheduler.runOnce();
+    assert.equal(smtp.messages.length, 1);
+    smtp.holdReplies(false);
+    clock.advance(3_600_000);
+    await scheduler.runOnce();
+    clock.advance(3_600_000);
+    await scheduler.runOnce();
+    assert.equal(smtp.messages.length, 1, 'the relay got it once');
+    const report = await onlyReport();
+    assert.equal(report.deliveryState, 'FAILED');
+    assert.equal(report.recipients[0]?.state, 'FAILED');
+    assert.match(report.recipients[0].error, /may have accepted it, so it is not sent again/);
+  });
+
+  it('a relay that cannot be reached before the message went over is retried', async () => {
+    await addSchedule('2028-01-31T09:00:00Z', { unit: 'DAYS', value: 7 });
+    const scheduler = makeScheduler(t.store, {
+      wrap: (mailer) => {
+        // The first attempt goes to a port nobody listens on: refused, nothing handed over.
+        const refused = createSmtpMailer({
+          url: 'smtp://127.0.0.1:1',
+          from: 'Atoll Reports <reports@atoll.test>',
+          maxConnections: 1,
+          timeoutMs: 1_000,
+        });
+        mailers.push(refused);
+        let calls = 0;
+        return {
+          send: (message) => ((calls += 1) === 1 ? refused.send(message) : mailer.send(message)),
+          close: () => {
+            mailer.close();
+          },
+        };
+      },
+    });
+    await scheduler.runOnce();
+    let report = await onlyReport();
+    assert.equal(report.deliveryState, 'PENDING');
+    assert.equal(report.recipients[0]?.state, 'PENDING');
+    assert.match(report.recipients[0].error, /did not take the message/);
+    clock.advance(RETRY_BASE_MS);
+    await scheduler.runOnce();
+    report = await onlyReport();
+    assert.equal(report.deliveryState, 'SENT');
+    assert.equal(smtp.messages.length, 1);
+  });
+
+  it('a scheduler that outlived its lease does not send a report another took over (prevents a report mailed twice after a lost lease)', async () => {
+    await addSchedule('2028-01-31T09:00:00Z', { unit: 'DAYS', value: 7 });
+    await makeScheduler().createDueReports();
+    const lease = (now: Date) => new Date(now.getTime() + LEASE_MS);
+    // A claims it and stalls (a long pause) past its lease; B claims it meanwhile.
+    const [byA] = await t.store.reports.claimDueReports(clock.now(), lease(clock.now()), 1);
+    assert.ok(byA);
+    clock.advance(LEASE_MS + 1);
+    const [byB] = await secondStore().reports.claimDueReports(clock.now(), lease(clock.now()), 1);
+    assert.ok(byB);
+    // A wakes up and carries on: it finds the report no longer its own and sends nothing.
+    const a = await makeProducer().process(byA);
+    assert.equal(a.deliveryState, 'PENDING');
+    assert.equal(smtp.messages.length, 0);
+    const b = await makeProducer(secondStore()).process(byB);
+    assert.equal(b.deliveryState, 'SENT');
+    assert.equal(smtp.messages.length, 1);
+    assert.equal((await onlyReport()).deliveryState, 'SENT');
   });
 });

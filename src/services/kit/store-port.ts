@@ -567,6 +567,12 @@ export type ReportDeliveryState = 'PENDING' | 'SENT' | 'FAILED' | 'NOT_REQUESTED
 export interface ReportRecipientState extends Recipient {
   readonly state: 'PENDING' | 'SENT' | 'FAILED';
   readonly error: string;
+  /**
+   * Set (ISO time) and stored before the message is handed to the mail relay, cleared with the
+   * outcome. Still set on a PENDING recipient, it says its sender died mid-hand-over: the relay
+   * may have the message, so it is not sent again (docs/api.md "Runs, delivery and exactly once").
+   */
+  readonly handOverTime?: string;
 }
 
 export interface SiteReportRecord {
@@ -626,6 +632,11 @@ export interface ReportsRepository {
   /** PENDING reports due for an attempt, leased until `leaseUntil` (SKIP LOCKED: workers share the table). */
   claimDueReports(now: Date, leaseUntil: Date, limit: number): Promise<SiteReportRecord[]>;
   updateReport(record: SiteReportRecord): Promise<void>;
+  /**
+   * Writes the report only while it is still held under the lease it was claimed with
+   * (`next_attempt_time` is still `heldUntil`); answers false when another scheduler took it over.
+   */
+  updateHeldReport(record: SiteReportRecord, heldUntil: Date): Promise<boolean>;
   /** Adds a prober's health checks of one minute. */
   addHealthChecks(
     environmentId: string,

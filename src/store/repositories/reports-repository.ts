@@ -183,7 +183,7 @@ function reportQueries(
   db: Kysely<Database>,
 ): Pick<
   ReportsRepository,
-  'insertReports' | 'findReport' | 'listReports' | 'claimDueReports' | 'updateReport'
+  'insertReports' | 'findReport' | 'listReports' | 'claimDueReports' | 'updateReport' | 'updateHeldReport'
 > {
   return {
     async insertReports(records) {
@@ -246,6 +246,17 @@ function reportQueries(
     },
     async updateReport(record) {
       await db.updateTable('site_reports').set(reportRow(record)).where('id', '=', record.id).execute();
+    },
+    async updateHeldReport(record, heldUntil) {
+      // The lease's end is the holder's fencing token: a claim by another scheduler moved it.
+      const updated = await db
+        .updateTable('site_reports')
+        .set(reportRow(record))
+        .where('id', '=', record.id)
+        .where('delivery_state', '=', 'PENDING')
+        .where('next_attempt_time', '=', heldUntil)
+        .executeTakeFirst();
+      return updated.numUpdatedRows > 0n;
     },
   };
 }
