@@ -16,7 +16,7 @@ import * as rateCounters from './migrations/0011-rate-counters.js';
 import * as acmeChallenges from './migrations/0013-acme-challenges.js';
 import * as placements from './migrations/0014-placements.js';
 import * as buildClaims from './migrations/0015-build-claims.js';
-import * as acmeAccount from './migrations/0017-acme-account.js';
+import * as acmeAccount from './migrations/0016-acme-account.js';
 import * as nodes from './migrations/0012-nodes.js';
 
 /** Every migration, in order. Names never change once released. */
@@ -35,7 +35,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0013-acme-challenges': acmeChallenges,
   '0014-placements': placements,
   '0015-build-claims': buildClaims,
-  '0017-acme-account': acmeAccount,
+  '0016-acme-account': acmeAccount,
   '0012-nodes': nodes,
 };
 

@@ -13,7 +13,7 @@ import { secretBoxForTests } from '../helpers/test-api.js';
 import { useTestStore } from '../helpers/test-store.js';
 
 /**
- * The ACME account key lives in the store that every scheduler shares (migration 0017), so that a
+ * The ACME account key lives in the store that every scheduler shares (migration 0016), so that a
  * platform of several scheduler processes on several machines orders under one ACME account. Pebble is
  * the CA: it answers the account's URL for a key, which tells two accounts apart.
  */

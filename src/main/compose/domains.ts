@@ -37,7 +37,7 @@ export function composeDomains(base: Base, edge: EdgeRole): DomainsRole {
     ca: new AcmeCertificateAuthority({
       ...acme,
       accountKeys: store.acmeAccountKeys,
-      // Where releases before 0017 kept it: moved into the store once.
+      // Where releases before 0016 kept it: moved into the store once.
       legacyAccountKeyFile: join(settings.dataDir, 'acme', 'account-key.sealed'),
       secretBox,
       clock,

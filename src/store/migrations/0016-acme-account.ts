@@ -1,4 +1,4 @@
-/** Migration 0017: the platform's ACME account key, sealed, in the store that every scheduler shares. */
+/** Migration 0016: the platform's ACME account key, sealed, in the store that every scheduler shares. */
 import type { Kysely } from 'kysely';
 
 /**
