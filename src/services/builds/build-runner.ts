@@ -26,8 +26,8 @@ interface Produced {
   readonly prepared?: PreparedDeployment;
 }
 
-/** What the success transaction did with the traffic; `lost`: another worker took the build over. */
-type Switched = 'live' | 'superseded' | 'gone' | 'lost';
+/** What the success transaction did with the traffic. */
+type Switched = 'live' | 'superseded' | 'gone';
 
 /**
  * The worker role: takes queued builds one at a time per slot, beats while it runs them,
@@ -305,7 +305,8 @@ export class BuildRunner {
       });
       return 'live';
     });
-    return switched ?? 'lost';
+    // Undefined: another worker took the build over, or it was deleted.
+    return switched ?? 'gone';
   }
 
   /** The ending of a build that does not go live: failed, or succeeded at its artifact; only while the claim holds. */

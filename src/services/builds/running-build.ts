@@ -84,17 +84,20 @@ export class RunningBuild {
    * Runs `write` in one transaction that first locks the build's row under this worker's claim
    * (BuildsRepository.findClaimed), so that it takes effect only while the claim holds: the row as
    * it is now is handed to it. Once the claim is lost the build stops, nothing is written, and the
-   * answer is undefined.
+   * answer is undefined; likewise once the build is gone with its environment.
    */
   async whileHeld<T>(write: (tx: Repositories, current: BuildRecord) => Promise<T>): Promise<T | undefined> {
     if (this.#lost) return undefined;
-    const { id, claim } = this.build;
+    const { id, environmentId, claim } = this.build;
     const done = await this.deps.store.transaction(async (tx) => {
       const current = await tx.builds.findClaimed(id, claim);
-      return current && { value: await write(tx, current) };
+      if (current) return { held: true as const, value: await write(tx, current) };
+      return { held: false as const, gone: !(await tx.builds.find(environmentId, id)) };
     });
-    if (done) return done.value;
-    this.#lose();
+    if (done.held) return done.value;
+    // Deleted with its environment: stopped as a cancelled build is, with nothing left to write to.
+    if (done.gone) this.cancel();
+    else this.#lose();
     return undefined;
   }
 
