@@ -396,11 +396,11 @@ describe(`build queue (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embed
         await eventually(() => prepared.activated + prepared.discarded > 0, 15_000),
         'A is done with its deployment',
       );
+      assert.equal(prepared.activated, 0, 'A’s deployment did not go live');
       assert.ok(
         await eventually(() => logged.some((line) => /lost its claim of the build/.test(line)), 15_000),
         `A says why it recorded nothing: ${logged.join('\n')}`,
       );
-      assert.equal(prepared.activated, 0, 'A’s deployment did not go live');
       const running = await t.store.builds.find(environmentId, id);
       assert.equal(running?.state, 'RUNNING', 'A’s success is not recorded');
       assert.equal(running.liveTime, null);
