@@ -5,7 +5,7 @@ import { endBuild } from './build-outcome.js';
 import { publishBuildEvent } from '../kit/event-outbox.js';
 import { recordCommitStatus } from './commit-statuses.js';
 import type { Clock } from '../kit/platform-ports.js';
-import type { BuildRecord, Store } from '../kit/store-port.js';
+import type { ClaimedBuild, Store } from '../kit/store-port.js';
 
 export const INTERRUPTED_MESSAGE =
   'interrupted: the worker running this build stopped (the server restarted or crashed); upload again or rebuild';
@@ -35,7 +35,7 @@ export class BuildQueue {
     private readonly retryInterrupted = false,
   ) {}
 
-  claimNext(): Promise<BuildRecord | undefined> {
+  claimNext(): Promise<ClaimedBuild | undefined> {
     const now = this.deps.clock.now();
     return this.deps.store.transaction(async (tx) => {
       const build = await tx.builds.claimNext(now);

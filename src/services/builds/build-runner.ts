@@ -10,14 +10,13 @@ import type {
   BuildEnvironmentSource,
   BuildExecutor,
   BuildOutcome,
-  BuildReporter,
   EnvironmentInputs,
 } from './build-ports.js';
 import { RunningBuild } from './running-build.js';
 import type { PreparedDeployment } from '../hosting/hosting-ports.js';
 import type { Clock, Logger, Timer } from '../kit/platform-ports.js';
 import { PollingLoop } from '../kit/polling-loop.js';
-import type { BuildRecord, EnvironmentRecord, Repositories, Store } from '../kit/store-port.js';
+import type { ClaimedBuild, EnvironmentRecord, Repositories, Store } from '../kit/store-port.js';
 
 type Succeeded = Extract<BuildOutcome, { ok: true }>;
 
@@ -39,6 +38,9 @@ type Switched = 'live' | 'superseded' | 'gone';
  * with them (2); the deployer prepares the deployment with them and answers prepared or failed
  * (3); the runner alone records the ending: success, operation, events and the switch live in
  * one transaction (4); then traffic moves (5).
+ *
+ * Every write for a build is fenced by the worker's claim of it (RunningBuild.whileHeld): a worker
+ * that was silent so long that its build went to another worker stops it and records nothing.
  */
 export class BuildRunner {
   #stopping = false;
@@ -130,7 +132,8 @@ export class BuildRunner {
         const build = await this.deps.queue.claimNext();
         if (!build) return 0;
         waited = false;
-        await this.#runBuild(build).catch((error: unknown) => this.#failAfterFault(build, error));
+        const running = new RunningBuild(build, this.deps, this.options.heartbeatMs);
+        await this.#runBuild(running).catch((error: unknown) => this.#failAfterFault(running, error));
         return 1;
       },
       {
@@ -147,14 +150,15 @@ export class BuildRunner {
    * a folder): the build ends FAILED with a reference to the logged fault, if it still runs,
    * and the slot goes on with the next build, whoever's it is.
    */
-  async #failAfterFault(build: BuildRecord, fault: unknown): Promise<void> {
+  async #failAfterFault(running: RunningBuild, fault: unknown): Promise<void> {
+    const { build } = running;
     const reference = randomUUID();
     this.deps.logger.error(
       { err: fault, buildId: build.id, environmentId: build.environmentId, reference },
       'a build failed on the platform side after its steps; the worker goes on',
     );
     try {
-      await this.#record(build, {
+      await this.#record(running, {
         ok: false,
         message: `the platform failed while finishing this build (reference ${reference}); retry, or report it`,
         exitCode: null,
@@ -166,11 +170,11 @@ export class BuildRunner {
         'could not record the build as failed',
       );
     }
-    for (const listener of this.#endListeners) listener(build.id, build.environmentId);
+    if (!running.isLost()) for (const listener of this.#endListeners) listener(build.id, build.environmentId);
   }
 
-  async #runBuild(build: BuildRecord): Promise<void> {
-    const running = new RunningBuild(build, this.deps, this.options.heartbeatMs);
+  async #runBuild(running: RunningBuild): Promise<void> {
+    const { build } = running;
     this.#inFlight.add(running);
     let produced: Produced;
     try {
@@ -178,6 +182,11 @@ export class BuildRunner {
     } finally {
       await running.stopBeating();
       this.#inFlight.delete(running);
+    }
+    // Another worker took the build over: its ending is that worker's to record.
+    if (running.isLost()) {
+      await produced.prepared?.discard();
+      return;
     }
     let { outcome } = produced;
     if (!outcome.ok && this.#stopping) outcome = { ok: false, message: INTERRUPTED_MESSAGE, exitCode: null };
@@ -187,20 +196,20 @@ export class BuildRunner {
     );
     await running.flush();
     if (outcome.ok && produced.prepared) {
-      await this.#goLive(build, outcome, produced.prepared, running.reporter);
+      await this.#goLive(running, outcome, produced.prepared);
       await running.flush();
     } else {
       await produced.prepared?.discard();
-      await this.#record(build, outcome);
+      await this.#record(running, outcome);
     }
-    for (const listener of this.#endListeners) listener(build.id, build.environmentId);
+    if (!running.isLost()) for (const listener of this.#endListeners) listener(build.id, build.environmentId);
   }
 
   /**
    * Steps 1 to 3: the inputs, resolved once; the artifact built with them (or the earlier one
    * again); the deployment prepared with them. A fault of the platform fails the build.
    */
-  async #produce(build: BuildRecord, running: RunningBuild): Promise<Produced> {
+  async #produce(build: ClaimedBuild, running: RunningBuild): Promise<Produced> {
     const { reporter, signal } = running;
     try {
       reporter.log('atoll', `build ${build.id} started (trigger ${build.trigger})`);
@@ -232,7 +241,7 @@ export class BuildRunner {
 
   /** Step 2: the build's artifact, built by the executor, or for a redeploy the earlier one as it is. */
   async #artifact(
-    build: BuildRecord,
+    build: ClaimedBuild,
     inputs: EnvironmentInputs,
     running: RunningBuild,
   ): Promise<BuildOutcome> {
@@ -252,15 +261,11 @@ export class BuildRunner {
   }
 
   /** Steps 4 and 5: the build succeeds and becomes the live deployment in one transaction, then traffic moves. */
-  async #goLive(
-    build: BuildRecord,
-    outcome: Succeeded,
-    prepared: PreparedDeployment,
-    reporter: BuildReporter,
-  ): Promise<void> {
+  async #goLive(running: RunningBuild, outcome: Succeeded, prepared: PreparedDeployment): Promise<void> {
+    const { reporter } = running;
     let switched: Switched;
     try {
-      switched = await this.#succeedLive(build, outcome);
+      switched = await this.#succeedLive(running, outcome);
     } catch (error) {
       await prepared.discard();
       throw error;
@@ -278,13 +283,13 @@ export class BuildRunner {
   /**
    * The success transaction of a build that is still RUNNING: it succeeds with its operation
    * and events and becomes the environment's live deployment; a build older than the live one
-   * succeeds without taking traffic.
+   * succeeds without taking traffic. Only while the worker's claim holds.
    */
-  #succeedLive(build: BuildRecord, outcome: Succeeded): Promise<Switched> {
+  async #succeedLive(running: RunningBuild, outcome: Succeeded): Promise<Switched> {
+    const { build } = running;
     const now = this.deps.clock.now();
-    return this.deps.store.transaction(async (tx) => {
-      const current = await tx.builds.find(build.environmentId, build.id, true);
-      if (current?.state !== 'RUNNING') return 'gone';
+    const switched = await running.whileHeld(async (tx, current): Promise<Switched> => {
+      if (current.state !== 'RUNNING') return 'gone';
       const environment = await lockEnvironment(tx, build.environmentId);
       if (!environment) return 'gone';
       const live = environment.liveBuildId
@@ -300,15 +305,16 @@ export class BuildRunner {
       });
       return 'live';
     });
+    // Undefined: another worker took the build over, or it was deleted.
+    return switched ?? 'gone';
   }
 
-  /** The ending of a build that does not go live: failed, or succeeded at its artifact. */
-  async #record(build: BuildRecord, outcome: BuildOutcome): Promise<void> {
+  /** The ending of a build that does not go live: failed, or succeeded at its artifact; only while the claim holds. */
+  async #record(running: RunningBuild, outcome: BuildOutcome): Promise<void> {
     const now = this.deps.clock.now();
-    await this.deps.store.transaction(async (tx) => {
-      const current = await tx.builds.find(build.environmentId, build.id, true);
+    await running.whileHeld(async (tx, current) => {
       // Cancelled (or failed as interrupted) meanwhile: that ending stands.
-      if (current?.state !== 'RUNNING') return;
+      if (current.state !== 'RUNNING') return;
       if (!outcome.ok) {
         const code = outcome.message === INTERRUPTED_MESSAGE ? 'ABORTED' : 'FAILED_PRECONDITION';
         await endBuild(

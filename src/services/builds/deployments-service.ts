@@ -54,7 +54,7 @@ export class DeploymentsService {
    * inputs the runner resolved for the build: prepared, or failed with the reason for the user.
    */
   async prepare(
-    build: BuildRecord,
+    build: BuildRecord & { readonly claim?: number },
     inputs: EnvironmentInputs,
     progress: DeploymentProgress,
     signal: AbortSignal,
@@ -68,7 +68,7 @@ export class DeploymentsService {
   }
 
   async #start(
-    build: BuildRecord,
+    build: BuildRecord & { readonly claim?: number },
     inputs: EnvironmentInputs,
     progress: DeploymentProgress,
     signal: AbortSignal,
@@ -85,6 +85,7 @@ export class DeploymentsService {
         wpEnvironment: inputs.wpEnvironment,
         uid: inputs.uid,
         platformTokens: await this.deps.tokens.tokensFor(build.environmentId),
+        claim: build.claim,
         // The commit the build fetched (a head build learns it only then).
         platformVariables: {
           ...inputs.platformVariables,

@@ -25,6 +25,11 @@ export interface DeploymentSpec {
   readonly platformTokens: { readonly appsApi: string; readonly kvStore: string };
   /** ATOLL_ENVIRONMENT_URL, ATOLL_GIT_BRANCH, ATOLL_GIT_COMMIT_SHA (domain/hosting/platform-variables.ts). */
   readonly platformVariables: Readonly<Record<string, string>>;
+  /**
+   * The claim of the worker whose build this is (ClaimedBuild): a deployer that asks another process
+   * for it does so only while the claim holds. Absent when a live build is restored or placed.
+   */
+  readonly claim?: number;
 }
 
 /** A deployment started beside the live one and healthy, not yet taking traffic. */

@@ -12,7 +12,7 @@ import {
 } from './hosting-ports.js';
 import type { Clock, Logger, Timer } from '../kit/platform-ports.js';
 import type { Signals } from '../kit/signals.js';
-import type { Store } from '../kit/store-port.js';
+import type { PlacedArtifact, Store } from '../kit/store-port.js';
 
 export interface PlacedDeployerSettings {
   /** How long a deployment may wait for a runtime to report it healthy (claim, unpack, start, health check). */
@@ -54,7 +54,7 @@ export class PlacedDeployer implements Deployer {
       packageManager: spec.packageManager,
       commitSha: spec.platformVariables.ATOLL_GIT_COMMIT_SHA ?? '',
     };
-    await store.placements.request(id, spec.environmentId, spec.buildId, artifact, clock.now());
+    await this.#request(id, spec, artifact);
     await signals.publish('placement.requested', { placementId: id });
     progress.log('waiting for a runtime process to start the deployment');
     const deadline = clock.now().getTime() + this.settings.waitMs;
@@ -83,6 +83,29 @@ export class PlacedDeployer implements Deployer {
       }
       await this.#changeOf(id, signal);
     }
+  }
+
+  /**
+   * The placement goes in; for a worker's build only while the worker still holds it (its claim row
+   * locked in the same transaction), so that a worker whose build was taken over asks for nothing.
+   */
+  async #request(id: string, spec: DeploymentSpec, artifact: PlacedArtifact): Promise<void> {
+    const { store, clock } = this.deps;
+    const { claim } = spec;
+    if (claim === undefined) {
+      await store.placements.request(id, spec.environmentId, spec.buildId, artifact, clock.now());
+      return;
+    }
+    const asked = await store.transaction(async (tx) => {
+      const build = await tx.builds.findClaimed(spec.buildId, claim);
+      if (build?.state !== 'RUNNING') return false;
+      await tx.placements.request(id, spec.environmentId, spec.buildId, artifact, clock.now());
+      return true;
+    });
+    if (!asked)
+      throw new DeploymentFailure(
+        'the build no longer runs on this worker (cancelled, or taken over by another worker): its deployment is not asked for',
+      );
   }
 
   remove(): Promise<readonly string[]> {

@@ -162,6 +162,16 @@ export interface BuildRecord {
   readonly finishTime: Date | null;
 }
 
+/**
+ * A build as a worker claimed it. `claim` is the build's claim count the claim made: every write the
+ * worker makes for the build is fenced by it (BuildsRepository.findClaimed, heartbeat), so that a
+ * worker cut off from the store past the heartbeat's staleness writes nothing into a build another
+ * worker has taken over since.
+ */
+export interface ClaimedBuild extends BuildRecord {
+  readonly claim: number;
+}
+
 export interface BuildListQuery {
   readonly newestFirst: boolean;
   readonly startTime?: Date;
@@ -370,13 +380,24 @@ export interface BuildsRepository {
   listIdsStartingWith(environmentId: string, prefix: string, limit: number): Promise<string[]>;
   list(environmentId: string, query: BuildListQuery, page: PageRequest): Promise<Page<BuildRecord>>;
   /** Takes the oldest QUEUED build for a worker (FOR UPDATE SKIP LOCKED): it becomes RUNNING. */
-  claimNext(now: Date): Promise<BuildRecord | undefined>;
+  claimNext(now: Date): Promise<ClaimedBuild | undefined>;
   /**
    * A RUNNING build whose worker went silent goes back to QUEUED (its log emptied for the next attempt),
    * unless it was claimed maxClaims times already; whether it went back.
    */
   requeueInterrupted(id: string, maxClaims: number): Promise<boolean>;
-  heartbeat(id: string, now: Date): Promise<void>;
+  /**
+   * The worker holding `claim` beats: compare-and-set on the claim count, so that a worker whose build
+   * was taken over (or queued again) does not make it look alive. False when the build is not RUNNING
+   * under this claim any more (cancelled, ended, or the claim lost).
+   */
+  heartbeat(id: string, claim: number, now: Date): Promise<boolean>;
+  /**
+   * The build, locked until the transaction ends, while the worker's `claim` holds: the build was not
+   * queued again for another worker since (whatever its state now: a cancel leaves the claim held).
+   * Undefined once the claim is lost. Every transaction a worker writes for its build starts with it.
+   */
+  findClaimed(id: string, claim: number): Promise<BuildRecord | undefined>;
   /** RUNNING builds whose worker has not been heard of since `before`, locked until the transaction ends. */
   listStaleRunningForUpdate(before: Date): Promise<BuildRecord[]>;
   /** Of these build ids (UUIDs), the ones still QUEUED or RUNNING. */

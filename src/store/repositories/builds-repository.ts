@@ -6,7 +6,7 @@ import type { BuildPhase, BuildState, BuildTrigger } from '../../domain/builds/b
 import { isUuid } from '../../domain/identifier-rules.js';
 import { readBuildId, uuidRangeOf } from '../../domain/builds/short-build-id.js';
 import { parsePackageVersions } from '../../domain/builds/project-detection.js';
-import type { BuildRecord, BuildsRepository } from '../../services/kit/store-port.js';
+import type { BuildRecord, BuildsRepository, ClaimedBuild } from '../../services/kit/store-port.js';
 import type { BuildsTable, Database } from '../database-schema.js';
 import { afterTimeId, limitFor, timeIdKey, toPage } from '../keyset-page.js';
 
@@ -39,6 +39,10 @@ export function toBuild(row: Selectable<BuildsTable>): BuildRecord {
     startTime: row.start_time,
     finishTime: row.finish_time,
   };
+}
+
+function toClaimed(row: Selectable<BuildsTable>): ClaimedBuild {
+  return { ...toBuild(row), claim: row.claims };
 }
 
 function toRow(record: BuildRecord) {
@@ -142,6 +146,7 @@ function buildQueueQueries(
   | 'claimNext'
   | 'requeueInterrupted'
   | 'heartbeat'
+  | 'findClaimed'
   | 'listStaleRunningForUpdate'
   | 'listActive'
   | 'listQueuedForUpdate'
@@ -174,7 +179,7 @@ function buildQueueQueries(
         )
         .returningAll()
         .executeTakeFirst();
-      return row && toBuild(row);
+      return row && toClaimed(row);
     },
     async requeueInterrupted(id, maxClaims) {
       // Its first worker's log goes: the next attempt numbers its lines from the start again.
@@ -189,13 +194,28 @@ function buildQueueQueries(
       await db.deleteFrom('build_log_lines').where('build_id', '=', id).execute();
       return true;
     },
-    async heartbeat(id, now) {
-      await db
+    async heartbeat(id, claim, now) {
+      const result = await db
         .updateTable('builds')
         .set({ heartbeat_time: now })
         .where('id', '=', id)
+        .where('claims', '=', claim)
         .where('state', '=', 'RUNNING')
-        .execute();
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+    async findClaimed(id, claim) {
+      // The claim set start_time and bumped claims; a requeue clears start_time, the next claim bumps
+      // claims again: either way the row no longer matches, and the lock keeps it so until commit.
+      const row = await db
+        .selectFrom('builds')
+        .selectAll()
+        .where('id', '=', id)
+        .where('claims', '=', claim)
+        .where('start_time', 'is not', null)
+        .forUpdate()
+        .executeTakeFirst();
+      return row && toBuild(row);
     },
     async listStaleRunningForUpdate(before) {
       const rows = await db
