@@ -251,8 +251,9 @@ describe(`build queue (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embed
     execute: BuildExecutor['execute'],
     heartbeatMs: number,
     logged: string[],
+    overrides: { store?: Store; giveUpAfterMs?: number } = {},
   ): { runner: BuildRunner; prepared: { activated: number; discarded: number } } {
-    const store = t.store;
+    const store = overrides.store ?? t.store;
     const logger = pino({ level: 'warn' }, { write: (line: string) => logged.push(line) });
     const prepared = { activated: 0, discarded: 0 };
     const deployer: Deployer = {
@@ -302,7 +303,13 @@ describe(`build queue (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embed
         clock,
         logger,
       },
-      { concurrency: 1, pollMs: 50, heartbeatMs, soleWorker: false },
+      {
+        concurrency: 1,
+        pollMs: 50,
+        heartbeatMs,
+        soleWorker: false,
+        ...(overrides.giveUpAfterMs !== undefined && { giveUpAfterMs: overrides.giveUpAfterMs }),
+      },
     );
     return { runner, prepared };
   }
@@ -361,6 +368,60 @@ describe(`build queue (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embed
       assert.equal(prepared.activated, 0, 'nothing of A went live');
       assert.equal(await t.store.builds.heartbeat(id, b.claim, clock.now()), true, 'B holds it');
     } finally {
+      await runner.stop();
+      await run;
+    }
+  });
+
+  it('stops a build whose beats have not reached the store for as long as another worker waits to take it over (prevents a build running twice beside its takeover)', async () => {
+    const id = await enqueue();
+    let started!: () => void;
+    const executing = new Promise<void>((resolve) => (started = resolve));
+    let stopped = false;
+    const logged: string[] = [];
+    // The worker's way to the store breaks: every transaction and beat fails, as with a cut network.
+    let cutOff = false;
+    const refused = () => Promise.reject(new Error('connect ECONNREFUSED (the test cut the store off)'));
+    const bound = (target: object, key: string | symbol): unknown => {
+      const value: unknown = Reflect.get(target, key);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    };
+    const builds = new Proxy(t.store.builds, {
+      get: (target, key) => (cutOff && key === 'heartbeat' ? refused : bound(target, key)),
+    });
+    const store = new Proxy(t.store, {
+      get: (target, key) => {
+        if (key === 'builds') return builds;
+        return cutOff && key === 'transaction' ? refused : bound(target, key);
+      },
+    });
+    const { runner } = fakeRunner(
+      async (_inputs, _reporter, signal) => {
+        started();
+        await new Promise<void>((resolve) => {
+          signal.addEventListener('abort', () => { resolve(); }, { once: true });
+          setTimeout(resolve, 60_000).unref();
+        });
+        stopped = signal.aborted;
+        return succeeded('a');
+      },
+      50,
+      logged,
+      { store, giveUpAfterMs: 30_000 },
+    );
+    const run = runner.run();
+    try {
+      await executing;
+      cutOff = true;
+      // Beats keep failing for the 30 s after which another worker would take the build.
+      clock.advance(31_000);
+      assert.ok(await eventually(() => stopped, 15_000), 'the cut-off worker stopped its build');
+      assert.ok(
+        logged.some((line) => /could not reach the store/.test(line) && line.includes(id)),
+        `it says why: ${logged.join('\n')}`,
+      );
+    } finally {
+      cutOff = false;
       await runner.stop();
       await run;
     }

@@ -30,6 +30,8 @@ export interface WorkerRole {
 }
 
 const DAY_MS = 86_400_000;
+/** A RUNNING build without a heartbeat for this long lost its worker (another worker may take it over). */
+const SILENT_BUILD_MS = 30_000;
 
 export function composeWorker(base: Base, runtime: Pick<RuntimeRole, 'deployments' | 'sandbox'>): WorkerRole {
   const { store, clock, logger, settings, blobs, signals } = base;
@@ -40,7 +42,7 @@ export function composeWorker(base: Base, runtime: Pick<RuntimeRole, 'deployment
     {
       store,
       // With a PostgreSQL server, other workers may take over a build whose worker went silent.
-      queue: new BuildQueue({ store, clock }, 30_000, settings.databaseUrl !== undefined),
+      queue: new BuildQueue({ store, clock }, SILENT_BUILD_MS, settings.databaseUrl !== undefined),
       executor: new SandboxedBuildExecutor({
         buildsDir: join(settings.dataDir, 'builds'),
         cacheDir: join(settings.dataDir, 'cache'),
@@ -72,6 +74,8 @@ export function composeWorker(base: Base, runtime: Pick<RuntimeRole, 'deployment
       heartbeatMs: 1_000,
       // The embedded store belongs to one process; a PostgreSQL server may have other workers.
       soleWorker: settings.databaseUrl === undefined,
+      // A worker cut off from the store that long stops its builds: another worker takes them then.
+      giveUpAfterMs: SILENT_BUILD_MS,
     },
   );
   signals.subscribe('build.queued', () => {

@@ -65,6 +65,11 @@ export class BuildRunner {
       heartbeatMs: number;
       /** No other process works on this store: builds RUNNING at start are interrupted at once. */
       soleWorker: boolean;
+      /**
+       * With other workers: a build whose beats have not reached the store for this long (the queue's
+       * staleness, after which another worker takes it) is stopped here.
+       */
+      giveUpAfterMs?: number;
     },
   ) {
     this.#slots = Array.from({ length: options.concurrency }, () => this.#slot());
@@ -132,7 +137,12 @@ export class BuildRunner {
         const build = await this.deps.queue.claimNext();
         if (!build) return 0;
         waited = false;
-        const running = new RunningBuild(build, this.deps, this.options.heartbeatMs);
+        const running = new RunningBuild(
+          build,
+          this.deps,
+          this.options.heartbeatMs,
+          this.options.soleWorker ? undefined : this.options.giveUpAfterMs,
+        );
         await this.#runBuild(running).catch((error: unknown) => this.#failAfterFault(running, error));
         return 1;
       },

@@ -53,11 +53,20 @@ export class RunningBuild {
     },
   };
 
+  /** When a beat last reached the store. */
+  #lastBeat: number;
+
   constructor(
     readonly build: ClaimedBuild,
     private readonly deps: { store: Store; clock: Clock & Timer; logger: Logger },
     heartbeatMs: number,
+    /**
+     * Other workers share the store: after this long without a beat reaching it, the build is queued
+     * for one of them, so this worker stops it rather than run it beside theirs. Unset: never.
+     */
+    private readonly giveUpAfterMs?: number,
   ) {
+    this.#lastBeat = deps.clock.now().getTime();
     this.#beating = this.#beat(heartbeatMs);
   }
 
@@ -112,15 +121,14 @@ export class RunningBuild {
   }
 
   /** The claim is lost: the build's processes stop (the executor's signal) and nothing more is written. */
-  #lose(): void {
+  #lose(
+    why = 'this worker lost its claim of the build: it went silent (cut off from the store, or paused) for so long that the build was queued again for another worker; it stops the build and writes nothing more of it',
+  ): void {
     if (this.#lost) return;
     this.#lost = true;
     this.#pending = [];
     const { id, environmentId, claim } = this.build;
-    this.deps.logger.warn(
-      { buildId: id, environmentId, claim },
-      'this worker lost its claim of the build: it went silent (cut off from the store, or paused) for so long that the build was queued again for another worker; it stops the build and writes nothing more of it',
-    );
+    this.deps.logger.warn({ buildId: id, environmentId, claim }, why);
     this.cancel();
   }
 
@@ -145,6 +153,7 @@ export class RunningBuild {
         await tx.builds.heartbeat(build.id, build.claim, clock.now());
         return current.state;
       });
+      this.#lastBeat = clock.now().getTime();
       // Cancelled (or ended) meanwhile; a lost claim stopped the build already.
       if (state !== undefined && state !== 'RUNNING') this.cancel();
     } catch (error) {
@@ -153,9 +162,22 @@ export class RunningBuild {
       this.#pending = [...lines, ...this.#pending];
       logger.warn({ err: error, buildId: build.id }, 'build heartbeat failed');
       if (lines.length > 0)
-        await store.builds.heartbeat(build.id, build.claim, clock.now()).catch((beatError: unknown) => {
-          logger.warn({ err: beatError, buildId: build.id }, 'build heartbeat failed without its log lines');
-        });
+        await store.builds
+          .heartbeat(build.id, build.claim, clock.now())
+          .then((counted) => {
+            if (counted) this.#lastBeat = clock.now().getTime();
+          })
+          .catch((beatError: unknown) => {
+            logger.warn(
+              { err: beatError, buildId: build.id },
+              'build heartbeat failed without its log lines',
+            );
+          });
+      const silentMs = clock.now().getTime() - this.#lastBeat;
+      if (this.giveUpAfterMs !== undefined && silentMs >= this.giveUpAfterMs)
+        this.#lose(
+          `this worker could not reach the store for ${String(Math.round(silentMs / 1000))} s: another worker takes the build over after that long, so this one stops it and writes nothing more of it`,
+        );
     }
   }
 }
