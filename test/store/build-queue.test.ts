@@ -399,7 +399,13 @@ describe(`build queue (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embed
       async (_inputs, _reporter, signal) => {
         started();
         await new Promise<void>((resolve) => {
-          signal.addEventListener('abort', () => { resolve(); }, { once: true });
+          signal.addEventListener(
+            'abort',
+            () => {
+              resolve();
+            },
+            { once: true },
+          );
           setTimeout(resolve, 60_000).unref();
         });
         stopped = signal.aborted;
