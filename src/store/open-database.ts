@@ -2,7 +2,10 @@
  * Opens the database Kysely talks to: a PostgreSQL server pool, or the embedded PGlite with its folder
  * lock.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { Kysely, PostgresDialect } from 'kysely';
@@ -44,6 +47,52 @@ export function wrapPglite(pglite: PGlite, onClose: () => Promise<void>): Opened
       await onClose();
     },
   };
+}
+
+/**
+ * PostgreSQL's settings for the embedded store, on top of PGlite's own. Its data folder's postgresql.conf
+ * asks for a server's 128 MB of shared buffers, which PGlite allocates and touches in its WebAssembly
+ * memory at start (about 115 MiB of resident memory, and WebAssembly memory never shrinks): the embedded
+ * store holds one platform's control data, read by one session, so 16 MB keeps its hot pages (the
+ * catalog and the live routes) and the rest comes from the OS's page cache.
+ */
+export const EMBEDDED_START_PARAMS: readonly string[] = [
+  ...PGlite.defaultStartParams,
+  '-c',
+  'shared_buffers=16MB',
+];
+
+const execFileAsync = promisify(execFile);
+
+/**
+ * Creates PostgreSQL's files in a new data folder in a child process. PGlite runs initdb in two more
+ * WebAssembly instances and copies the result through an in-memory tar, which left about 450 MiB of
+ * memory in this process for as long as it lived; a child gives all of it back when it exits. The
+ * program is PGlite's own create-and-close, with the module's URL, the folder and the settings as
+ * arguments (no shell).
+ */
+async function initializeDataFolder(directory: string): Promise<void> {
+  const program = `const [url, directory, params] = process.argv.slice(1);
+const { PGlite } = await import(url);
+const pglite = await PGlite.create(directory, { startParams: JSON.parse(params) });
+await pglite.close();`;
+  await execFileAsync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      program,
+      import.meta.resolve('@electric-sql/pglite'),
+      directory,
+      JSON.stringify(EMBEDDED_START_PARAMS),
+    ],
+    { maxBuffer: 16 * 1024 * 1024 },
+  ).catch((error: unknown) => {
+    const stderr = (error as { stderr?: string }).stderr ?? '';
+    throw new Error(`could not create the embedded database in ${directory}: ${stderr || String(error)}`, {
+      cause: error,
+    });
+  });
 }
 
 /** Whether a process with this pid exists (signal 0 only checks). */
@@ -119,7 +168,9 @@ export async function openEmbeddedDatabase(
     await release();
   };
   try {
-    const pglite = await PGlite.create(directory);
+    // The test PGlite itself makes before it runs initdb: a folder without PG_VERSION holds no database.
+    if (!existsSync(join(directory, 'PG_VERSION'))) await initializeDataFolder(directory);
+    const pglite = await PGlite.create(directory, { startParams: [...EMBEDDED_START_PARAMS] });
     return wrapPglite(pglite, releaseAll);
   } catch (error) {
     await releaseAll();
