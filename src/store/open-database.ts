@@ -6,6 +6,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
 import { PGlite } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { Kysely, PostgresDialect } from 'kysely';
@@ -65,6 +66,23 @@ export const EMBEDDED_START_PARAMS: readonly string[] = [
 const execFileAsync = promisify(execFile);
 
 /**
+ * Opens PGlite with its WebAssembly compiled by V8's baseline compiler (Liftoff) only. By default V8 also
+ * recompiles the hot functions of PostgreSQL's 9 MB of WebAssembly with its optimizing compiler in
+ * background threads, whose working memory stays in the C allocator's arenas afterwards: about 50 MiB of
+ * resident memory for queries that ran no faster on the platform's control data (docs/benchmarks.md
+ * "Footprint"). The flag is read when a module is compiled, so it is set for this one compilation and
+ * cleared at once: WebAssembly compiled later (undici's HTTP parser on the edge) keeps the optimizing tier.
+ */
+async function createBaselineCompiled(directory: string): Promise<PGlite> {
+  setFlagsFromString('--liftoff-only');
+  try {
+    return await PGlite.create(directory, { startParams: [...EMBEDDED_START_PARAMS] });
+  } finally {
+    setFlagsFromString('--no-liftoff-only');
+  }
+}
+
+/**
  * Creates PostgreSQL's files in a new data folder in a child process. PGlite runs initdb in two more
  * WebAssembly instances and copies the result through an in-memory tar, which left about 450 MiB of
  * memory in this process for as long as it lived; a child gives all of it back when it exits. The
@@ -79,6 +97,8 @@ await pglite.close();`;
   await execFileAsync(
     process.execPath,
     [
+      // Baseline-compiled, as below: the child's work is short.
+      '--liftoff-only',
       '--input-type=module',
       '-e',
       program,
@@ -170,7 +190,7 @@ export async function openEmbeddedDatabase(
   try {
     // The test PGlite itself makes before it runs initdb: a folder without PG_VERSION holds no database.
     if (!existsSync(join(directory, 'PG_VERSION'))) await initializeDataFolder(directory);
-    const pglite = await PGlite.create(directory, { startParams: [...EMBEDDED_START_PARAMS] });
+    const pglite = await createBaselineCompiled(directory);
     return wrapPglite(pglite, releaseAll);
   } catch (error) {
     await releaseAll();
