@@ -106,7 +106,9 @@ async function stopAll(): Promise<void> {
     [...started].map(
       (child) =>
         new Promise<void>((resolve) => {
-          child.once('exit', () => { resolve(); });
+          child.once('exit', () => {
+            resolve();
+          });
           child.kill('SIGTERM');
           setTimeout(() => {
             child.kill('SIGKILL');
