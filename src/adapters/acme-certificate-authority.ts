@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { Agent } from 'node:https';
 import { rootCertificates } from 'node:tls';
-import * as acme from 'acme-client';
+import type * as AcmeClient from 'acme-client';
 import type {
   CertificateAuthority,
   ChallengeResponder,
@@ -13,6 +13,10 @@ import type {
 } from '../services/domains/domain-ports.js';
 import type { Clock, SecretBox } from '../services/kit/platform-ports.js';
 import type { AcmeAccountKeysRepository } from '../services/kit/store-port.js';
+import { loadOnce } from '../services/kit/load-once.js';
+
+/** acme-client, imported at the first order (src/services/kit/load-once.ts). */
+const loadAcme = loadOnce(() => import('acme-client'));
 
 /**
  * Certificates from an ACME CA (RFC 8555) through acme-client, validated by HTTP-01: the edge
@@ -21,7 +25,10 @@ import type { AcmeAccountKeysRepository } from '../services/kit/store-port.js';
  * certificate keys are ECDSA P-256.
  */
 export class AcmeCertificateAuthority implements CertificateAuthority {
-  #client: Promise<acme.Client> | undefined;
+  #client: Promise<AcmeClient.Client> | undefined;
+  /** The extra roots of caFile, read at construction so that a missing file fails the start. */
+  readonly #extraRoots: string | undefined;
+  #agent: Agent | undefined;
 
   constructor(
     private readonly options: {
@@ -40,15 +47,22 @@ export class AcmeCertificateAuthority implements CertificateAuthority {
       readonly clock: Clock;
     },
   ) {
-    if (options.caFile !== undefined)
-      // acme-client talks through its own axios instance: the extra root applies to it alone.
-      acme.axios.defaults.httpsAgent = new Agent({
-        ca: [...rootCertificates, readFileSync(options.caFile, 'utf8')],
+    this.#extraRoots = options.caFile === undefined ? undefined : readFileSync(options.caFile, 'utf8');
+  }
+
+  /** acme-client, with the extra roots on its own axios instance (they apply to it alone). */
+  async #acme(): Promise<typeof AcmeClient> {
+    const acme = await loadAcme();
+    if (this.#extraRoots !== undefined)
+      acme.axios.defaults.httpsAgent = this.#agent ??= new Agent({
+        ca: [...rootCertificates, this.#extraRoots],
       });
+    return acme;
   }
 
   async issue(domain: string, challenges: ChallengeResponder): Promise<IssuedCertificate> {
     const client = await this.#account();
+    const acme = await this.#acme();
     const [key, csr] = await acme.crypto.createCsr(
       { commonName: domain, altNames: [domain] },
       await acme.crypto.createPrivateEcdsaKey(),
@@ -84,8 +98,9 @@ export class AcmeCertificateAuthority implements CertificateAuthority {
     return client.getAccountUrl();
   }
 
-  #account(): Promise<acme.Client> {
+  #account(): Promise<AcmeClient.Client> {
     this.#client ??= (async () => {
+      const acme = await this.#acme();
       const accountKey = this.options.secretBox.open(await this.#sealedAccountKey());
       return new acme.Client({ directoryUrl: this.options.directoryUrl, accountKey });
     })().catch((error: unknown) => {
@@ -110,7 +125,7 @@ export class AcmeCertificateAuthority implements CertificateAuthority {
       sealed = readFileSync(legacyAccountKeyFile, 'utf8').trim();
       // Opened before it is shared: a file sealed with another platform key is refused here.
       secretBox.open(sealed);
-    } else sealed = secretBox.seal((await acme.crypto.createPrivateEcdsaKey()).toString());
+    } else sealed = secretBox.seal((await (await this.#acme()).crypto.createPrivateEcdsaKey()).toString());
     return accountKeys.createIfAbsent(sealed, clock.now());
   }
 }

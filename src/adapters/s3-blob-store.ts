@@ -7,19 +7,17 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-  type ListObjectsV2CommandOutput,
-} from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import type { ListObjectsV2CommandOutput, S3Client } from '@aws-sdk/client-s3';
 import type { BlobStore } from '../services/kit/platform-ports.js';
 import { checkBlobKey, checkBlobPrefix } from './blob-key.js';
+import { loadOnce } from '../services/kit/load-once.js';
 import { LocalBlobCache } from './local-blob-cache.js';
+
+/** The AWS SDK's modules, imported when the store is first used (src/services/kit/load-once.ts). */
+const loadSdk = loadOnce(async () => {
+  const [s3, storage] = await Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/lib-storage')]);
+  return { ...s3, Upload: storage.Upload };
+});
 
 export interface S3BlobStoreOptions {
   readonly bucket: string;
@@ -51,21 +49,28 @@ export interface S3BlobStore extends BlobStore {
 }
 
 export function createS3BlobStore(options: S3BlobStoreOptions): S3BlobStore {
-  const client = new S3Client({
-    region: options.region,
-    ...(options.endpoint !== undefined && { endpoint: options.endpoint }),
-    forcePathStyle: options.forcePathStyle,
-    // A copy: the SDK marks the credentials it is given, and the config's are frozen.
-    ...(options.credentials !== undefined && { credentials: { ...options.credentials } }),
-    // Checksums only where S3 requires them: many S3-compatible stores do not know the newer ones yet.
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
+  let created: S3Client | undefined;
+  /** The SDK and its client, made at the first call. */
+  const sdk = loadOnce(async () => {
+    const loaded = await loadSdk();
+    created ??= new loaded.S3Client({
+      region: options.region,
+      ...(options.endpoint !== undefined && { endpoint: options.endpoint }),
+      forcePathStyle: options.forcePathStyle,
+      // A copy: the SDK marks the credentials it is given, and the config's are frozen.
+      ...(options.credentials !== undefined && { credentials: { ...options.credentials } }),
+      // Checksums only where S3 requires them: many S3-compatible stores do not know the newer ones yet.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    });
+    return { ...loaded, client: created };
   });
   const Bucket = options.bucket;
   const objectKey = (key: string): string => `${options.prefix}${checkBlobKey(key)}`;
   const partSize = options.partBytes ?? DEFAULT_PART_BYTES;
 
   async function has(key: string): Promise<boolean> {
+    const { client, HeadObjectCommand } = await sdk();
     try {
       await client.send(new HeadObjectCommand({ Bucket, Key: objectKey(key) }));
       return true;
@@ -77,6 +82,7 @@ export function createS3BlobStore(options: S3BlobStoreOptions): S3BlobStore {
 
   /** The object as a stream, or undefined when there is none. */
   async function open(key: string): Promise<Readable | undefined> {
+    const { client, GetObjectCommand } = await sdk();
     try {
       const { Body } = await client.send(new GetObjectCommand({ Bucket, Key: objectKey(key) }));
       if (!(Body instanceof Readable)) throw new Error(`the object store answered ${key} without a body`);
@@ -98,6 +104,7 @@ export function createS3BlobStore(options: S3BlobStoreOptions): S3BlobStore {
     async adopt(key, localPath) {
       // Content-addressed keys: an object that exists already holds the same bytes.
       if (!(await has(key))) {
+        const { client, Upload } = await sdk();
         const upload = new Upload({
           client,
           params: { Bucket, Key: objectKey(key), Body: createReadStream(localPath) },
@@ -111,6 +118,7 @@ export function createS3BlobStore(options: S3BlobStoreOptions): S3BlobStore {
     },
     async write(key, data) {
       // One PUT: S3 makes it visible whole or not at all.
+      const { client, PutObjectCommand } = await sdk();
       await client.send(new PutObjectCommand({ Bucket, Key: objectKey(key), Body: data }));
     },
     async read(key) {
@@ -123,12 +131,14 @@ export function createS3BlobStore(options: S3BlobStoreOptions): S3BlobStore {
     has,
     async remove(key) {
       // S3 answers a delete of a missing object with success, as the port wants.
+      const { client, DeleteObjectCommand } = await sdk();
       await client.send(new DeleteObjectCommand({ Bucket, Key: objectKey(key) }));
       await cache.drop(key);
     },
     async list(prefix) {
       // The delimiter keeps it to the prefix's own blobs, not those of folders under it, as on the filesystem.
       const folder = `${options.prefix}${checkBlobPrefix(prefix)}/`;
+      const { client, ListObjectsV2Command } = await sdk();
       const blobs: { key: string; modified: Date }[] = [];
       let token: string | undefined;
       do {
@@ -150,6 +160,7 @@ export function createS3BlobStore(options: S3BlobStoreOptions): S3BlobStore {
     async writeStream(key, body) {
       // An error before the pipeline listens would be uncaught; the pipeline still sees the stream failed.
       body.on('error', () => undefined);
+      const { client, Upload } = await sdk();
       // A failing stream fails the upload, which aborts its parts: nothing half is stored.
       const upload = new Upload({
         client,
@@ -162,7 +173,7 @@ export function createS3BlobStore(options: S3BlobStoreOptions): S3BlobStore {
     },
     readStream: open,
     close() {
-      client.destroy();
+      created?.destroy();
     },
   };
 }

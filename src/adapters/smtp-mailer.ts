@@ -1,8 +1,17 @@
 /** The Mailer port over nodemailer: how site reports are e-mailed through the operator's SMTP relay. */
 import { Readable } from 'node:stream';
-import nodemailer from 'nodemailer';
-import MailComposer from 'nodemailer/lib/mail-composer';
+import type { Transporter } from 'nodemailer';
+import { loadOnce } from '../services/kit/load-once.js';
 import { MailOutcomeUnknown, MailRejected, type MailMessage, type Mailer } from '../reports/report-ports.js';
+
+/** nodemailer, imported at the first message (src/services/kit/load-once.ts). */
+const loadNodemailer = loadOnce(async () => {
+  const [nodemailer, composer] = await Promise.all([
+    import('nodemailer'),
+    import('nodemailer/lib/mail-composer'),
+  ]);
+  return { nodemailer: nodemailer.default, MailComposer: composer.default };
+});
 
 export interface SmtpSettings {
   /** `smtp://user:pass@host:port` (STARTTLS when offered) or `smtps://…` (TLS from the start). */
@@ -23,21 +32,25 @@ export interface SmtpSettings {
  * that the caller does not send it twice.
  */
 export function createSmtpMailer(settings: SmtpSettings): Mailer {
-  const transport = nodemailer.createTransport({
-    url: settings.url,
-    pool: true,
-    maxConnections: settings.maxConnections,
-    // The pool sends a message again on a new connection when its connection closed mid-send,
-    // even after the relay may have accepted it: a second copy. Our caller decides instead.
-    maxRequeues: 0,
-    connectionTimeout: settings.timeoutMs,
-    greetingTimeout: settings.timeoutMs,
-    socketTimeout: settings.timeoutMs,
-    disableFileAccess: true,
-    disableUrlAccess: true,
-  });
+  let created: Transporter | undefined;
+  const pooledTransport = (nodemailer: Awaited<ReturnType<typeof loadNodemailer>>['nodemailer']) =>
+    (created ??= nodemailer.createTransport({
+      url: settings.url,
+      pool: true,
+      maxConnections: settings.maxConnections,
+      // The pool sends a message again on a new connection when its connection closed mid-send,
+      // even after the relay may have accepted it: a second copy. Our caller decides instead.
+      maxRequeues: 0,
+      connectionTimeout: settings.timeoutMs,
+      greetingTimeout: settings.timeoutMs,
+      socketTimeout: settings.timeoutMs,
+      disableFileAccess: true,
+      disableUrlAccess: true,
+    }));
   return {
     async send(message: MailMessage) {
+      const { nodemailer, MailComposer } = await loadNodemailer();
+      const transport = pooledTransport(nodemailer);
       const composed = await new MailComposer({
         from: settings.from,
         to: { name: message.to.name, address: message.to.email },
@@ -87,7 +100,7 @@ export function createSmtpMailer(settings: SmtpSettings): Mailer {
       }
     },
     close() {
-      transport.close();
+      created?.close();
     },
   };
 }

@@ -17,7 +17,7 @@ import { systemClock } from '../adapters/system-clock.js';
 import { buildAdminServer } from '../http/build-admin-server.js';
 import { buildHealthServer } from '../http/build-health-server.js';
 import { NodeRegistry } from '../services/kit/node-registry.js';
-import { createBubblewrapRunner, sandboxProblem } from '../sandbox/sandbox-runner.js';
+import { createBubblewrapRunner, findSandboxProblem } from '../sandbox/sandbox-runner.js';
 import { unsafeRunner } from '../sandbox/unsafe-runner.js';
 import { buildApiServer } from '../http/build-api-server.js';
 import { composeServices, type Services } from './compose/all-roles.js';
@@ -61,6 +61,11 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
       'generated the platform key that encrypts secrets at rest: back it up, stored secrets cannot be read without it',
     );
   }
+  // The worker and runtime roles: builds and apps run only in the sandbox, or unisolated where the
+  // operator allowed it for development. The other roles run no untrusted code. Its commands are probed
+  // while the store opens.
+  const sandboxed = runs('worker') || runs('runtime');
+  const sandboxCheck = sandboxed ? findSandboxProblem() : Promise.resolve(undefined);
   const { store, kind, applied } = await openStore(config, (error) => {
     logger.fatal(
       { err: error },
@@ -78,10 +83,7 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
   const runFolder = openRunFolder(tmpdir(), process.pid);
   if (runFolder.swept.length > 0)
     logger.info({ folders: runFolder.swept }, 'removed the run folders of atoll processes that did not stop');
-  // The worker and runtime roles: builds and apps run only in the sandbox, or unisolated where the
-  // operator allowed it for development. The other roles run no untrusted code.
-  const sandboxed = runs('worker') || runs('runtime');
-  const sandboxMissing = sandboxed ? sandboxProblem() : undefined;
+  const sandboxMissing = await sandboxCheck;
   const commandRunner =
     sandboxMissing === undefined
       ? createBubblewrapRunner(sandboxSettingsOf(config.builds, runFolder.path))

@@ -1,7 +1,7 @@
 /**
  * Renders a site report as a self-contained HTML e-mail body and as an A4 PDF (pdfkit).
  */
-import PDFDocument from 'pdfkit';
+import { loadOnce } from '../services/kit/load-once.js';
 import type { ReportContent } from '../domain/reports/report-content.js';
 import {
   chooseBrandColour,
@@ -338,7 +338,11 @@ function drawPdfSection(pen: PdfPen, section: ReportSectionView): void {
   pen.doc.y += 8;
 }
 
-export function renderReportPdf(content: ReportContent): Promise<Buffer> {
+/** pdfkit, imported at the first PDF (src/services/kit/load-once.ts). */
+const loadPdfkit = loadOnce(async () => (await import('pdfkit')).default);
+
+export async function renderReportPdf(content: ReportContent): Promise<Buffer> {
+  const PDFDocument = await loadPdfkit();
   return new Promise((resolve, reject) => {
     const doc = new PDFDocument({
       size: 'A4',

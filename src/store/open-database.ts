@@ -2,7 +2,11 @@
  * Opens the database Kysely talks to: a PostgreSQL server pool, or the embedded PGlite with its folder
  * lock.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
 import { PGlite } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { Kysely, PostgresDialect } from 'kysely';
@@ -44,6 +48,71 @@ export function wrapPglite(pglite: PGlite, onClose: () => Promise<void>): Opened
       await onClose();
     },
   };
+}
+
+/**
+ * PostgreSQL's settings for the embedded store, on top of PGlite's own. Its data folder's postgresql.conf
+ * asks for a server's 128 MB of shared buffers, which PGlite allocates and touches in its WebAssembly
+ * memory at start (about 115 MiB of resident memory, and WebAssembly memory never shrinks): the embedded
+ * store holds one platform's control data, read by one session, so 16 MB keeps its hot pages (the
+ * catalog and the live routes) and the rest comes from the OS's page cache.
+ */
+export const EMBEDDED_START_PARAMS: readonly string[] = [
+  ...PGlite.defaultStartParams,
+  '-c',
+  'shared_buffers=16MB',
+];
+
+const execFileAsync = promisify(execFile);
+
+/**
+ * Opens PGlite with its WebAssembly compiled by V8's baseline compiler (Liftoff) only. By default V8 also
+ * recompiles the hot functions of PostgreSQL's 9 MB of WebAssembly with its optimizing compiler in
+ * background threads, whose working memory stays in the C allocator's arenas afterwards: about 50 MiB of
+ * resident memory for queries that ran no faster on the platform's control data (docs/benchmarks.md
+ * "Footprint"). The flag is read when a module is compiled, so it is set for this one compilation and
+ * cleared at once: WebAssembly compiled later (undici's HTTP parser on the edge) keeps the optimizing tier.
+ */
+async function createBaselineCompiled(directory: string): Promise<PGlite> {
+  setFlagsFromString('--liftoff-only');
+  try {
+    return await PGlite.create(directory, { startParams: [...EMBEDDED_START_PARAMS] });
+  } finally {
+    setFlagsFromString('--no-liftoff-only');
+  }
+}
+
+/**
+ * Creates PostgreSQL's files in a new data folder in a child process. PGlite runs initdb in two more
+ * WebAssembly instances and copies the result through an in-memory tar, which left about 450 MiB of
+ * memory in this process for as long as it lived; a child gives all of it back when it exits. The
+ * program is PGlite's own create-and-close, with the module's URL, the folder and the settings as
+ * arguments (no shell).
+ */
+async function initializeDataFolder(directory: string): Promise<void> {
+  const program = `const [url, directory, params] = process.argv.slice(1);
+const { PGlite } = await import(url);
+const pglite = await PGlite.create(directory, { startParams: JSON.parse(params) });
+await pglite.close();`;
+  await execFileAsync(
+    process.execPath,
+    [
+      // Baseline-compiled, as below: the child's work is short.
+      '--liftoff-only',
+      '--input-type=module',
+      '-e',
+      program,
+      import.meta.resolve('@electric-sql/pglite'),
+      directory,
+      JSON.stringify(EMBEDDED_START_PARAMS),
+    ],
+    { maxBuffer: 16 * 1024 * 1024 },
+  ).catch((error: unknown) => {
+    const stderr = (error as { stderr?: string }).stderr ?? '';
+    throw new Error(`could not create the embedded database in ${directory}: ${stderr || String(error)}`, {
+      cause: error,
+    });
+  });
 }
 
 /** Whether a process with this pid exists (signal 0 only checks). */
@@ -119,7 +188,9 @@ export async function openEmbeddedDatabase(
     await release();
   };
   try {
-    const pglite = await PGlite.create(directory);
+    // The test PGlite itself makes before it runs initdb: a folder without PG_VERSION holds no database.
+    if (!existsSync(join(directory, 'PG_VERSION'))) await initializeDataFolder(directory);
+    const pglite = await createBaselineCompiled(directory);
     return wrapPglite(pglite, releaseAll);
   } catch (error) {
     await releaseAll();

@@ -293,6 +293,24 @@ describe('embedded store folder', () => {
     },
   );
 
+  it('opens a new folder with small shared buffers, its initdb outside this process (prevents an idle store of 400+ MiB)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'atoll-store-'));
+    const before = process.memoryUsage().external;
+    const opened = await openEmbeddedDatabase(join(dir, 'db'), () => undefined);
+    try {
+      // The data folder's postgresql.conf says 128MB: the start parameters win.
+      const shown = await sql<{ shared_buffers: string }>`show shared_buffers`.execute(opened.db);
+      assert.equal(shown.rows[0]?.shared_buffers, '16MB');
+      // One PGlite instance (its 128 MiB WebAssembly memory and its files) and not initdb's two more, which
+      // took external memory past 600 MiB when they ran in this process.
+      const grown = (process.memoryUsage().external - before) / 2 ** 20;
+      assert.ok(grown < 300, `external memory grew by ${grown.toFixed(0)} MiB`);
+    } finally {
+      await opened.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('refuses a second process on the same folder with a clear message', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'atoll-store-'));
     const first = await openEmbeddedDatabase(join(dir, 'db'), () => undefined);

@@ -2,6 +2,7 @@
  * Tenant isolation: which account a caller may act in and with which role; every account route asks here.
  */
 import { LRUCache } from 'lru-cache';
+import { atMostEntries } from '../kit/lru-bounds.js';
 import { AtollError } from '../../domain/error-catalogue.js';
 import { accountName as toAccountName } from '../../domain/resource-names.js';
 import { roleAllows, type Action, type Role } from '../../domain/role.js';
@@ -29,7 +30,11 @@ export class AccessService {
     clock: Clock,
     ttlMs: number,
   ) {
-    this.#grants = new LRUCache({ max: 50_000, ttl: ttlMs, perf: { now: () => clock.now().getTime() } });
+    this.#grants = new LRUCache({
+      ...atMostEntries(50_000),
+      ttl: ttlMs,
+      perf: { now: () => clock.now().getTime() },
+    });
   }
 
   async require(principal: Principal, accountName: string, action: Action): Promise<AccountGrant> {

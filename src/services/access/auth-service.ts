@@ -3,6 +3,7 @@
  * failure throttle that makes guessing credentials slow.
  */
 import { LRUCache } from 'lru-cache';
+import { atMostEntries } from '../kit/lru-bounds.js';
 import { AtollError } from '../../domain/error-catalogue.js';
 import type { FailureThrottle } from '../kit/failure-throttle.js';
 import { TimingEqualiser } from '../kit/timing-equaliser.js';
@@ -49,8 +50,8 @@ export class AuthService {
     private readonly options: AuthOptions,
   ) {
     const perf = { now: () => deps.clock.now().getTime() };
-    this.#verified = new LRUCache({ max: options.cacheMax, ttl: options.cacheTtlMs, perf });
-    this.#touched = new LRUCache({ max: options.cacheMax });
+    this.#verified = new LRUCache({ ...atMostEntries(options.cacheMax), ttl: options.cacheTtlMs, perf });
+    this.#touched = new LRUCache({ ...atMostEntries(options.cacheMax) });
     this.#equaliser = new TimingEqualiser(deps.hasher);
   }
 

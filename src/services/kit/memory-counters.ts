@@ -3,6 +3,7 @@
  * zero-setup default), where no other process counts.
  */
 import { LRUCache } from 'lru-cache';
+import { atMostEntries } from './lru-bounds.js';
 import type { SharedCounters, WindowCount } from './shared-counters.js';
 
 /**
@@ -13,7 +14,7 @@ export class MemoryCounters implements SharedCounters {
   readonly #windows: LRUCache<string, { end: number; count: number }>;
 
   constructor(maxKeys = 50_000) {
-    this.#windows = new LRUCache({ max: maxKeys });
+    this.#windows = new LRUCache({ ...atMostEntries(maxKeys) });
   }
 
   hit(key: string, windowMs: number, now: Date): Promise<WindowCount> {
