@@ -63,7 +63,7 @@ export async function runPurgeBenchmark(options: {
   const { entries } = options;
   const cache = new WebCache({
     // The product's per-environment bound (ATOLL default 256 MiB): 100,000 entries of 1 KiB fit.
-    maxBytes: 256 * MIB,
+    maxBytes: Math.max(256 * MIB, options.entries * (options.bodyBytes + 1024)),
     maxEntryBytes: 8 * MIB,
     clock: { now: () => new Date() },
   });

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { HeaderFields } from '../domain/hosting/cache-policy.js';
 import {
   buildHitHeaders,
+  hitHeaderList,
   WebCache,
   type CacheLookup,
   type CacheRequest,
@@ -350,6 +351,52 @@ describe('WebCache', () => {
       assert.ok(len.kind === 'hit' && none.kind === 'hit');
       assert.equal(buildHitHeaders(len)['content-length'], '3');
       assert.equal(buildHitHeaders(none)['content-length'], undefined);
+    });
+  });
+
+  describe('hitHeaderList', () => {
+    /** The list as the object res.writeHead would otherwise get. */
+    const asObject = (list: readonly (string | readonly string[])[]) => {
+      const headers: Record<string, string | readonly string[]> = {};
+      for (let i = 0; i < list.length; i += 2) headers[list[i] as string] = list[i + 1] as string;
+      return headers;
+    };
+
+    it('holds the same headers as buildHitHeaders, Age and X-Cache of this lookup included', () => {
+      const { cache, clock } = newCache();
+      storeOk(
+        cache,
+        get('/l'),
+        ok('max-age=10, stale-while-revalidate=10', { link: ['</a>; rel=preload', '</b>; rel=preload'] }),
+      );
+      const hit = cache.lookup(get('/l'));
+      assert.ok(hit.kind === 'hit');
+      assert.deepEqual(asObject(hitHeaderList(hit)), buildHitHeaders(hit));
+      clock.advance(3_000);
+      const later = cache.lookup(get('/l'));
+      assert.ok(later.kind === 'hit');
+      assert.equal(asObject(hitHeaderList(later)).age, '3');
+      clock.advance(12_000);
+      const stale = cache.lookup(get('/l'));
+      assert.ok(stale.kind === 'stale');
+      assert.deepEqual(asObject(hitHeaderList(stale)), buildHitHeaders(stale));
+      assert.equal(asObject(hitHeaderList(stale))['x-cache'], 'STALE');
+    });
+
+    it('gives hits of one entry within one second the same frozen list (no header block built per hit)', () => {
+      const { cache, clock } = newCache();
+      storeOk(cache, get('/same'), ok('max-age=60'));
+      const first = cache.lookup(get('/same'));
+      const second = cache.lookup(get('/same'));
+      assert.ok(first.kind === 'hit' && second.kind === 'hit');
+      const list = hitHeaderList(first);
+      assert.equal(hitHeaderList(second), list);
+      assert.ok(Object.isFrozen(list));
+      clock.advance(1_000);
+      const next = cache.lookup(get('/same'));
+      assert.ok(next.kind === 'hit');
+      assert.notEqual(hitHeaderList(next), list);
+      assert.equal(asObject(list).age, '0');
     });
   });
 
