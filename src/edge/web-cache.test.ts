@@ -686,6 +686,41 @@ describe('WebCache', () => {
     });
   });
 
+  describe('tags held by one entry, then several', () => {
+    it('purges exactly the live entries of a tag whose entries came and went one by one', () => {
+      const { cache } = newCache();
+      const tagged = ok('max-age=600', { 'cache-tag': 'shared' });
+      storeOk(cache, get('/a'), tagged);
+      storeOk(cache, get('/b'), tagged);
+      assert.equal(cache.invalidate('/a'), 1);
+      assert.equal(cache.invalidate('/b'), 1);
+      storeOk(cache, get('/c'), tagged);
+      storeOk(cache, get('/c'), tagged);
+      storeOk(cache, get('/d'), tagged);
+      assert.equal(cache.purgeTags(['shared']), 2);
+      assert.equal(cache.lookup(get('/c')).kind, 'miss');
+      assert.equal(cache.lookup(get('/d')).kind, 'miss');
+      assert.equal(cache.purgeTags(['shared']), 0);
+      assert.deepEqual(cache.stats(), { entries: 0, bytes: 0 });
+    });
+
+    it('sweeps in the background the single-entry tags past the synchronous limit of one purge', async () => {
+      const { cache } = newCache();
+      fillPages(cache, 600);
+      const paths = Array.from({ length: 600 }, (_, n) => `/page/${String(n)}`);
+      assert.equal(cache.purgeTags(paths), 600);
+      // One lookup only: a lookup deletes the dead entry it finds, which would hide the sweep's work.
+      assert.equal(cache.lookup(get('/page/599')).kind, 'miss');
+      await cache.settled();
+      assert.deepEqual(cache.stats(), { entries: 0, bytes: 0 });
+      // Stored again after the purge: live, and purged again by their path tags.
+      fillPages(cache, 3);
+      assert.equal(cache.lookup(get('/page/1')).kind, 'hit');
+      assert.equal(cache.purgeTags(['/page/1']), 1);
+      assert.equal(cache.lookup(get('/page/2')).kind, 'hit');
+    });
+  });
+
   describe('purgeTags over many entries', () => {
     it('serves none of 100,000 entries sharing a tag once the purge returns', () => {
       const { cache } = newCache({ maxBytes: 1_000_000_000 });
