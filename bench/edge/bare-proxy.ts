@@ -61,6 +61,10 @@ function bodyOf(req: IncomingMessage): IncomingMessage | null {
   return req.method === 'GET' || req.method === 'HEAD' ? null : req;
 }
 
+function uncork(res: ServerResponse): void {
+  res.uncork();
+}
+
 /** Each chunk straight to the visitor; backpressure by pausing the upstream until the response drains. */
 class ForwardingHandler implements Dispatcher.DispatchHandler {
   #resume: (() => void) | undefined;
@@ -77,6 +81,10 @@ class ForwardingHandler implements Dispatcher.DispatchHandler {
     if (statusCode < 200) return true;
     this.#resume = resume;
     this.res.writeHead(statusCode, endToEndRaw(headers));
+    // Corked until the end of this tick: the header block goes out with the body chunks that came
+    // with it in one write (node:http would otherwise write it on its own first).
+    this.res.cork();
+    process.nextTick(uncork, this.res);
     return true;
   }
 

@@ -404,7 +404,8 @@ export class Edge implements TrafficRouter, DomainRouter {
     // A keep-alive socket carries several answers: this one's bytes are what it wrote meanwhile.
     const socket = req.socket;
     const written = socket.bytesWritten;
-    res.once('close', () => {
+    // on, not once: 'close' comes once, and once() would wrap the listener in two more objects.
+    res.on('close', () => {
       route.inFlight.leave();
       this.settings.onRequest?.({
         environmentId: route.environmentId,
@@ -421,30 +422,40 @@ export class Edge implements TrafficRouter, DomainRouter {
       void target.site.serve(req, res, path);
       return;
     }
-    void this.#proxy(req, res, route, path, (state) => (cacheState = state));
+    const method = req.method ?? 'GET';
+    const cacheRequest: CacheRequest = { method, path, headers: req.headers };
+    // An origin caches nothing: the edges in front keep the copies, and their purges reach them.
+    const cache =
+      (method === 'GET' || method === 'HEAD') && this.settings.origin !== true
+        ? this.#cacheOf(route.environmentId)
+        : undefined;
+    if (cache) {
+      // A hit is answered here, synchronously: no promise or closure for the hottest path there is.
+      const found = cache.lookup(cacheRequest);
+      if (found.kind !== 'miss') {
+        cacheState = found.kind === 'hit' ? 'HIT' : 'STALE';
+        this.#answerFromCache(res, route, cache, cacheRequest, found);
+        return;
+      }
+    }
+    void this.#proxy(req, res, route, path, cache, cacheRequest, (state) => (cacheState = state));
   }
 
+  /** A request the cache did not answer (a miss, or not cacheable): to the app, or waiting for a miss of the same path. */
   async #proxy(
     req: IncomingMessage,
     res: ServerResponse,
     route: CompiledRoute,
     path: string,
+    cache: WebCache | undefined,
+    cacheRequest: CacheRequest,
     noteCache: (state: RequestRecord['cache']) => void,
   ): Promise<void> {
     const target = route.target;
     if (target.kind !== 'server') return;
-    const method = req.method ?? 'GET';
-    const cacheable = method === 'GET' || method === 'HEAD';
-    const cacheRequest: CacheRequest = { method, path, headers: req.headers };
-    // An origin caches nothing: the edges in front keep the copies, and their purges reach them.
-    const cache = cacheable && this.settings.origin !== true ? this.#cacheOf(route.environmentId) : undefined;
+    const method = cacheRequest.method;
     let leader: { readonly key: string; readonly settle: () => void } | undefined;
     if (cache) {
-      const found = cache.lookup(cacheRequest);
-      if (found.kind !== 'miss') {
-        this.#answerFromCache(res, method, route, cache, cacheRequest, found, noteCache);
-        return;
-      }
       // Only GETs are stored, so only they may wait for one another's answer.
       if (method === 'GET') {
         const key = `${route.environmentId} ${path}`;
@@ -463,7 +474,8 @@ export class Edge implements TrafficRouter, DomainRouter {
           // variant, purged meanwhile) it asks the app itself.
           const again = cache.lookup(cacheRequest);
           if (again.kind !== 'miss') {
-            this.#answerFromCache(res, method, route, cache, cacheRequest, again, noteCache);
+            noteCache(again.kind === 'hit' ? 'HIT' : 'STALE');
+            this.#answerFromCache(res, route, cache, cacheRequest, again);
             return;
           }
         }
@@ -480,14 +492,12 @@ export class Edge implements TrafficRouter, DomainRouter {
 
   #answerFromCache(
     res: ServerResponse,
-    method: string,
     route: CompiledRoute,
     cache: WebCache,
     cacheRequest: CacheRequest,
     found: Exclude<CacheLookup, { kind: 'miss' }>,
-    noteCache: (state: RequestRecord['cache']) => void,
   ): void {
-    noteCache(found.kind === 'hit' ? 'HIT' : 'STALE');
+    const method = cacheRequest.method;
     // A list, not an object: the hit path is the hottest there is (docs/benchmarks.md, Edge).
     res.writeHead(found.response.status, hitHeaderList(found) as (string | string[])[]);
     res.end(method === 'HEAD' ? undefined : found.response.body);
@@ -736,6 +746,10 @@ export class Edge implements TrafficRouter, DomainRouter {
   }
 }
 
+function uncork(res: ServerResponse): void {
+  res.uncork();
+}
+
 /** The edge's part in an UpstreamAnswer. */
 interface UpstreamHooks {
   fail(res: ServerResponse, route: CompiledRoute, error: unknown): void;
@@ -801,6 +815,10 @@ class UpstreamAnswer implements Dispatcher.DispatchHandler {
     const list = this.hooks.responseHeaders(headers);
     if (cache) list.push('x-cache', 'MISS');
     res.writeHead(statusCode, list);
+    // Corked until the end of this tick: the header block goes out with the body chunks that came
+    // with it (usually the whole answer) in one write, not as a write of its own before them.
+    res.cork();
+    process.nextTick(uncork, res);
     // Whether the answer may be stored is known from its headers: only then is its body kept too.
     this.#keeping =
       cache !== undefined && method === 'GET' && this.hooks.storable(this.req, route, statusCode, headers);

@@ -436,7 +436,9 @@ export class StaticSite {
       representationHeaders,
       okHeaders: { ...representationHeaders, 'Content-Length': String(size) },
       okHeaderList: Object.entries({ ...representationHeaders, 'Content-Length': String(size) }).flatMap(
-        ([name, value]) => [name, String(value)],
+        // Lower-case names: node:http lower-cases each name it writes to recognise its own fields,
+        // which allocates for any other.
+        ([name, value]) => [name.toLowerCase(), String(value)],
       ),
       // RFC 9110 §15.4.5: a 304 carries the fields a 200 would have that let caches update, no body metadata.
       notModifiedHeaders: validators,
