@@ -10,6 +10,7 @@
  */
 import { systemClock } from '../../src/adapters/system-clock.js';
 import { Edge } from '../../src/edge/edge-server.js';
+import { UsageMeter } from '../../src/edge/usage-meter.js';
 import { BASE_DOMAIN, ENV } from './edge-routes.js';
 import { listenOnLoopback, serveChild } from './serve-child.js';
 
@@ -22,6 +23,8 @@ serveChild('edge-process.ts', async () => {
     throw new Error('usage: edge-process.ts <site folder> <upstream port>');
   }
   const quiet = () => undefined;
+  // Usage is counted on every answer as in the product (src/main/compose/edge.ts); the counts go nowhere.
+  const usageMeter = new UsageMeter({ add: () => Promise.resolve() }, systemClock, quiet);
   const edge = new Edge({
     baseDomain: BASE_DOMAIN,
     trustedProxies: new Set(),
@@ -32,6 +35,9 @@ serveChild('edge-process.ts', async () => {
     staticMemoryBytes: 32 * MIB,
     clock: systemClock,
     logger: { info: quiet, warn: quiet, error: quiet },
+    onRequest: (record) => {
+      usageMeter.count(record);
+    },
   });
   edge.publish([
     { environmentId: ENV.static, buildId: 'bench-build-1', target: { kind: 'static', root } },
@@ -52,6 +58,7 @@ serveChild('edge-process.ts', async () => {
       await listening.close();
       // Retires the routes: their upstream pools close.
       edge.publish([]);
+      await usageMeter.stop();
     },
   };
 });

@@ -1,10 +1,12 @@
 /**
- * Purge by tag, in this process (no HTTP): a WebCache of src/edge/web-cache.ts with 100,000
- * entries, each `/p/<i>` with `Cache-Tag: all, group-<i % 100>`, then `purgeTags` timed for
+ * Purge by tag, in this process (no HTTP): a WebCache of src/edge/web-cache.ts with 1,000,000
+ * entries (--purge-entries), each `/p/<i>` with `Cache-Tag: all, group-<i % 100>`, then `purgeTags` timed for
  * every entry (`all`), one group (1,000 entries) and one path tag. The purged entries are stored
  * again after each run (once the background sweep has settled), so every run starts full.
  */
 import { performance } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { WebCache } from '../../src/edge/web-cache.js';
 import { median } from '../shared/bench-main.js';
 
@@ -29,10 +31,19 @@ export interface PurgeResult {
   readonly medianSettledMs: number;
 }
 
+/** What the filled cache costs, per entry: measured after full collections, before and after the fill. */
+export interface CacheMemory {
+  /** V8's heap: the entry, its headers and freshness, the body's Buffer object, the LRU and tag index. */
+  readonly heapBytesPerEntry: number;
+  /** Outside the heap: the body bytes. */
+  readonly externalBytesPerEntry: number;
+}
+
 export interface PurgeReport {
   readonly entries: number;
   readonly fillMs: number;
   readonly cacheBytes: number;
+  readonly memory: CacheMemory;
   readonly results: readonly PurgeResult[];
 }
 
@@ -61,9 +72,11 @@ export async function runPurgeBenchmark(options: {
   readonly bodyBytes: number;
 }): Promise<PurgeReport> {
   const { entries } = options;
+  const gc = fullCollection();
+  const before = process.memoryUsage();
   const cache = new WebCache({
-    // The product's per-environment bound (ATOLL default 256 MiB): 100,000 entries of 1 KiB fit.
-    maxBytes: 256 * MIB,
+    // At least the product's per-environment default (256 MiB), and room for every entry: none is evicted.
+    maxBytes: Math.max(256 * MIB, options.entries * (options.bodyBytes + 1024)),
     maxEntryBytes: 8 * MIB,
     clock: { now: () => new Date() },
   });
@@ -95,6 +108,12 @@ export async function runPurgeBenchmark(options: {
   };
   full();
   const cacheBytes = cache.stats().bytes;
+  gc();
+  const after = process.memoryUsage();
+  const memory: CacheMemory = {
+    heapBytesPerEntry: (after.heapUsed - before.heapUsed) / entries,
+    externalBytesPerEntry: (after.external - before.external) / entries,
+  };
 
   const results: PurgeResult[] = [];
   for (const purge of purgeCases(entries)) {
@@ -132,5 +151,17 @@ export async function runPurgeBenchmark(options: {
     });
   }
   cache.clear();
-  return { entries, fillMs, cacheBytes, results };
+  return { entries, fillMs, cacheBytes, memory, results };
+}
+
+/** A full garbage collection, twice (weak references and finalizers settle on the second). */
+function fullCollection(): () => void {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const collect = () => {
+    gc();
+    gc();
+  };
+  collect();
+  return collect;
 }

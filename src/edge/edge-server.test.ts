@@ -14,6 +14,9 @@ const BASE = 'edge.test';
 const warnings: object[] = [];
 /** Requests the app got, by path (the coalescing tests). */
 const asked = new Map<string, number>();
+/** Settled when the app's /trickle answer is closed (the visitor left and the edge let go of it). */
+let trickleClosedNow: () => void = () => undefined;
+const trickleClosed = new Promise<void>((resolve) => (trickleClosedNow = resolve));
 
 function listen(server: Server): Promise<number> {
   return new Promise((resolve) => {
@@ -53,6 +56,32 @@ describe('the edge server', () => {
       }
       if (req.url === '/slow') {
         setTimeout(() => res.end('late'), 2_000);
+        return;
+      }
+      if (req.url === '/big') {
+        // Far more than the sockets buffer: the edge must pause the app's side while the visitor's is full.
+        res.writeHead(200, { 'content-type': 'application/octet-stream', 'cache-control': 's-maxage=60' });
+        for (let i = 0; i < 64; i++) res.write(Buffer.alloc(64 * 1024, i));
+        res.end();
+        return;
+      }
+      if (req.url === '/trickle') {
+        res.writeHead(200, { 'content-type': 'text/plain', 'cache-control': 's-maxage=60' });
+        res.write('first part\n');
+        const more = setInterval(() => res.write('more\n'), 50);
+        res.once('close', () => {
+          clearInterval(more);
+          trickleClosedNow();
+        });
+        return;
+      }
+      if (req.method === 'POST') {
+        const chunks: Buffer[] = [];
+        req.on('data', (chunk: Buffer) => chunks.push(chunk));
+        req.on('end', () => {
+          res.writeHead(201, { 'content-type': 'text/plain' });
+          res.end(`got ${String(Buffer.concat(chunks).length)} bytes`);
+        });
         return;
       }
       res.writeHead(200, {
@@ -168,6 +197,53 @@ describe('the edge server', () => {
       Array<number>(20).fill(200),
     );
     assert.equal(answers.filter((answer) => answer.headers['x-cache'] === 'MISS').length, 1);
+  });
+
+  it(
+    'streams an answer far larger than the socket buffers whole, and keeps none over the entry bound',
+    { timeout: 30_000 },
+    async () => {
+      for (const expected of ['MISS', 'MISS']) {
+        const answer = await get('app', '/big');
+        assert.equal(answer.statusCode, 200);
+        assert.equal(answer.headers['x-cache'], expected);
+        const body = Buffer.from(await answer.body.arrayBuffer());
+        assert.equal(body.length, 64 * 64 * 1024);
+        for (let i = 0; i < 64; i++) assert.equal(body[i * 64 * 1024 + 1], i);
+      }
+    },
+  );
+
+  it("lets go of the app's answer when the visitor leaves in the middle of it (prevents held connections)", async () => {
+    const answer = await get('app', '/trickle');
+    assert.equal(answer.statusCode, 200);
+    for await (const chunk of answer.body) {
+      assert.match(String(chunk), /first part/);
+      break;
+    }
+    // The for-await break destroyed the visitor's side; the app's answer must end too.
+    await Promise.race([
+      trickleClosed,
+      new Promise((_, reject) =>
+        setTimeout(() => {
+          reject(new Error('the app answer was never closed'));
+        }, 10_000),
+      ),
+    ]);
+    // Nothing cut short was kept: the next visitor reaches the app again.
+    const again = await get('app', '/trickle', { 'cache-control': 'no-cache' });
+    assert.equal(again.headers['x-cache'], 'MISS');
+    again.body.destroy();
+  });
+
+  it('passes a request body to the app', async () => {
+    const answer = await request(`http://127.0.0.1:${String(edgePort)}/post`, {
+      method: 'POST',
+      headers: { host: `happ.${BASE}` },
+      body: Buffer.alloc(300_000, 1),
+    });
+    assert.equal(answer.statusCode, 201);
+    assert.equal(await answer.body.text(), 'got 300000 bytes');
   });
 
   it('lets concurrent requests of a path whose answer is not storable each reach the app', async () => {

@@ -26,6 +26,9 @@ export interface UsageSink {
  */
 export class UsageMeter {
   #pending = new Map<string, UsageDelta>();
+  /** The current minute's deltas by environment: one map read per answer, no key string built. */
+  #minute = -1;
+  #ofMinute = new Map<string, UsageDelta>();
   readonly #flushes: PeriodicTask;
   #flushing: Promise<void> = Promise.resolve();
 
@@ -42,11 +45,19 @@ export class UsageMeter {
   count(record: RequestRecord): void {
     const now = this.clock.now().getTime();
     const minute = now - (now % 60_000);
-    const key = `${record.environmentId}/${String(minute)}`;
-    let delta = this.#pending.get(key);
+    if (minute !== this.#minute) {
+      this.#minute = minute;
+      this.#ofMinute = new Map();
+    }
+    let delta = this.#ofMinute.get(record.environmentId);
     if (!delta) {
-      delta = { environmentId: record.environmentId, minute: new Date(minute), counters: emptyCounters() };
-      this.#pending.set(key, delta);
+      const key = `${record.environmentId}/${String(minute)}`;
+      delta = this.#pending.get(key);
+      if (!delta) {
+        delta = { environmentId: record.environmentId, minute: new Date(minute), counters: emptyCounters() };
+        this.#pending.set(key, delta);
+      }
+      this.#ofMinute.set(record.environmentId, delta);
     }
     countRequest(delta.counters, record);
   }
@@ -56,6 +67,7 @@ export class UsageMeter {
     this.#flushing = this.#flushing.then(async () => {
       const deltas = [...this.#pending.values()];
       this.#pending = new Map();
+      this.#ofMinute = new Map();
       if (deltas.length === 0) return;
       await this.sink.add(deltas).catch(this.onError);
     });

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { HeaderFields } from '../domain/hosting/cache-policy.js';
 import {
   buildHitHeaders,
+  hitHeaderList,
   WebCache,
   type CacheLookup,
   type CacheRequest,
@@ -353,6 +354,52 @@ describe('WebCache', () => {
     });
   });
 
+  describe('hitHeaderList', () => {
+    /** The list as the object res.writeHead would otherwise get. */
+    const asObject = (list: readonly (string | readonly string[])[]) => {
+      const headers: Record<string, string | readonly string[]> = {};
+      for (let i = 0; i < list.length; i += 2) headers[list[i] as string] = list[i + 1] as string;
+      return headers;
+    };
+
+    it('holds the same headers as buildHitHeaders, Age and X-Cache of this lookup included', () => {
+      const { cache, clock } = newCache();
+      storeOk(
+        cache,
+        get('/l'),
+        ok('max-age=10, stale-while-revalidate=10', { link: ['</a>; rel=preload', '</b>; rel=preload'] }),
+      );
+      const hit = cache.lookup(get('/l'));
+      assert.ok(hit.kind === 'hit');
+      assert.deepEqual(asObject(hitHeaderList(hit)), buildHitHeaders(hit));
+      clock.advance(3_000);
+      const later = cache.lookup(get('/l'));
+      assert.ok(later.kind === 'hit');
+      assert.equal(asObject(hitHeaderList(later)).age, '3');
+      clock.advance(12_000);
+      const stale = cache.lookup(get('/l'));
+      assert.ok(stale.kind === 'stale');
+      assert.deepEqual(asObject(hitHeaderList(stale)), buildHitHeaders(stale));
+      assert.equal(asObject(hitHeaderList(stale))['x-cache'], 'STALE');
+    });
+
+    it('gives hits of one entry within one second the same frozen list (no header block built per hit)', () => {
+      const { cache, clock } = newCache();
+      storeOk(cache, get('/same'), ok('max-age=60'));
+      const first = cache.lookup(get('/same'));
+      const second = cache.lookup(get('/same'));
+      assert.ok(first.kind === 'hit' && second.kind === 'hit');
+      const list = hitHeaderList(first);
+      assert.equal(hitHeaderList(second), list);
+      assert.ok(Object.isFrozen(list));
+      clock.advance(1_000);
+      const next = cache.lookup(get('/same'));
+      assert.ok(next.kind === 'hit');
+      assert.notEqual(hitHeaderList(next), list);
+      assert.equal(asObject(list).age, '0');
+    });
+  });
+
   describe('Vary', () => {
     it('keeps one variant per value of the named request headers', () => {
       const { cache } = newCache();
@@ -636,6 +683,41 @@ describe('WebCache', () => {
       // guaranteed gone once it has run.
       await cache.settled();
       assert.deepEqual(cache.stats(), { entries: 0, bytes: 0 });
+    });
+  });
+
+  describe('tags held by one entry, then several', () => {
+    it('purges exactly the live entries of a tag whose entries came and went one by one', () => {
+      const { cache } = newCache();
+      const tagged = ok('max-age=600', { 'cache-tag': 'shared' });
+      storeOk(cache, get('/a'), tagged);
+      storeOk(cache, get('/b'), tagged);
+      assert.equal(cache.invalidate('/a'), 1);
+      assert.equal(cache.invalidate('/b'), 1);
+      storeOk(cache, get('/c'), tagged);
+      storeOk(cache, get('/c'), tagged);
+      storeOk(cache, get('/d'), tagged);
+      assert.equal(cache.purgeTags(['shared']), 2);
+      assert.equal(cache.lookup(get('/c')).kind, 'miss');
+      assert.equal(cache.lookup(get('/d')).kind, 'miss');
+      assert.equal(cache.purgeTags(['shared']), 0);
+      assert.deepEqual(cache.stats(), { entries: 0, bytes: 0 });
+    });
+
+    it('sweeps in the background the single-entry tags past the synchronous limit of one purge', async () => {
+      const { cache } = newCache();
+      fillPages(cache, 600);
+      const paths = Array.from({ length: 600 }, (_, n) => `/page/${String(n)}`);
+      assert.equal(cache.purgeTags(paths), 600);
+      // One lookup only: a lookup deletes the dead entry it finds, which would hide the sweep's work.
+      assert.equal(cache.lookup(get('/page/599')).kind, 'miss');
+      await cache.settled();
+      assert.deepEqual(cache.stats(), { entries: 0, bytes: 0 });
+      // Stored again after the purge: live, and purged again by their path tags.
+      fillPages(cache, 3);
+      assert.equal(cache.lookup(get('/page/1')).kind, 'hit');
+      assert.equal(cache.purgeTags(['/page/1']), 1);
+      assert.equal(cache.lookup(get('/page/2')).kind, 'hit');
     });
   });
 

@@ -96,7 +96,7 @@ interface StoredEntry {
    * The buckets it was indexed in, filled once the LRU has taken it. Holding the bucket objects
    * rather than tag names is what lets a purge kill all of a bucket's entries with one flag.
    */
-  readonly buckets: TagBucket[];
+  buckets: readonly TagBucket[];
 }
 
 /**
@@ -105,8 +105,43 @@ interface StoredEntry {
  */
 interface TagBucket {
   readonly tag: string;
-  readonly keys: Set<string>;
+  /**
+   * The one key while the bucket holds one (a path tag, mostly), a Set from the second on: a Set
+   * for every path was the largest part of the index's memory per entry (docs/benchmarks.md, Edge).
+   */
+  keys: string | Set<string> | undefined;
   purged: boolean;
+}
+
+function bucketSize(bucket: TagBucket): number {
+  const { keys } = bucket;
+  return typeof keys === 'string' ? 1 : (keys?.size ?? 0);
+}
+
+/** Its keys now, a copy: deleting entries edits the bucket. */
+function bucketKeyList(bucket: TagBucket): string[] {
+  const { keys } = bucket;
+  return typeof keys === 'string' ? [keys] : keys === undefined ? [] : [...keys];
+}
+
+/** A walk over its keys that survives deletions made meanwhile (a Set's own iterator does). */
+function bucketWalk(bucket: TagBucket): Iterator<string> {
+  const { keys } = bucket;
+  return typeof keys === 'string' || keys === undefined ? bucketKeyList(bucket).values() : keys.values();
+}
+
+function bucketAdd(bucket: TagBucket, key: string): void {
+  const { keys } = bucket;
+  if (keys === undefined) bucket.keys = key;
+  else if (typeof keys === 'string') {
+    if (keys !== key) bucket.keys = new Set([keys, key]);
+  } else keys.add(key);
+}
+
+function bucketDelete(bucket: TagBucket, key: string): void {
+  const { keys } = bucket;
+  if (keys === key) bucket.keys = undefined;
+  else if (typeof keys !== 'string') keys?.delete(key);
 }
 
 /** Stored variants of one path that vary on the same request headers. */
@@ -328,12 +363,12 @@ export class WebCache {
     for (const bucket of matched) {
       // Sizes are read now, not up front: deleting an earlier bucket's entries also drops them
       // from the buckets they share, which is what keeps the count from seeing them twice.
-      if (deleted + bucket.keys.size > SYNC_PURGE_LIMIT) {
+      if (deleted + bucketSize(bucket) > SYNC_PURGE_LIMIT) {
         deferred.push(bucket);
         continue;
       }
-      deleted += bucket.keys.size;
-      for (const key of [...bucket.keys]) {
+      deleted += bucketSize(bucket);
+      for (const key of bucketKeyList(bucket)) {
         const entry = this.#entries.peek(key);
         if (!entry) continue;
         // Dead already: an earlier purge flagged it and counted it then.
@@ -345,9 +380,10 @@ export class WebCache {
     }
     for (const bucket of deferred) {
       this.#detach(bucket);
-      if (bucket.keys.size === 0) continue;
-      purged += bucket.keys.size;
-      this.#sweepQueue.push(bucket.keys.values());
+      const size = bucketSize(bucket);
+      if (size === 0) continue;
+      purged += size;
+      this.#sweepQueue.push(bucketWalk(bucket));
       this.#scheduleSweep();
     }
     return purged;
@@ -372,7 +408,7 @@ export class WebCache {
     const bucket = this.#keysByTag.get(computePathTag(path));
     if (!bucket) return 0;
     let live = 0;
-    for (const key of [...bucket.keys]) {
+    for (const key of bucketKeyList(bucket)) {
       const entry = this.#entries.peek(key);
       if (entry?.path !== path) continue;
       if (!isDead(entry)) live++;
@@ -471,24 +507,28 @@ export class WebCache {
   }
 
   #index(entry: StoredEntry, varyNames: readonly string[]): void {
-    for (const tag of entry.tags) {
+    // Arrays made at their size (map, a literal), not grown by push: V8 would reserve 17 slots each.
+    entry.buckets = entry.tags.map((tag) => {
       let bucket = this.#keysByTag.get(tag);
-      if (!bucket) this.#keysByTag.set(tag, (bucket = { tag, keys: new Set(), purged: false }));
-      bucket.keys.add(entry.key);
-      entry.buckets.push(bucket);
+      if (!bucket) this.#keysByTag.set(tag, (bucket = { tag, keys: undefined, purged: false }));
+      bucketAdd(bucket, entry.key);
+      return bucket;
+    });
+    const groups = this.#groupsByPath.get(entry.path);
+    const fresh: VaryGroup = { names: varyNames, signature: entry.varySignature, entries: 1 };
+    if (!groups) this.#groupsByPath.set(entry.path, [fresh]);
+    else {
+      const group = groups.find((candidate) => candidate.signature === entry.varySignature);
+      if (group) group.entries++;
+      else groups.push(fresh);
     }
-    let groups = this.#groupsByPath.get(entry.path);
-    if (!groups) this.#groupsByPath.set(entry.path, (groups = []));
-    const group = groups.find((candidate) => candidate.signature === entry.varySignature);
-    if (group) group.entries++;
-    else groups.push({ names: varyNames, signature: entry.varySignature, entries: 1 });
   }
 
   #unindex(entry: StoredEntry): void {
     for (const bucket of entry.buckets) {
-      bucket.keys.delete(entry.key);
+      bucketDelete(bucket, entry.key);
       // A purged bucket is no longer indexed, and its tag may have a fresh one by now.
-      if (bucket.keys.size === 0 && this.#keysByTag.get(bucket.tag) === bucket) {
+      if (bucketSize(bucket) === 0 && this.#keysByTag.get(bucket.tag) === bucket) {
         this.#keysByTag.delete(bucket.tag);
       }
     }
@@ -515,6 +555,46 @@ export function buildHitHeaders(found: CacheHit | CacheStaleHit): Record<string,
     age: String(found.ageSeconds),
     'x-cache': found.kind === 'hit' ? 'HIT' : 'STALE',
   };
+}
+
+/** A header block as `res.writeHead` takes it without building an object: name, value, name, value… */
+export type HeaderList = readonly (string | readonly string[])[];
+
+interface HitHeaderMemo {
+  readonly base: HeaderList;
+  ageSeconds: number;
+  kind: 'hit' | 'stale';
+  list: HeaderList;
+}
+
+/** Per stored answer: its fixed headers as a list, and the last list made with an Age (one per second at most). */
+const HIT_HEADER_LISTS = new WeakMap<CachedResponse, HitHeaderMemo>();
+
+/**
+ * buildHitHeaders' headers as a flat list for `res.writeHead(status, list)`, which Node writes
+ * without the object spread and property definitions a fresh object costs on every hit. A hit
+ * within the same second as the previous one of this entry gets the very same (frozen) list.
+ */
+export function hitHeaderList(found: CacheHit | CacheStaleHit): HeaderList {
+  let memo = HIT_HEADER_LISTS.get(found.response);
+  if (memo === undefined) {
+    const base: (string | readonly string[])[] = [];
+    for (const [name, value] of Object.entries(baseHitHeaders(found.response))) base.push(name, value);
+    memo = { base: Object.freeze(base), ageSeconds: -1, kind: 'hit', list: [] };
+    HIT_HEADER_LISTS.set(found.response, memo);
+  }
+  if (memo.ageSeconds !== found.ageSeconds || memo.kind !== found.kind) {
+    memo.ageSeconds = found.ageSeconds;
+    memo.kind = found.kind;
+    memo.list = Object.freeze([
+      ...memo.base,
+      'age',
+      String(found.ageSeconds),
+      'x-cache',
+      found.kind === 'hit' ? 'HIT' : 'STALE',
+    ]);
+  }
+  return memo.list;
 }
 
 /** The part of a hit's headers that never changes, made once per stored answer (hits are the hot path). */

@@ -53,7 +53,8 @@ export function countRequest(counters: UsageCounters, request: CountedRequest): 
   else if (request.cache === 'MISS') counters.cacheMisses += 1;
   const bucket = bucketOf(request.durationMs);
   counters.latency[bucket] = (counters.latency[bucket] ?? 0) + 1;
-  const path = request.path.split('?')[0] ?? '/';
+  const queryStart = request.path.indexOf('?');
+  const path = queryStart === -1 ? request.path : request.path.slice(0, queryStart);
   const known = path in counters.paths || Object.keys(counters.paths).length < MAX_PATHS;
   const key = known ? path : OTHER_PATHS;
   counters.paths[key] = (counters.paths[key] ?? 0) + 1;
