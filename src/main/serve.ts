@@ -3,7 +3,7 @@
  * (`--roles`), registers the process in the node registry, starts those roles' loops, and stops
  * them in order so that nothing acknowledged is lost.
  */
-import { chmodSync, existsSync, unlinkSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { DOCS_DIR, PORTAL_DIR } from './installation-dirs.js';
 import type { FastifyInstance } from 'fastify';
@@ -54,6 +54,9 @@ Then use the printed userId and password as Basic auth on <ATOLL_PUBLIC_URL>/v1.
 /** `atoll serve`: the roles of config.roles (every role by default) in this one process. */
 export async function startPlatform(config: Config, logger: PinoLogger): Promise<RunningPlatform> {
   const runs = (role: ProcessRole) => config.roles.includes(role);
+  // The data folder is made here whatever the store: with a PostgreSQL server and a configured platform key
+  // nothing else makes it before the admin socket listens in it (the listen failed with EACCES).
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const { key, generated } = loadPlatformKey(config.secretKey, config.dataDir);
   if (generated) {
     logger.warn(

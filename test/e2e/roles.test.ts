@@ -64,7 +64,8 @@ describe(
     let edge: RunningServer | undefined;
 
     before(async () => {
-      mkdirSync(apiDir, { mode: 0o700 });
+      // The API's data folder does not exist yet, as at an operator's first start with a configured platform
+      // key: serve makes it (prevents an API process failing to start on its admin socket). The edge's does.
       mkdirSync(edgeDir, { mode: 0o700 });
       await onServer(SERVER_URL ?? '', `create database ${database}`);
     });
