@@ -115,11 +115,12 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
     roles: config.roles,
   };
   // Notifications sent while the listener was reconnecting are lost: the edge rereads the store.
-  signals?.onResync(() => Promise.all([services.domainEdgeSync.sync(), services.routeSync?.sync()]));
+  const syncEdge = () => Promise.all([services.domainEdgeSync.sync(), services.routeSync?.sync()]);
+  signals?.onResync(syncEdge);
   // A new edge (a restart, a replaced pod) listens only once it knows the routes and custom domains in the
   // store: before its first resync it would answer 404 for every live site. A failed read is left to that resync.
   if (config.roles.includes('edge') && services.routeSync)
-    await Promise.all([services.domainEdgeSync.sync(), services.routeSync.sync()]).catch((error: unknown) => {
+    await syncEdge().catch((error: unknown) => {
       logger.warn({ err: error }, 'the edge could not read its routes before listening; its resync will');
     });
   // The admin socket reads the registry through this holder: the process registers once it listens.

@@ -1,6 +1,6 @@
 /** The account, app and environments that store tests start from, written through the repositories. */
 import { randomUUID } from 'node:crypto';
-import type { Store } from '../../src/services/kit/store-port.js';
+import type { BuildRecord, Store } from '../../src/services/kit/store-port.js';
 
 /**
  * What store tests start from: the account `acme` with its app `web` (UK) and one uploadable
@@ -42,4 +42,44 @@ export async function seedEnvironments(
       preview: null,
     });
   return appPk;
+}
+
+/**
+ * A finished build of an environment as store tests write it: SUCCEEDED, with a source and an artifact
+ * of their own, created, started and finished at `now`; `fields` change what a test needs.
+ */
+export function finishedBuild(
+  environmentId: string,
+  now: Date,
+  fields: Partial<BuildRecord> = {},
+): BuildRecord {
+  return {
+    id: randomUUID(),
+    environmentId,
+    state: 'SUCCEEDED',
+    phase: 'PHASE_UNSPECIFIED',
+    trigger: 'UPLOAD',
+    branch: 'uploadable',
+    commitSha: '',
+    commitMessage: '',
+    commitAuthor: '',
+    sourceKey: `sources/${randomUUID()}.zip`,
+    sourceDigest: 'sha256:x',
+    sourceBytes: 1,
+    artifactDigest: 'sha256:y',
+    artifactKey: `artifacts/${randomUUID()}.tar.zst`,
+    nodeVersion: '22.1.0',
+    packageManager: 'npm@10.9.0',
+    variablesSealed: 's',
+    archived: false,
+    liveTime: null,
+    framework: 'static',
+    dependencies: [],
+    failureMessage: '',
+    failureExitCode: null,
+    createTime: now,
+    startTime: now,
+    finishTime: now,
+    ...fields,
+  };
 }

@@ -13,7 +13,7 @@ import { PlacementAgent } from '../../src/services/builds/placement-agent.js';
 import type { EnvironmentRoute } from '../../src/services/hosting/hosting-ports.js';
 import type { BuildRecord } from '../../src/services/kit/store-port.js';
 import { InProcessSignals } from '../../src/services/kit/signals.js';
-import { seedEnvironments } from '../helpers/seed-environments.js';
+import { finishedBuild, seedEnvironments } from '../helpers/seed-environments.js';
 import { useTestStore } from '../helpers/test-store.js';
 
 const BASE_DOMAIN = 'atoll.test';
@@ -167,35 +167,7 @@ describe(`placements: a replaced deployment drains before it stops (${process.en
   });
 
   async function build(environmentId: string): Promise<BuildRecord> {
-    const now = new Date();
-    const record: BuildRecord = {
-      id: randomUUID(),
-      environmentId,
-      state: 'SUCCEEDED',
-      phase: 'PHASE_UNSPECIFIED',
-      trigger: 'UPLOAD',
-      branch: 'uploadable',
-      commitSha: '',
-      commitMessage: '',
-      commitAuthor: '',
-      sourceKey: `sources/${randomUUID()}.zip`,
-      sourceDigest: 'sha256:x',
-      sourceBytes: 1,
-      artifactDigest: 'sha256:y',
-      artifactKey: `artifacts/${randomUUID()}.tar.zst`,
-      nodeVersion: '22.1.0',
-      packageManager: 'npm@10.9.0',
-      variablesSealed: 's',
-      archived: false,
-      liveTime: null,
-      framework: 'node',
-      dependencies: [],
-      failureMessage: '',
-      failureExitCode: null,
-      createTime: now,
-      startTime: now,
-      finishTime: now,
-    };
+    const record = finishedBuild(environmentId, new Date(), { framework: 'node' });
     await t.store.builds.insert(record);
     return record;
   }

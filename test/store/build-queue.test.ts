@@ -29,6 +29,21 @@ import { eventually } from '../helpers/build-harness.js';
 import { secretBoxForTests, TestClock } from '../helpers/test-api.js';
 import { useTestStore } from '../helpers/test-store.js';
 
+/** A sandbox that runs until it is stopped (or a liveness limit far past a test's): whether it was stopped. */
+async function untilStopped(signal: AbortSignal): Promise<boolean> {
+  await new Promise<void>((resolve) => {
+    signal.addEventListener(
+      'abort',
+      () => {
+        resolve();
+      },
+      { once: true },
+    );
+    setTimeout(resolve, 60_000).unref();
+  });
+  return signal.aborted;
+}
+
 describe(`build queue (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embedded PGlite'})`, () => {
   const t = useTestStore();
   let clock: TestClock;
@@ -332,18 +347,7 @@ describe(`build queue (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embed
       async (_inputs, reporter, signal) => {
         reporter.log('stdout', 'A: building');
         started();
-        // The sandbox runs until it is stopped (or a liveness limit far past the test's).
-        await new Promise<void>((resolve) => {
-          signal.addEventListener(
-            'abort',
-            () => {
-              resolve();
-            },
-            { once: true },
-          );
-          setTimeout(resolve, 60_000).unref();
-        });
-        stopped = signal.aborted;
+        stopped = await untilStopped(signal);
         // Even a success it comes to afterwards is not recorded.
         return succeeded('a');
       },
@@ -398,17 +402,7 @@ describe(`build queue (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embed
     const { runner } = fakeRunner(
       async (_inputs, _reporter, signal) => {
         started();
-        await new Promise<void>((resolve) => {
-          signal.addEventListener(
-            'abort',
-            () => {
-              resolve();
-            },
-            { once: true },
-          );
-          setTimeout(resolve, 60_000).unref();
-        });
-        stopped = signal.aborted;
+        stopped = await untilStopped(signal);
         return succeeded('a');
       },
       50,

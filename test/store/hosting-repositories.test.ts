@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, it } from 'node:test';
 import type { BuildRecord } from '../../src/services/kit/store-port.js';
-import { seedEnvironments } from '../helpers/seed-environments.js';
+import { finishedBuild, seedEnvironments } from '../helpers/seed-environments.js';
 import { useTestStore } from '../helpers/test-store.js';
 
 /** The repositories hosting added (runtime logs, tokens, key-value store, usage, retention queries), on both stores. */
@@ -19,35 +19,10 @@ describe(`hosting repositories (${process.env.DATABASE_URL ? 'PostgreSQL server'
   });
 
   async function build(environmentId: string, fields: Partial<BuildRecord>): Promise<BuildRecord> {
-    const record: BuildRecord = {
-      id: randomUUID(),
-      environmentId,
-      state: 'SUCCEEDED',
-      phase: 'PHASE_UNSPECIFIED',
-      trigger: 'UPLOAD',
-      branch: 'uploadable',
-      commitSha: '',
-      commitMessage: '',
-      commitAuthor: '',
-      sourceKey: `sources/${randomUUID()}.zip`,
-      sourceDigest: 'sha256:x',
-      sourceBytes: 1,
-      artifactDigest: 'sha256:y',
-      artifactKey: `artifacts/${randomUUID()}.tar.zst`,
-      nodeVersion: '22.1.0',
-      packageManager: 'npm@10.9.0',
-      variablesSealed: 's',
-      archived: false,
-      liveTime: null,
-      framework: 'static',
+    const record = finishedBuild(environmentId, now, {
       dependencies: [{ name: 'astro', version: '5.1.0' }],
-      failureMessage: '',
-      failureExitCode: null,
-      createTime: now,
-      startTime: now,
-      finishTime: now,
       ...fields,
-    };
+    });
     await t.store.builds.insert(record);
     await t.store.builds.update(record);
     return record;
