@@ -6,10 +6,15 @@
  *   h<ENV.app>.<BASE_DOMAIN>        the upstream app (its `/` answers no-store: always proxied)
  *   h<ENV.cacheable>.<BASE_DOMAIN>  the same upstream app (its `/cacheable` is kept by the web cache)
  *
- *   node --import tsx bench/edge/edge-process.ts <site folder> <upstream port>
+ * With a third argument above 1, the edge runs as the product runs it with ATOLL_EDGE_WORKERS: this
+ * process's edge and worker processes on the same port (src/edge/edge-fleet.ts).
+ *
+ *   node --import tsx bench/edge/edge-process.ts <site folder> <upstream port> [edge processes]
  */
+import { fork } from 'node:child_process';
 import { systemClock } from '../../src/adapters/system-clock.js';
-import { Edge } from '../../src/edge/edge-server.js';
+import { EdgeFleet } from '../../src/edge/edge-fleet.js';
+import { EDGE_WORKER_PROGRAM } from '../../src/main/edge-worker-process.js';
 import { UsageMeter } from '../../src/edge/usage-meter.js';
 import { BASE_DOMAIN, ENV } from './edge-routes.js';
 import { listenOnLoopback, serveChild } from './serve-child.js';
@@ -17,29 +22,42 @@ import { listenOnLoopback, serveChild } from './serve-child.js';
 const MIB = 1024 * 1024;
 
 serveChild('edge-process.ts', async () => {
-  const [root, portText] = process.argv.slice(2);
+  const [root, portText, processesText = '1'] = process.argv.slice(2);
   const upstreamPort = Number(portText);
-  if (root === undefined || !Number.isInteger(upstreamPort) || upstreamPort <= 0) {
-    throw new Error('usage: edge-process.ts <site folder> <upstream port>');
+  const processes = Number(processesText);
+  if (root === undefined || !Number.isInteger(upstreamPort) || upstreamPort <= 0 || !(processes >= 1)) {
+    throw new Error('usage: edge-process.ts <site folder> <upstream port> [edge processes]');
   }
   const quiet = () => undefined;
   // Usage is counted on every answer as in the product (src/main/compose/edge.ts); the counts go nowhere.
   const usageMeter = new UsageMeter({ add: () => Promise.resolve() }, systemClock, quiet);
-  const edge = new Edge({
-    baseDomain: BASE_DOMAIN,
-    trustedProxies: new Set(),
-    upstreamTimeoutMs: 60_000,
-    upstreamConnections: 64,
-    cacheBytesPerEnvironment: 256 * MIB,
-    cacheEntryMaxBytes: 8 * MIB,
-    staticMemoryBytes: 32 * MIB,
-    clock: systemClock,
-    logger: { info: quiet, warn: quiet, error: quiet },
-    onRequest: (record) => {
-      usageMeter.count(record);
+  const fleet = new EdgeFleet({
+    processes,
+    // As src/main/compose/edge.ts starts them; the counts of the workers go nowhere either.
+    startWorker: () =>
+      fork(EDGE_WORKER_PROGRAM, ['silent'], {
+        serialization: 'advanced',
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      }),
+    onUsage: quiet,
+    timer: systemClock,
+    edge: {
+      baseDomain: BASE_DOMAIN,
+      trustedProxies: new Set(),
+      upstreamTimeoutMs: 60_000,
+      upstreamConnections: 64,
+      cacheBytesPerEnvironment: 256 * MIB,
+      cacheEntryMaxBytes: 8 * MIB,
+      staticMemoryBytes: 32 * MIB,
+      clock: systemClock,
+      logger: { info: quiet, warn: quiet, error: quiet },
+      onRequest: (record) => {
+        usageMeter.count(record);
+      },
     },
   });
-  edge.publish([
+  const edge = fleet.edge;
+  await fleet.publish([
     { environmentId: ENV.static, buildId: 'bench-build-1', target: { kind: 'static', root } },
     { environmentId: ENV.app, buildId: 'bench-build-1', target: { kind: 'server', port: upstreamPort } },
     {
@@ -52,12 +70,14 @@ serveChild('edge-process.ts', async () => {
   // The product's own keep-alive settings, not the helper's: what visitors get.
   edge.server.keepAliveTimeout = 65_000;
   edge.server.headersTimeout = 66_000;
+  fleet.start({ http: edge.server });
   return {
     port: listening.port,
     close: async () => {
+      await fleet.stop(1_000);
       await listening.close();
       // Retires the routes: their upstream pools close.
-      edge.publish([]);
+      await fleet.publish([]);
       await usageMeter.stop();
     },
   };

@@ -1,5 +1,5 @@
 /**
- * nginx for bench/edge: one master and one worker, everything it writes (pid, error log, temp
+ * nginx for bench/edge: one master and one worker (or --workers of them), everything it writes (pid, error log, temp
  * folders) under the run's temp folder, two server blocks on free loopback ports: the static
  * site folder, and `proxy_pass` to the upstream app over a keep-alive pool of 64 connections.
  */
@@ -22,12 +22,14 @@ export function nginxConfig(options: {
   readonly staticPort: number;
   readonly proxyPort: number;
   readonly upstreamPort: number;
+  /** worker_processes (default 1). */
+  readonly workers?: number;
 }): string {
   const { prefix } = options;
   return `# bench/edge: written for one run, removed with its temp folder.
 daemon off;
 master_process on;
-worker_processes 1;
+worker_processes ${String(options.workers ?? 1)};
 pid ${join(prefix, 'nginx.pid')};
 error_log ${join(prefix, 'error.log')} warn;
 
@@ -85,6 +87,7 @@ export async function startNginx(options: {
   readonly prefix: string;
   readonly siteRoot: string;
   readonly upstreamPort: number;
+  readonly workers?: number;
 }): Promise<NginxServer> {
   const staticPort = await freeLoopbackPort();
   let proxyPort = await freeLoopbackPort();

@@ -7,18 +7,20 @@
  *                                    (and bare node:http answering from memory: Node's own limit)
  *   nginx proxy_pass → upstream app  vs  bare Node proxy → same app  vs  edge proxy (uncached)
  *
+ * and, on every core (--workers, default the number of cores): nginx with that many worker processes
+ * against the edge with as many processes (ATOLL_EDGE_WORKERS, src/edge/edge-fleet.ts),
  * plus purge by tag over 1,000,000 web-cache entries and their memory, in this process. Prints req/s, p50/p99 and
  * the CPU each server spent per request, the ratios against the targets (a TARGET MISSED line per
  * missed target) and exits 0; exits 1 when the run is invalid (setup failure, wrong answers,
  * socket errors or non-2xx answers in wrk's report).
  *
- *   npm run bench:edge -- [--duration 5] [--warmup 2] [--rounds 3] [--connections 32]
+ *   npm run bench:edge -- [--duration 5] [--warmup 2] [--rounds 3] [--connections 32] [--workers N]
  *
  * See docs/benchmarks.md.
  */
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import {
@@ -61,7 +63,16 @@ const ROW_KEYS = [
   'nginx-proxy',
   'bare-proxy',
   'edge-proxy',
+  'nginx-static-workers',
+  'edge-static-workers',
+  'edge-cache-hit-workers',
 ] as const;
+/** The rows with several worker processes: nginx's and the edge fleet's. */
+const WORKER_ROWS: readonly RowKey[] = [
+  'nginx-static-workers',
+  'edge-static-workers',
+  'edge-cache-hit-workers',
+];
 type RowKey = (typeof ROW_KEYS)[number];
 
 const USAGE = `npm run bench:edge -- [options]
@@ -69,6 +80,8 @@ const USAGE = `npm run bench:edge -- [options]
   --warmup <s>         wrk run before each measured one, not counted (default 2; 0 for none)
   --rounds <n>         rounds; each measures every target once, order rotating (default 3)
   --connections <n>    wrk connections (default 32; wrk runs one thread)
+  --workers <n>        processes of nginx and of the edge in the *-workers rows (default: the number of
+                       cores, as ATOLL_EDGE_WORKERS)
   --only <list>        comma-separated targets to measure: ${ROW_KEYS.join(', ')}, purge
                        (default all); ratios whose two sides were not measured are left out
   --bare-proxy <mode>  how the bare Node proxy makes its hop: dispatch (undici Pool.dispatch, the
@@ -84,6 +97,7 @@ interface BenchOptions {
   readonly warmupSeconds: number;
   readonly rounds: number;
   readonly connections: number;
+  readonly workers: number;
   readonly rows: readonly RowKey[];
   readonly purge: boolean;
   readonly purgeEntries: number;
@@ -98,6 +112,7 @@ function parseOptions(argv: string[]): BenchOptions {
     warmup: { type: 'string', default: '2' },
     rounds: { type: 'string', default: '3' },
     connections: { type: 'string', default: '32' },
+    workers: { type: 'string', default: String(availableParallelism()) },
     only: { type: 'string' },
     'purge-entries': { type: 'string', default: '1000000' },
     'purge-runs': { type: 'string', default: '3' },
@@ -120,6 +135,7 @@ function parseOptions(argv: string[]): BenchOptions {
     warmupSeconds: readInteger(values.warmup, 'warmup', 0, 60),
     rounds: readInteger(values.rounds, 'rounds', 1, 20),
     connections: readInteger(values.connections, 'connections', 1, 1024),
+    workers: readInteger(values.workers, 'workers', 1, 256),
     rows: ROW_KEYS.filter((key) => only.includes(key)),
     purge: only.includes('purge'),
     purgeEntries: readInteger(values['purge-entries'], 'purge-entries', 1_000, 10_000_000),
@@ -290,7 +306,8 @@ function reportLines(run: RunOutcome): string[] {
         `-d${options.seconds}s --latency after a ${options.warmupSeconds} s warm-up, ${options.rounds} round(s), ` +
         `order rotating; req/s, p50 and p99: median of the rounds`,
       `  all servers up at once on 127.0.0.1, each a single process (nginx: 1 worker, sendfile, no access log, ` +
-        `upstream keepalive 64); the upstream app answers ${ASSET_BYTES} bytes from memory`,
+        `upstream keepalive 64) but the *-workers rows: nginx with ${options.workers} worker processes, the edge with ` +
+        `${options.workers} processes (ATOLL_EDGE_WORKERS=${options.workers}); the upstream app answers ${ASSET_BYTES} bytes from memory`,
       `  CPU us/req: the serving process's CPU time (user + system, /proc) during the measured run per answer; ` +
         `upstream: the app's`,
       '',
@@ -355,6 +372,31 @@ function reportLines(run: RunOutcome): string[] {
   ratio('node-static', 'nginx-static', undefined, 'bare node:http / nginx static file');
   ratio('edge-proxy', 'nginx-proxy', undefined, `edge proxy / nginx proxy (was >= ${MIN_PROXY_VS_NGINX}x)`);
   ratio('bare-proxy', 'nginx-proxy', undefined, `${bare} / nginx proxy`);
+  const n = `${options.workers} processes each`;
+  ratio(
+    'edge-static-workers',
+    'nginx-static-workers',
+    undefined,
+    `edge static asset / nginx static file, ${n}`,
+  );
+  ratio(
+    'edge-cache-hit-workers',
+    'nginx-static-workers',
+    undefined,
+    `edge web-cache hit / nginx static file, ${n}`,
+  );
+  ratio(
+    'edge-static-workers',
+    'edge-static',
+    undefined,
+    `edge static asset, ${options.workers} processes / 1 process`,
+  );
+  ratio(
+    'nginx-static-workers',
+    'nginx-static',
+    undefined,
+    `nginx static file, ${options.workers} workers / 1 worker`,
+  );
   if (purge) {
     lines.push(
       '',
@@ -465,13 +507,17 @@ async function main(): Promise<number> {
       edge = edgeServer;
       servers.push(edge.process, bare.process, nginx.process);
       const nginxWorkers = childPids(nginx.process.pid);
+      const many = options.rows.some((key) => WORKER_ROWS.includes(key))
+        ? await startWorkerServers(site, nginxPrefix, upstream, options, tools.nginx)
+        : undefined;
+      if (many) servers.push(many.edge.process, many.nginx.process);
       log(
         `started upstream (pid ${upstream.process.pid}, port ${upstream.port}), edge (pid ${edge.process.pid}, ` +
           `port ${edge.port}), bare ${options.bareProxy} proxy (pid ${bare.process.pid}, port ${bare.port}), nginx (master pid ` +
           `${nginx.process.pid}, worker ${nginxWorkers.join(' ') || '?'}, ports ${nginx.staticPort} static, ` +
           `${nginx.proxyPort} proxy)`,
       );
-      for (const target of buildTargets(edge, bare, nginx, nginxWorkers, upstream, options.bareProxy)) {
+      for (const target of buildTargets(edge, bare, nginx, nginxWorkers, upstream, options.bareProxy, many)) {
         if (options.rows.includes(target.key)) targets.set(target.key, target);
       }
       await checkTargets(targets, upstream);
@@ -519,6 +565,53 @@ async function main(): Promise<number> {
   }
 }
 
+/** nginx and the edge with --workers processes each (the *-workers rows), once the edge's workers serve. */
+interface WorkerServers {
+  readonly edge: NodeServer;
+  readonly nginx: NginxServer;
+  readonly edgePids: readonly number[];
+  readonly nginxWorkers: readonly number[];
+}
+
+async function startWorkerServers(
+  site: string,
+  nginxPrefix: string,
+  upstream: NodeServer,
+  options: BenchOptions,
+  nginxExecutable: string,
+): Promise<WorkerServers> {
+  const prefix = `${nginxPrefix}-workers`;
+  mkdirSync(prefix);
+  const [edge, nginx] = await Promise.all([
+    startNodeServer('edge-workers', './edge-process.ts', [
+      site,
+      String(upstream.port),
+      String(options.workers),
+    ]),
+    startNginx({
+      executable: nginxExecutable,
+      prefix,
+      siteRoot: site,
+      upstreamPort: upstream.port,
+      workers: options.workers,
+    }),
+  ]);
+  // The edge's workers announce themselves after the port: counted once all of them are up.
+  const deadline = Date.now() + 30_000;
+  while (childPids(edge.process.pid).length < options.workers - 1) {
+    if (Date.now() > deadline)
+      throw new Error(`INVALID RUN: the edge's ${options.workers - 1} worker(s) did not start`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const edgePids = [edge.process.pid, ...childPids(edge.process.pid)];
+  const nginxWorkers = childPids(nginx.process.pid);
+  log(
+    `started the edge with ${options.workers} processes (pids ${edgePids.join(' ')}, port ${edge.port}) and nginx ` +
+      `with ${options.workers} workers (pids ${nginxWorkers.join(' ')}, port ${nginx.staticPort})`,
+  );
+  return { edge, nginx, edgePids, nginxWorkers };
+}
+
 function buildTargets(
   edge: NodeServer,
   bare: NodeServer,
@@ -526,9 +619,47 @@ function buildTargets(
   nginxWorkers: readonly number[],
   upstream: NodeServer,
   bareProxy: string,
+  many: WorkerServers | undefined,
 ): Target[] {
   const edgePids = [edge.process.pid];
   const upstreamPids = [upstream.process.pid];
+  const hit = (answer: Answer) =>
+    fullBody(answer) ??
+    (xCache(answer) === 'HIT' ? undefined : `X-Cache is ${xCache(answer)}, not HIT after priming`);
+  const workerTargets: Target[] = many
+    ? [
+        {
+          key: 'nginx-static-workers',
+          label: `nginx static file, ${many.nginxWorkers.length} workers`,
+          port: many.nginx.staticPort,
+          path: '/asset.css',
+          host: undefined,
+          serverPids: many.nginxWorkers,
+          upstreamPids: [],
+          expect: fullBody,
+        },
+        {
+          key: 'edge-static-workers',
+          label: `edge static asset, ${many.edgePids.length} processes`,
+          port: many.edge.port,
+          path: '/asset.css',
+          host: hostOf(ENV.static),
+          serverPids: many.edgePids,
+          upstreamPids: [],
+          expect: fullBody,
+        },
+        {
+          key: 'edge-cache-hit-workers',
+          label: `edge web-cache hit, ${many.edgePids.length} processes`,
+          port: many.edge.port,
+          path: '/cacheable',
+          host: hostOf(ENV.cacheable),
+          serverPids: many.edgePids,
+          upstreamPids,
+          expect: hit,
+        },
+      ]
+    : [];
   return [
     {
       key: 'nginx-static',
@@ -568,9 +699,7 @@ function buildTargets(
       host: hostOf(ENV.cacheable),
       serverPids: edgePids,
       upstreamPids,
-      expect: (answer) =>
-        fullBody(answer) ??
-        (xCache(answer) === 'HIT' ? undefined : `X-Cache is ${xCache(answer)}, not HIT after priming`),
+      expect: hit,
     },
     {
       key: 'nginx-proxy',
@@ -607,6 +736,7 @@ function buildTargets(
           ? undefined
           : `X-Cache is ${xCache(answer)}, not MISS (it must not be cached)`),
     },
+    ...workerTargets,
   ];
 }
 
@@ -616,8 +746,11 @@ async function checkTargets(targets: ReadonlyMap<RowKey, Target>, upstream: Node
   const problem = fullBody(direct);
   if (problem) throw new Error(`INVALID RUN: the upstream app ${problem}`);
   for (const target of targets.values()) {
-    // The priming request of the web cache (a MISS that stores), or a first lookup elsewhere.
-    await getOnce(target.port, target.path, target.host);
+    // The priming request of the web cache (a MISS that stores), or a first lookup elsewhere. Every
+    // process of the edge keeps its own cache: fresh connections, each to whichever process accepts,
+    // until every one of them holds the answer (a few times the processes are enough in practice).
+    const primes = target.serverPids.length === 1 ? 1 : 16 * target.serverPids.length;
+    for (let i = 0; i < primes; i++) await getOnce(target.port, target.path, target.host);
     const answer = await getOnce(target.port, target.path, target.host);
     const wrong = target.expect(answer);
     if (wrong) throw new Error(`INVALID RUN: ${target.label} (GET ${target.path}): ${wrong}`);

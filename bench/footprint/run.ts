@@ -4,7 +4,7 @@
  *   - the time from spawning the process to the first 200 of /healthz, on the fresh data folder and then
  *     (--runs times) on the existing one, against a bare `node:http` server's time to its first 200;
  *   - its resident memory (VmRSS, split into anonymous and file-backed pages, and each child process's
- *     separately) when idle: after start, after one deploy of test/fixtures/apps/01-static-site through the
+ *     separately; the target judged on the processes together, the files they share counted once) when idle: after start, after one deploy of test/fixtures/apps/01-static-site through the
  *     API (served by the edge), and after a restart on the existing folder; against a bare
  *     `node -e "setInterval(…)"` process.
  * Prints a TARGET MISSED line per missed target (≤ 250 MiB idle, ≤ 2 s to /healthz on an existing folder) and
@@ -139,6 +139,8 @@ interface Resident {
   readonly pid: number;
   readonly command: string;
   readonly rss: number;
+  /** The files it maps (/proc/<pid>/smaps) and the resident bytes of each; anonymous memory under ''. */
+  readonly mapped: ReadonlyMap<string, number>;
   readonly anon: number;
   readonly file: number;
   readonly peak: number;
@@ -157,6 +159,7 @@ function residentOf(pid: number): Resident | undefined {
       pid,
       command,
       rss: kib('VmRSS'),
+      mapped: residentByFile(pid),
       anon: kib('RssAnon'),
       file: kib('RssFile') + kib('RssShmem'),
       peak: kib('VmHWM'),
@@ -164,6 +167,35 @@ function residentOf(pid: number): Resident | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Resident bytes per mapped file of a process, from /proc/<pid>/smaps (anonymous and special mappings under ''). */
+function residentByFile(pid: number): Map<string, number> {
+  const byFile = new Map<string, number>();
+  let file = '';
+  for (const line of readFileSync(`/proc/${String(pid)}/smaps`, 'utf8').split('\n')) {
+    // A mapping's header: address perms offset dev inode [path]; its fields follow, one per line.
+    const header = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ (\d+)\s*(.*)$/.exec(line);
+    if (header) {
+      file = header[1] !== '0' && header[2]?.startsWith('/') === true ? header[2] : '';
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss?.[1] !== undefined) byFile.set(file, (byFile.get(file) ?? 0) + Number(rss[1]) * 1024);
+  }
+  return byFile;
+}
+
+/**
+ * What a child adds to its parent's resident memory: all of it but the pages of the files the main
+ * process maps too (the node binary and its libraries, for the edge's worker processes), which the
+ * kernel keeps once. A sum of RSS would count those once per process; PSS would split them with every
+ * other node process on the machine, this benchmark's own included.
+ */
+function addedBy(child: Resident, main: Resident): number {
+  let added = 0;
+  for (const [file, bytes] of child.mapped) if (file === '' || !main.mapped.has(file)) added += bytes;
+  return added;
 }
 
 /** Every descendant of a process (children, their children …), from /proc. */
@@ -202,7 +234,13 @@ function readdirSafe(path: string): string[] {
 interface IdleMemory {
   readonly main: Resident;
   readonly children: readonly Resident[];
+  /** RSS of the main process and every descendant, added up. */
   readonly total: number;
+  /**
+   * What the processes occupy together: the main one's RSS and what each child adds to it (its pages
+   * but those of the files the main process maps too). The target is judged on it.
+   */
+  readonly together: number;
 }
 
 function idleMemory(pid: number): IdleMemory {
@@ -211,7 +249,12 @@ function idleMemory(pid: number): IdleMemory {
   const children = descendants(pid)
     .map(residentOf)
     .filter((r): r is Resident => r !== undefined);
-  return { main, children, total: main.rss + children.reduce((sum, c) => sum + c.rss, 0) };
+  return {
+    main,
+    children,
+    total: main.rss + children.reduce((sum, c) => sum + c.rss, 0),
+    together: main.rss + children.reduce((sum, c) => sum + addedBy(c, main), 0),
+  };
 }
 
 /** A started process and the ms from its spawn to the first 200 of `url`. */
@@ -293,6 +336,10 @@ async function serveEnv(dataDir: string) {
     ATOLL_EDGE_PORT: String(ports.edge),
     ATOLL_HEALTH_PORT: String(ports.health),
     ATOLL_RUNTIME_PORT: '0',
+    // Unset, the product's default (one edge process per core); set, what the operator chose.
+    ...(process.env.ATOLL_EDGE_WORKERS !== undefined && {
+      ATOLL_EDGE_WORKERS: process.env.ATOLL_EDGE_WORKERS,
+    }),
   });
   return { env, ports };
 }
@@ -379,6 +426,7 @@ interface RunOutcome {
 function memoryRow(label: string, memory: IdleMemory, baseRss: number): string[] {
   return [
     label,
+    mib(memory.together),
     mib(memory.total),
     mib(memory.main.rss),
     mib(memory.main.anon),
@@ -387,7 +435,7 @@ function memoryRow(label: string, memory: IdleMemory, baseRss: number): string[]
     String(memory.children.length),
     mib(memory.total - memory.main.rss),
     ratio(memory.total, baseRss),
-    ratio(memory.total, MAX_IDLE_MIB * MIB),
+    ratio(memory.together, MAX_IDLE_MIB * MIB),
   ];
 }
 
@@ -430,15 +478,16 @@ function reportLines(run: RunOutcome): string[] {
   const memoryRows = [
     [
       'idle resident memory (MiB)',
-      'total',
-      'main',
+      'together',
+      'total RSS',
+      'main RSS',
       'anon',
       'file',
       'peak',
       'children',
       'children MiB',
-      'x bare node',
-      `x target ${MAX_IDLE_MIB}`,
+      'RSS x bare node',
+      `together x target ${MAX_IDLE_MIB}`,
     ],
     memoryRow(
       'bare node -e setInterval (baseline)',
@@ -452,7 +501,10 @@ function reportLines(run: RunOutcome): string[] {
       : [memoryRow('atoll serve, after restart (existing folder)', restartedIdle, baseRss)]),
   ];
   const childLines = [run.idleFresh, run.idleDeployed, ...run.idleRestarted].flatMap((m) =>
-    m.children.map((c) => `  child ${String(c.pid)} ${mib(c.rss)} MiB: ${c.command.slice(0, 120)}`),
+    m.children.map(
+      (c) =>
+        `  child ${String(c.pid)} ${mib(c.rss)} MiB RSS, ${mib(addedBy(c, m.main))} MiB its own: ${c.command.slice(0, 120)}`,
+    ),
   );
 
   const { verdicts, missed, judge, block } = targetVerdicts();
@@ -460,19 +512,15 @@ function reportLines(run: RunOutcome): string[] {
     existing <= MAX_START_EXISTING_S * 1000,
     `/healthz ${seconds(existing)} s p50 after start on an existing data folder (target <= ${MAX_START_EXISTING_S} s)`,
   );
-  judge(
-    run.idleFresh.total <= MAX_IDLE_MIB * MIB,
-    `idle after start ${mib(run.idleFresh.total)} MiB resident with children (target <= ${MAX_IDLE_MIB} MiB)`,
-  );
-  judge(
-    run.idleDeployed.total <= MAX_IDLE_MIB * MIB,
-    `idle after one deploy ${mib(run.idleDeployed.total)} MiB resident with children (target <= ${MAX_IDLE_MIB} MiB)`,
-  );
-  if (restartedIdle !== undefined)
+  const idle = (what: string, memory: IdleMemory) => {
     judge(
-      restartedIdle.total <= MAX_IDLE_MIB * MIB,
-      `idle after restart on the existing folder ${mib(restartedIdle.total)} MiB resident with children (target <= ${MAX_IDLE_MIB} MiB)`,
+      memory.together <= MAX_IDLE_MIB * MIB,
+      `idle ${what} ${mib(memory.together)} MiB resident with children, shared files once (RSS added up: ${mib(memory.total)} MiB) (target <= ${MAX_IDLE_MIB} MiB)`,
     );
+  };
+  idle('after start', run.idleFresh);
+  idle('after one deploy', run.idleDeployed);
+  if (restartedIdle !== undefined) idle('after restart on the existing folder', restartedIdle);
 
   return [
     '',
@@ -480,8 +528,12 @@ function reportLines(run: RunOutcome): string[] {
     `  atoll serve = node ${ATOLL_BIN} serve (what npm start runs after its build; the npm process itself is not counted),`,
     `  embedded store, fresh ATOLL_DATA_DIR in a temp folder, free loopback ports, product password hash cost`,
     `  start: spawn → first 200 of /healthz, asked every ${POLL_MS} ms; ${options.runs} start(s) on the existing folder`,
-    `  memory: /proc/<pid>/status VmRSS (anon = RssAnon, file = RssFile + RssShmem, peak = VmHWM) after ${options.settleS} s idle,`,
-    `  with every descendant process; one deploy = ${FIXTURE} uploaded through the API, served by the edge (${seconds(run.deployMs)} s)`,
+    `  memory after ${options.settleS} s idle: /proc/<pid>/status VmRSS (anon = RssAnon, file = RssFile + RssShmem, peak = VmHWM)`,
+    `  of the main process and every descendant (the edge's worker processes among them, ATOLL_EDGE_WORKERS` +
+      `${process.env.ATOLL_EDGE_WORKERS === undefined ? ' unset: one per core' : `=${process.env.ATOLL_EDGE_WORKERS}`});`,
+    `  together (/proc/<pid>/smaps) = the main process's RSS + each child's resident pages but those of files the main`,
+    `  process maps too (the node binary and libraries, kept once by the kernel); the target is judged on it`,
+    `  one deploy = ${FIXTURE} uploaded through the API, served by the edge (${seconds(run.deployMs)} s)`,
     '',
     ...table(startRows),
     '',
@@ -490,7 +542,8 @@ function reportLines(run: RunOutcome): string[] {
     '',
     ...block([]),
     `summary: /healthz after ${seconds(existing)} s on an existing folder (${seconds(run.freshStartMs)} s fresh), idle ` +
-      `${mib(run.idleFresh.total)} MiB after start, ${mib(run.idleDeployed.total)} MiB after one deploy; ` +
+      `${mib(run.idleFresh.together)} MiB (RSS added up ${mib(run.idleFresh.total)}) after start, ` +
+      `${mib(run.idleDeployed.together)} MiB (RSS added up ${mib(run.idleDeployed.total)}) after one deploy; ` +
       `${verdicts.length - missed.length} of ${verdicts.length} targets met`,
   ];
 }

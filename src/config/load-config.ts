@@ -2,6 +2,7 @@
  * Every setting of the platform, parsed and checked once from the environment so that the rest of the code
  * receives a frozen Config and never reads process.env.
  */
+import { availableParallelism } from 'node:os';
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import type { ArchiveLimits } from '../domain/builds/archive-rules.js';
@@ -198,6 +199,8 @@ export interface HostingSettings {
   readonly edgePublicScheme: 'http' | 'https';
   readonly edgePublicPort: number;
   readonly edgeTrustedProxies: readonly string[];
+  /** Edge processes accepting on the edge's ports, this one included (docs/scaling.md, "Every core"). */
+  readonly edgeWorkers: number;
   readonly upstreamTimeoutMs: number;
   readonly cacheBytesPerEnvironment: number;
   readonly cacheEntryMaxBytes: number;
@@ -407,6 +410,7 @@ function readHosting(env: Env, host: string, problems: string[]): HostingSetting
     edgePublicScheme: scheme === 'https' ? 'https' : 'http',
     edgePublicPort: readInteger(env, 'ATOLL_EDGE_PUBLIC_PORT', edgePort, 0, 65_535, problems),
     edgeTrustedProxies: readList(env, 'ATOLL_EDGE_TRUSTED_PROXIES'),
+    edgeWorkers: readInteger(env, 'ATOLL_EDGE_WORKERS', availableParallelism(), 1, 256, problems),
     upstreamTimeoutMs: readInteger(env, 'ATOLL_EDGE_UPSTREAM_TIMEOUT_MS', 60_000, 100, 3_600_000, problems),
     cacheBytesPerEnvironment: readInteger(env, 'ATOLL_EDGE_CACHE_MB', 256, 1, 1_048_576, problems) * mib,
     cacheEntryMaxBytes: readInteger(

@@ -2,7 +2,7 @@
  * The edge's usage counters (requests, bytes, statuses, cache hits, latency) per environment and minute,
  * counted in memory on the request path and handed to the store in batches.
  */
-import { countRequest, emptyCounters, type UsageCounters } from '../domain/hosting/usage.js';
+import { addCounters, countRequest, emptyCounters, type UsageCounters } from '../domain/hosting/usage.js';
 import type { RequestRecord } from './edge-server.js';
 import { PeriodicTask } from '../services/kit/periodic-task.js';
 import type { Clock, Timer } from '../services/kit/platform-ports.js';
@@ -60,6 +60,16 @@ export class UsageMeter {
       this.#ofMinute.set(record.environmentId, delta);
     }
     countRequest(delta.counters, record);
+  }
+
+  /** Adds what another edge process counted (the fleet's workers), handed over with this meter's own. */
+  add(deltas: readonly UsageDelta[]): void {
+    for (const { environmentId, minute, counters } of deltas) {
+      const key = `${environmentId}/${String(minute.getTime())}`;
+      const delta = this.#pending.get(key);
+      if (delta) addCounters(delta.counters, counters);
+      else this.#pending.set(key, { environmentId, minute, counters });
+    }
   }
 
   /** Hands over what was counted; flushes never overlap. */

@@ -153,6 +153,8 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
   }
   registry.node = node;
   const { port, edgePort, healthPort } = announce(config, logger, servers, node.id);
+  // The edge's other processes accept on the same sockets once this one listens (ATOLL_EDGE_WORKERS).
+  if (config.roles.includes('edge')) services.edgeFleet.start({ http: servers.edge, https: servers.tlsEdge });
   const origin = config.roles.includes('runtime') ? await listenOrigin(config, logger, services) : undefined;
   const loops = startRoleLoops(services, config, logger, commandRunner !== undefined, systemClock);
   if (sandboxMissing !== undefined && commandRunner !== undefined) {
@@ -452,8 +454,9 @@ async function stopPlatform(
   services.mailer?.close();
   await services.deliveryWorker.stop();
   await services.commitStatuses.stop();
-  await Promise.all(
-    [servers.edge, servers.tlsEdge].map(
+  await Promise.all([
+    services.edgeFleet.stop(config.shutdownTimeoutMs),
+    ...[servers.edge, servers.tlsEdge].map(
       (server) =>
         new Promise((resolve) => {
           if (!server.listening) {
@@ -468,7 +471,7 @@ async function stopPlatform(
           }, config.shutdownTimeoutMs).unref();
         }),
     ),
-  );
+  ]);
   await services.domainReconciler.settled();
   await servers.platformServer?.close();
   await services.runtimeLogs.stop();

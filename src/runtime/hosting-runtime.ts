@@ -229,7 +229,7 @@ export class HostingRuntime implements Deployer {
       },
       onPort: (port) => {
         deployment.target = { kind: 'server', port };
-        if (this.#live.get(spec.environmentId) === deployment) this.#publish();
+        if (this.#live.get(spec.environmentId) === deployment) void this.#publish();
       },
     });
     const deployment: Deployment = {
@@ -273,11 +273,11 @@ export class HostingRuntime implements Deployer {
     for (const id of environmentIds) {
       const deployment = this.#live.get(id);
       this.#live.delete(id);
-      this.settings.router.clearCache(id);
+      stopping.push(Promise.resolve(this.settings.router.clearCache(id)));
       deployment?.next?.watcher.close();
       if (deployment?.process) stopping.push(deployment.process.stop());
     }
-    this.#publish();
+    stopping.push(this.#publish());
     await Promise.allSettled([...stopping, this.#endRetirements(environmentIds)]);
     const failed: string[] = [];
     // One environment's folder that cannot go does not keep the others'.
@@ -294,7 +294,7 @@ export class HostingRuntime implements Deployer {
   async stop(): Promise<void> {
     const deployments = [...this.#live.values()];
     this.#live.clear();
-    this.#publish();
+    await this.#publish();
     for (const d of deployments) d.next?.watcher.close();
     await Promise.all([
       ...deployments.map((d) => d.process?.stop() ?? Promise.resolve()),
@@ -346,10 +346,7 @@ export class HostingRuntime implements Deployer {
     return {
       kind: deployment.target.kind,
       nextRoutes: deployment.next?.routes,
-      activate: () => {
-        this.#activate(deployment);
-        return Promise.resolve();
-      },
+      activate: () => this.#activate(deployment),
       discard: async () => {
         this.#preparing.delete(deployment.folder);
         deployment.next?.watcher.close();
@@ -359,16 +356,21 @@ export class HostingRuntime implements Deployer {
     };
   }
 
-  /** Synchronous, so two activations of one environment cannot interleave. */
-  #activate(deployment: Deployment): void {
+  /**
+   * Synchronous up to the promise it returns, so two activations of one environment cannot interleave;
+   * the promise resolves once every edge process serves the new deployment.
+   */
+  #activate(deployment: Deployment): Promise<void> {
     const { router } = this.settings;
     const previous = this.#live.get(deployment.environmentId);
     this.#live.set(deployment.environmentId, deployment);
     this.#preparing.delete(deployment.folder);
     // A new deployment starts with an empty cache: nothing of the old one is served after the switch.
-    router.clearCache(deployment.environmentId);
-    this.#publish();
+    const cleared = router.clearCache(deployment.environmentId);
+    const published = this.#publish();
+    // Each edge drains after it switched (its changes come in order), so no new request reaches the old one.
     if (previous && previous !== deployment) this.#retire(previous);
+    return Promise.all([cleared, published]).then(() => undefined);
   }
 
   /**
@@ -408,14 +410,15 @@ export class HostingRuntime implements Deployer {
     );
   }
 
-  #publish(): void {
+  /** Resolves once every edge process has the table. */
+  #publish(): Promise<void> {
     const routes: EnvironmentRoute[] = [...this.#live.values()].map((d) => ({
       environmentId: d.environmentId,
       buildId: d.buildId,
       target: d.target,
       ...(d.next && { nextRoutes: d.next.routes }),
     }));
-    this.settings.router.publish(routes);
+    return Promise.resolve(this.settings.router.publish(routes));
   }
 
   /**
@@ -465,7 +468,7 @@ export class HostingRuntime implements Deployer {
       purge: (tags, page) => {
         // Only the live deployment's regenerations concern the edge's cache of the environment.
         if (this.#live.get(spec.environmentId)?.buildId !== spec.buildId) return;
-        router.purgeTags(spec.environmentId, tags);
+        void router.purgeTags(spec.environmentId, tags);
         log(`ISR: Next.js regenerated ${page}; purged ${tags.join(' ')} from the edge`);
       },
     });

@@ -122,7 +122,7 @@ describe(
     it('a cache clear made through one process empties the other edge too (prevents stale pages on every edge but one)', async () => {
       await get(second.edgePort, host, '/page');
       assert.equal((await get(second.edgePort, host, '/page')).cache, 'HIT');
-      first.services.router.clearCache(environmentId);
+      await first.services.router.clearCache(environmentId);
       await eventually('the second edge emptying its cache', async () => {
         const answer = await get(second.edgePort, host, '/page');
         return answer.cache !== 'HIT';

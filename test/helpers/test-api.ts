@@ -141,6 +141,7 @@ export class TestApi {
         authFailuresPerMinute: options.authFailuresPerMinute ?? 1_000,
         passwordHashLogN: 10,
         dataDir,
+        logLevel: 'silent',
         uploadLimits,
         builds: config.builds,
         hosting,

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config/load-config.js';
 
@@ -119,6 +119,7 @@ describe('loadConfig defaults', () => {
           edgePublicScheme: 'http',
           edgePublicPort: 8081,
           edgeTrustedProxies: [],
+          edgeWorkers: availableParallelism(),
           upstreamTimeoutMs: 60_000,
           cacheBytesPerEnvironment: 256 * 1024 ** 2,
           cacheEntryMaxBytes: 8 * 1024 ** 2,
@@ -437,6 +438,7 @@ describe('loadConfig invalid values', () => {
       ['ATOLL_PASSWORD_HASH_LOG_N', '9', /ATOLL_PASSWORD_HASH_LOG_N must be an integer from 10 to 20/],
       ['ATOLL_PASSWORD_HASH_LOG_N', '21', /ATOLL_PASSWORD_HASH_LOG_N must be an integer from 10 to 20/],
       ['ATOLL_SHUTDOWN_TIMEOUT_MS', '600001', /ATOLL_SHUTDOWN_TIMEOUT_MS must be an integer/],
+      ['ATOLL_EDGE_WORKERS', '0', /ATOLL_EDGE_WORKERS must be an integer from 1 to 256 \(got "0"\)/],
     ];
     for (const [key, value, pattern] of cases) configError({ [key]: value }, pattern);
   });

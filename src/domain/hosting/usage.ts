@@ -72,7 +72,7 @@ function bucketOf(durationMs: number): number {
 }
 
 /** Adds b into a, which changes (paths over the cap are kept: an interval may see more paths than a minute). */
-function addInto(a: UsageCounters, b: UsageCounters): void {
+export function addCounters(a: UsageCounters, b: UsageCounters): void {
   a.requests += b.requests;
   a.bytesOut += b.bytesOut;
   a.statusClasses.forEach((n, i) => (a.statusClasses[i] = n + (b.statusClasses[i] ?? 0)));
@@ -85,7 +85,7 @@ function addInto(a: UsageCounters, b: UsageCounters): void {
 /** a + b, as a new value. */
 export function mergeCounters(a: UsageCounters, b: UsageCounters): UsageCounters {
   const sum = { ...a, statusClasses: [...a.statusClasses], latency: [...a.latency], paths: { ...a.paths } };
-  addInto(sum, b);
+  addCounters(sum, b);
   return sum;
 }
 
@@ -105,8 +105,8 @@ export function sumUsageRows(
   for (const row of rows) {
     const counters = parseCounters(row.counters);
     const bucket = buckets[Math.floor((row.minute.getTime() - start) / intervalMs)];
-    if (bucket) addInto(bucket, counters);
-    addInto(total, counters);
+    if (bucket) addCounters(bucket, counters);
+    addCounters(total, counters);
   }
   return { buckets, total };
 }

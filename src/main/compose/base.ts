@@ -23,6 +23,7 @@ export type ServiceSettings = Pick<
   | 'authFailuresPerMinute'
   | 'passwordHashLogN'
   | 'dataDir'
+  | 'logLevel'
   | 'uploadLimits'
   | 'builds'
   | 'hosting'

@@ -128,7 +128,7 @@ export class WebhooksService {
   /** Runs the action of a URL whose token matched: a rebuild's operation (joining one queued), or {}. */
   async trigger(target: WebhookTarget, action: WebhookAction): Promise<Operation | object> {
     if (action === 'purgeCache') {
-      this.deps.router.clearCache(target.environment.id);
+      await this.deps.router.clearCache(target.environment.id);
       await this.deps.store.transaction((tx) =>
         publishCachePurged(tx, target.environment.id, { source: 'webhook' }, this.deps.clock.now()),
       );

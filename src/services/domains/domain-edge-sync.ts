@@ -41,7 +41,7 @@ export class DomainEdgeSync {
     for (const certificate of certificates) {
       served.add(certificate.domain);
       if (this.#installed.get(certificate.domain) === certificate.issueTime.getTime()) continue;
-      router.installCertificate(
+      await router.installCertificate(
         certificate.domain,
         certificate.chainPem,
         secretBox.open(certificate.keySealed),
@@ -50,7 +50,7 @@ export class DomainEdgeSync {
     }
     for (const hostname of [...this.#installed.keys()])
       if (!served.has(hostname)) {
-        router.removeCertificate(hostname);
+        await router.removeCertificate(hostname);
         this.#installed.delete(hostname);
       }
     const routes: DomainRoute[] = active.map((mapping) => ({
@@ -59,6 +59,6 @@ export class DomainEdgeSync {
       redirectTo: mapping.destination,
       httpsRedirect: mapping.httpsRedirect,
     }));
-    router.publishDomains(routes);
+    await router.publishDomains(routes);
   }
 }

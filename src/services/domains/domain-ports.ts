@@ -41,10 +41,10 @@ export interface EdgeDomainsSync {
 
 export interface DomainRouter extends ChallengeResponder {
   /** The whole custom-domain table: the edge swaps it in at once. */
-  publishDomains(routes: readonly DomainRoute[]): void;
+  publishDomains(routes: readonly DomainRoute[]): void | Promise<void>;
   /** Serves the certificate for the hostname by SNI (replacing an older one). */
-  installCertificate(hostname: string, chainPem: string, keyPem: string): void;
-  removeCertificate(hostname: string): void;
+  installCertificate(hostname: string, chainPem: string, keyPem: string): void | Promise<void>;
+  removeCertificate(hostname: string): void | Promise<void>;
 }
 
 export interface IssuedCertificate {

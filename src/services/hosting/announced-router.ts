@@ -18,20 +18,21 @@ export class AnnouncedRouter implements TrafficRouter {
     private readonly signals: SignalSender,
   ) {}
 
-  publish(routes: readonly EnvironmentRoute[]): void {
-    this.local.publish(routes);
+  publish(routes: readonly EnvironmentRoute[]): void | Promise<void> {
+    return this.local.publish(routes);
   }
 
   drain(environmentId: string, buildId: string, timeoutMs: number): Promise<void> {
     return this.local.drain(environmentId, buildId, timeoutMs);
   }
 
-  clearCache(environmentId: string): void {
-    this.local.clearCache(environmentId);
+  async clearCache(environmentId: string): Promise<void> {
+    const cleared = this.local.clearCache(environmentId);
     void this.signals.publish('cache.cleared', { environmentId });
+    await cleared;
   }
 
-  purgeTags(environmentId: string, tags: readonly string[]): number {
+  async purgeTags(environmentId: string, tags: readonly string[]): Promise<number> {
     const purged = this.local.purgeTags(environmentId, tags);
     void this.signals.publish('cache.purged', { environmentId, tags });
     return purged;

@@ -95,16 +95,19 @@ export interface EnvironmentRoute {
   readonly nextRoutes?: NextRouteMap;
 }
 
-/** The edge as the runtime sees it. */
+/**
+ * The edge as the runtime sees it. A change resolves once every edge process of this machine made it (an
+ * edge with workers, src/edge/edge-fleet.ts); an edge of one process makes it at once.
+ */
 export interface TrafficRouter {
   /** The whole route table: the edge swaps it in at once. */
-  publish(routes: readonly EnvironmentRoute[]): void;
+  publish(routes: readonly EnvironmentRoute[]): void | Promise<void>;
   /** Resolves when no request to that build's deployment is in flight any more (or after the timeout). */
   drain(environmentId: string, buildId: string, timeoutMs: number): Promise<void>;
   /** Empties the environment's web cache. */
-  clearCache(environmentId: string): void;
+  clearCache(environmentId: string): void | Promise<void>;
   /** Deletes the entries carrying any of the tags; how many went. */
-  purgeTags(environmentId: string, tags: readonly string[]): number;
+  purgeTags(environmentId: string, tags: readonly string[]): number | Promise<number>;
   /** The live deployment's Next.js routes, if it is a Next.js app (maps ISR cache keys to paths). */
   nextRoutes(environmentId: string): NextRouteMap | undefined;
 }

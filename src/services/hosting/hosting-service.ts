@@ -26,7 +26,7 @@ export class HostingService {
   /** `:clearCache`: the environment's web cache is emptied at once. */
   async clearCache(principal: Principal, ref: EnvironmentRef): Promise<object> {
     const { environment } = await this.deps.environments.locate(principal, ref, 'environment.write');
-    this.deps.router.clearCache(environment.id);
+    await this.deps.router.clearCache(environment.id);
     await this.deps.store.transaction((tx) =>
       publishCachePurged(tx, environment.id, { source: 'api' }, this.deps.clock.now()),
     );

@@ -60,7 +60,7 @@ export class PlatformServices {
           `must be a non-empty string of at most ${MAX_PURGE_TAG_LENGTH} characters`,
         );
     });
-    const purgedEntries = this.deps.router.purgeTags(environmentId, tags as string[]);
+    const purgedEntries = await this.deps.router.purgeTags(environmentId, tags as string[]);
     await this.deps.store.transaction((tx) =>
       publishCachePurged(tx, environmentId, { source: 'app', tags: tags as string[] }, this.deps.clock.now()),
     );
@@ -114,7 +114,7 @@ export class PlatformServices {
     await this.deps.store.kv.put(environmentId, key, json, this.deps.clock.now());
     if (revalidationMethod?.trim().toLowerCase() !== 'ondemandisr') return { purgedTags: [] };
     const tags = purgeTagsForCacheKey(this.deps.router.nextRoutes(environmentId) ?? EMPTY_NEXT_ROUTES, key);
-    this.deps.router.purgeTags(environmentId, tags);
+    await this.deps.router.purgeTags(environmentId, tags);
     await this.deps.store.transaction((tx) =>
       publishCachePurged(tx, environmentId, { source: 'isr', tags }, this.deps.clock.now()),
     );

@@ -59,7 +59,7 @@ export class RouteSync {
       });
     }
     this.#nextRoutes = parsed;
-    this.deps.router.publish(routes);
+    await this.deps.router.publish(routes);
   }
 
   #routesOf(placement: PlacementRecord): NextRouteMap | undefined {

@@ -1,0 +1,61 @@
+/**
+ * The program of an edge worker process (src/edge/edge-worker.ts), started by the edge fleet of
+ * `atoll serve` with an IPC channel. It reads no setting of its own: the fleet sends them.
+ */
+import type { Server } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { systemClock } from '../adapters/system-clock.js';
+import type { FromWorker, ToWorker } from '../edge/edge-fleet-protocol.js';
+import { EdgeWorker } from '../edge/edge-worker.js';
+import { createPlatformLogger } from './platform-logger.js';
+
+/** This file, as the fleet starts it: the built .js, or the .ts source under tsx (tests). */
+export const EDGE_WORKER_PROGRAM = fileURLToPath(import.meta.url);
+
+/** The log level comes as the one argument: the only setting the worker needs before the fleet speaks. */
+function main(): void {
+  const send = process.send?.bind(process);
+  if (!send) {
+    process.stderr.write('an edge worker is started by atoll serve (ATOLL_EDGE_WORKERS), not by hand\n');
+    process.exit(2);
+  }
+  const level = (process.argv[2] ?? 'info') as Parameters<typeof createPlatformLogger>[0];
+  const logger = createPlatformLogger(level).child({ role: 'edge', worker: process.pid });
+  // The fleet's process decides when a worker stops (a terminal's Ctrl-C or systemd's SIGTERM reach the
+  // whole group): the worker finishes its requests when the fleet says so, not before.
+  process.on('SIGINT', () => undefined);
+  process.on('SIGTERM', () => undefined);
+  // Without the fleet no change reaches it, and it holds the edge's port: it goes at once.
+  process.on('disconnect', () => {
+    process.exit(0);
+  });
+  const worker = new EdgeWorker(
+    {
+      send: (message: FromWorker) =>
+        new Promise<void>((resolve) => {
+          if (!process.connected) {
+            resolve();
+            return;
+          }
+          send(message, undefined, {}, () => {
+            resolve();
+          });
+        }),
+      onMessage: (listener) => {
+        process.on('message', (message: ToWorker, handle: Server | undefined) => {
+          listener(message, handle);
+        });
+      },
+    },
+    {
+      clock: systemClock,
+      logger,
+      exit: () => {
+        process.exit(0);
+      },
+    },
+  );
+  void worker.run();
+}
+
+if (process.argv[1] === EDGE_WORKER_PROGRAM) main();
