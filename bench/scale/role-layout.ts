@@ -84,6 +84,9 @@ export async function startRoleLayout(serverUrl: string, counts: RoleCounts): Pr
       // Custom domains are verified by their TXT record on this DNS server (no edge address set: no DNS check).
       ATOLL_DNS_SERVERS: dns.address,
       ATOLL_DOMAINS_PER_ENVIRONMENT: '1000',
+      // One process per edge: a change's time to reach "every edge" is timed by an answer from each, and an
+      // edge of several processes (each its own web cache) could answer from one that never held the page.
+      ATOLL_EDGE_WORKERS: '1',
       ...s3.env,
     };
     const migrated = runCli(['migrate'], common);
