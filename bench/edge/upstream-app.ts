@@ -1,7 +1,10 @@
 /**
  * The "server app" behind every proxy of bench/edge: plain node:http answering a 10,240-byte
  * body held in memory. `/cacheable` says `Cache-Control: public, s-maxage=3600` (the edge's web
- * cache may keep it); every other path says `no-store`, so it is never cached anywhere.
+ * cache may keep it); `/asset.css` answers with the fields the edge's static asset answer has (its
+ * validators of the same length, lower-case names as the edge writes them), so that node:http answering
+ * the very bytes the edge writes is measured too; every other path says `no-store`, so it is never cached
+ * anywhere.
  *
  *   node --import tsx bench/edge/upstream-app.ts <body bytes>
  */
@@ -14,7 +17,27 @@ serveChild('upstream-app.ts', async () => {
   // Text, so a body is recognisable in a capture; the same bytes for every answer.
   const body = Buffer.alloc(size, 'upstream body 0123456789 abcdefghijklmnopqrstuvwxyz\n');
   const length = String(body.length);
+  // As StaticSite#serveKnown writes them (src/edge/static-site.ts): a flat list with lower-case names.
+  const staticFields = [
+    'content-type',
+    'text/css; charset=utf-8',
+    'accept-ranges',
+    'bytes',
+    'etag',
+    '"f_5M5tEKQKDANDsZMrTFY2"',
+    'last-modified',
+    new Date(0).toUTCString(),
+    'cache-control',
+    'public, max-age=0, must-revalidate',
+    'content-length',
+    length,
+  ];
   const server = createServer((req, res) => {
+    if (req.url === '/asset.css') {
+      res.writeHead(200, staticFields);
+      res.end(req.method === 'HEAD' ? undefined : body);
+      return;
+    }
     const cacheable = req.url === '/cacheable';
     res.writeHead(200, {
       'content-type': 'text/plain; charset=utf-8',

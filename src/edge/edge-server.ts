@@ -399,27 +399,14 @@ export class Edge implements TrafficRouter, DomainRouter {
       return;
     }
     const path = req.url ?? '/';
-    route.inFlight.enter();
-    let cacheState: RequestRecord['cache'];
     // A keep-alive socket carries several answers: this one's bytes are what it wrote meanwhile.
     const socket = req.socket;
     const written = socket.bytesWritten;
-    // on, not once: 'close' comes once, and once() would wrap the listener in two more objects.
-    res.on('close', () => {
-      route.inFlight.leave();
-      this.settings.onRequest?.({
-        environmentId: route.environmentId,
-        path,
-        status: res.statusCode,
-        bytesOut: socket.bytesWritten - written,
-        cache: cacheState,
-        durationMs: performance.now() - started,
-      });
-    });
     const target = route.target;
     if (this.settings.origin === true) res.setHeader(ORIGIN_BUILD_HEADER, route.buildId);
     if (target.kind === 'static') {
       void target.site.serve(req, res, path);
+      this.#count(res, socket, route, path, undefined, started, written);
       return;
     }
     const method = req.method ?? 'GET';
@@ -433,12 +420,66 @@ export class Edge implements TrafficRouter, DomainRouter {
       // A hit is answered here, synchronously: no promise or closure for the hottest path there is.
       const found = cache.lookup(cacheRequest);
       if (found.kind !== 'miss') {
-        cacheState = found.kind === 'hit' ? 'HIT' : 'STALE';
         this.#answerFromCache(res, route, cache, cacheRequest, found);
+        this.#count(res, socket, route, path, found.kind === 'hit' ? 'HIT' : 'STALE', started, written);
         return;
       }
     }
+    let cacheState: RequestRecord['cache'];
+    this.#counted(res, socket, route, path, () => cacheState, started, written);
     void this.#proxy(req, res, route, path, cache, cacheRequest, (state) => (cacheState = state));
+  }
+
+  /**
+   * Counts an answer the edge gave from memory, synchronously (a static file or a fresh copy held in memory:
+   * nothing of the deployment is used once it is written), at once; any other when it closes.
+   */
+  #count(
+    res: ServerResponse,
+    socket: Socket,
+    route: CompiledRoute,
+    path: string,
+    cache: RequestRecord['cache'],
+    started: number,
+    written: number,
+  ): void {
+    if (!res.writableEnded || cache === 'STALE') {
+      this.#counted(res, socket, route, path, () => cache, started, written);
+      return;
+    }
+    this.settings.onRequest?.({
+      environmentId: route.environmentId,
+      path,
+      status: res.statusCode,
+      bytesOut: socket.bytesWritten - written,
+      cache,
+      durationMs: performance.now() - started,
+    });
+  }
+
+  /** Counts the answer in flight to the route (drain waits for it) and when it closes, in the usage. */
+  #counted(
+    res: ServerResponse,
+    socket: Socket,
+    route: CompiledRoute,
+    path: string,
+    cache: () => RequestRecord['cache'],
+    started: number,
+    written: number,
+  ): void {
+    route.inFlight.enter();
+    // on, not once: 'close' comes once, and once() would wrap the listener in two more objects.
+    res.on('close', () => {
+      route.inFlight.leave();
+      this.settings.onRequest?.({
+        environmentId: route.environmentId,
+        path,
+        status: res.statusCode,
+        bytesOut: socket.bytesWritten - written,
+        cache: cache(),
+        durationMs: performance.now() - started,
+      });
+    });
   }
 
   /** A request the cache did not answer (a miss, or not cacheable): to the app, or waiting for a miss of the same path. */
