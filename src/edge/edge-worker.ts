@@ -14,6 +14,7 @@ import {
   type FromWorker,
   type ToWorker,
 } from './edge-fleet-protocol.js';
+import { closeGracefully } from './graceful-close.js';
 import { UsageMeter } from './usage-meter.js';
 import type { Clock, Logger, Timer } from '../services/kit/platform-ports.js';
 
@@ -133,25 +134,10 @@ export class EdgeWorker {
     this.#stopping = true;
     const edge = this.#edge;
     if (edge)
-      await Promise.all(
-        [edge.server, edge.tlsServer].map(
-          (server) =>
-            new Promise<void>((resolve) => {
-              if (!server.listening) {
-                resolve();
-                return;
-              }
-              server.close(() => {
-                resolve();
-              });
-              server.closeIdleConnections();
-              // A real deadline on real sockets, as the fleet's own process has.
-              setTimeout(() => {
-                server.closeAllConnections();
-              }, timeoutMs).unref();
-            }),
-        ),
-      );
+      await Promise.all([
+        closeGracefully(edge.server, timeoutMs),
+        closeGracefully(edge.tlsServer, timeoutMs),
+      ]);
     edge?.publish([]);
     await this.#usage?.stop();
     this.deps.exit();

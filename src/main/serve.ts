@@ -13,6 +13,7 @@ import type { ProcessRole } from '../domain/process-roles.js';
 import type { Readiness } from '../http/api-dependencies.js';
 import type { ApiInstance } from '../http/api-instance.js';
 import type { Store } from '../services/kit/store-port.js';
+import { closeGracefully } from '../edge/graceful-close.js';
 import { systemClock } from '../adapters/system-clock.js';
 import { buildAdminServer } from '../http/build-admin-server.js';
 import { buildHealthServer } from '../http/build-health-server.js';
@@ -177,7 +178,7 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
         // Its placements go back first, so other runtimes start them while this one stops.
         await services.placement?.agent.stop();
         await stopPlatform(config, logger, { services, store, servers, loops, node });
-        if (origin) await closeServer(origin, config.shutdownTimeoutMs);
+        if (origin) await closeGracefully(origin, config.shutdownTimeoutMs);
       } finally {
         await signals?.stop();
         runFolder.remove();
@@ -409,19 +410,6 @@ async function listenOrigin(
   return server;
 }
 
-/** Stops accepting, lets requests in flight finish, and cuts what is left after the timeout. */
-function closeServer(server: Services['edge']['server'], timeoutMs: number): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => {
-      resolve();
-    });
-    server.closeIdleConnections();
-    setTimeout(() => {
-      server.closeAllConnections();
-    }, timeoutMs).unref();
-  });
-}
-
 /**
  * Requests in flight finish, then the roles stop in the order what each uses goes; the process
  * leaves the node registry; the health port and the store last.
@@ -456,21 +444,8 @@ async function stopPlatform(
   await services.commitStatuses.stop();
   await Promise.all([
     services.edgeFleet.stop(config.shutdownTimeoutMs),
-    ...[servers.edge, servers.tlsEdge].map(
-      (server) =>
-        new Promise((resolve) => {
-          if (!server.listening) {
-            resolve(undefined);
-            return;
-          }
-          server.close(resolve);
-          server.closeIdleConnections();
-          // A real deadline on real sockets, like the sandbox's wall-time kill: not the injected timer.
-          setTimeout(() => {
-            server.closeAllConnections();
-          }, config.shutdownTimeoutMs).unref();
-        }),
-    ),
+    closeGracefully(servers.edge, config.shutdownTimeoutMs),
+    closeGracefully(servers.tlsEdge, config.shutdownTimeoutMs),
   ]);
   await services.domainReconciler.settled();
   await servers.platformServer?.close();
