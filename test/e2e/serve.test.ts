@@ -1,10 +1,68 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runCli, startServer, type RunningServer } from '../helpers/atoll-process.js';
+import { eventually } from '../helpers/build-harness.js';
+
+/** The edge worker processes `atoll serve` started (src/main/edge-worker-process.ts), from /proc. */
+function workerPidsOf(pid: number): number[] {
+  try {
+    const children = readFileSync(`/proc/${String(pid)}/task/${String(pid)}/children`, 'utf8').trim();
+    return children === ''
+      ? []
+      : children
+          .split(/\s+/)
+          .map(Number)
+          .filter((child) => {
+            try {
+              return readFileSync(`/proc/${String(child)}/cmdline`, 'utf8').includes('edge-worker-process');
+            } catch {
+              return false;
+            }
+          });
+  } catch {
+    return [];
+  }
+}
+
+/** Whether the process holds the socket listening on 127.0.0.1:port (/proc/net/tcp and its open files). */
+function listensOn(pid: number, port: number): boolean {
+  const hexPort = `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  const inodes = new Set(
+    readFileSync('/proc/net/tcp', 'utf8')
+      .split('\n')
+      .slice(1)
+      .map((line) => line.trim().split(/\s+/))
+      // local address, state 0A (LISTEN), inode
+      .filter((fields) => fields[1]?.endsWith(hexPort) === true && fields[3] === '0A')
+      .map((fields) => fields[9]),
+  );
+  try {
+    return readdirSync(`/proc/${String(pid)}/fd`).some((fd) => {
+      try {
+        const link = readlinkSync(`/proc/${String(pid)}/fd/${fd}`);
+        return inodes.has(/^socket:\[(\d+)\]$/.exec(link)?.[1]);
+      } catch {
+        return false;
+      }
+    });
+  } catch {
+    return false;
+  }
+}
+
+/** Running (a zombie, ended but not yet reaped by whoever adopted it, counts as ended). */
+function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${String(pid)}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
 
 /**
  * A new user's path through the README: start the platform on the embedded store, create
@@ -268,6 +326,43 @@ describe('atoll serve lifecycle', () => {
         assert.equal(await second.stop(), 0);
       }
     } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('frees the edge port when killed: its edge worker exits with it (prevents a restart refused by an orphaned worker holding the port)', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'atoll-e2e-'));
+    const env = { ATOLL_DATA_DIR: dataDir, ATOLL_EDGE_WORKERS: '2' };
+    let worker: number | undefined;
+    try {
+      const first = await startServer(env);
+      const workers = () => workerPidsOf(first.child.pid ?? 0);
+      assert.ok(await eventually(() => workers().length === 1, 15_000), 'one edge worker process started');
+      worker = workers()[0];
+      assert.ok(
+        await eventually(() => listensOn(worker ?? 0, first.edgePort), 15_000),
+        'the edge worker accepts on the edge port',
+      );
+      first.child.kill('SIGKILL');
+      await first.exited;
+      assert.ok(
+        await eventually(() => !isAlive(worker ?? 0), 10_000),
+        'the edge worker ended with atoll serve',
+      );
+      // The same edge port at once: nothing holds its socket any more.
+      const second = await startServer({ ...env, ATOLL_EDGE_PORT: String(first.edgePort) });
+      try {
+        assert.equal(second.edgePort, first.edgePort);
+        const answer = await fetch(`http://127.0.0.1:${String(second.edgePort)}/`, {
+          headers: { host: 'nothing.localhost' },
+        });
+        assert.equal(answer.status, 404);
+      } finally {
+        assert.equal(await second.stop(), 0);
+      }
+    } finally {
+      // An orphan that outlived the test (the bug this test is for) ignores SIGTERM: it is ended here.
+      if (worker !== undefined && isAlive(worker)) process.kill(worker, 'SIGKILL');
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
