@@ -82,6 +82,11 @@ export class EdgeFleet implements TrafficRouter, DomainRouter {
   /** Starts the workers on the listening servers (processes - 1 of them). */
   start(servers: { readonly http?: Server | undefined; readonly https?: Server | undefined }): void {
     this.#servers = servers;
+    if (this.options.processes > 1)
+      this.#logger.info(
+        { processes: this.options.processes },
+        'the edge serves with this process and edge worker processes on the same ports (ATOLL_EDGE_WORKERS)',
+      );
     for (let i = 1; i < this.options.processes; i++) this.#startWorker();
   }
 
