@@ -8,7 +8,7 @@ import {
   signIn,
   watchForPageFaults,
 } from '../helpers/browser.js';
-import { BuildHarness, zipFolder } from '../helpers/build-harness.js';
+import { BuildHarness, eventually, zipFolder } from '../helpers/build-harness.js';
 
 /**
  * The dashboard (issue 24): application cards that say what each app is doing, filter and sort, the
@@ -94,6 +94,8 @@ describe('portal in a browser: the dashboard, the command palette, phones and th
     await page.getByRole('link', { name: 'Production' }).click();
     const hero = page.getByRole('region', { name: 'Live deployment' });
     await hero.getByRole('link', { name: `Live build ${liveBuild.slice(0, 8)}` }).waitFor();
+    // The build's details (its framework) come with a query of their own, after the live build's link.
+    await eventually(async () => /Frameworkstatic/.test((await hero.textContent()) ?? ''), 10_000);
     assert.match((await hero.textContent()) ?? '', /Frameworkstatic/);
     assert.equal(await page.title(), 'Production · web · acme · Atoll');
     // A confirmation says what will happen; Cancel changes nothing.
