@@ -11,10 +11,9 @@
  *
  *   node --import tsx bench/edge/edge-process.ts <site folder> <upstream port> [edge processes]
  */
-import { fork } from 'node:child_process';
 import { systemClock } from '../../src/adapters/system-clock.js';
 import { EdgeFleet } from '../../src/edge/edge-fleet.js';
-import { EDGE_WORKER_PROGRAM } from '../../src/main/edge-worker-process.js';
+import { startEdgeWorker } from '../../src/main/edge-worker-process.js';
 import { UsageMeter } from '../../src/edge/usage-meter.js';
 import { BASE_DOMAIN, ENV } from './edge-routes.js';
 import { listenOnLoopback, serveChild } from './serve-child.js';
@@ -34,11 +33,7 @@ serveChild('edge-process.ts', async () => {
   const fleet = new EdgeFleet({
     processes,
     // As src/main/compose/edge.ts starts them; the counts of the workers go nowhere either.
-    startWorker: () =>
-      fork(EDGE_WORKER_PROGRAM, ['silent'], {
-        serialization: 'advanced',
-        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      }),
+    startWorker: () => startEdgeWorker('silent'),
     onUsage: quiet,
     timer: systemClock,
     edge: {

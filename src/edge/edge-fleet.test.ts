@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { fork } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { Agent, request } from 'undici';
 import { writeLoopbackCertificate } from '../../test/helpers/loopback-certificate.js';
 import { systemClock } from '../adapters/system-clock.js';
-import { EDGE_WORKER_PROGRAM } from '../main/edge-worker-process.js';
+import { startEdgeWorker } from '../main/edge-worker-process.js';
 import type { EnvironmentRoute } from '../services/hosting/hosting-ports.js';
 import { EdgeFleet } from './edge-fleet.js';
 import type { UsageDelta } from './usage-meter.js';
@@ -113,11 +112,7 @@ describe('the edge fleet (ATOLL_EDGE_WORKERS)', () => {
         challengeLookup: (token) => Promise.resolve(token === 'stored' ? 'stored.answer' : undefined),
       },
       processes: 2,
-      startWorker: () =>
-        fork(EDGE_WORKER_PROGRAM, ['silent'], {
-          serialization: 'advanced',
-          stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-        }),
+      startWorker: () => startEdgeWorker('silent'),
       onUsage: (deltas) => usage.push(...deltas),
       timer: systemClock,
     });

@@ -39,7 +39,7 @@ export interface EdgeFleetOptions {
   readonly edge: EdgeSettings;
   /** Edge processes in all, this one included (ATOLL_EDGE_WORKERS). */
   readonly processes: number;
-  /** Starts a worker process (src/main/edge-worker-process.ts) with an IPC channel, advanced serialization. */
+  /** Starts a worker process: startEdgeWorker of src/main/edge-worker-process.ts. */
   readonly startWorker: () => ChildProcess;
   /** Where the workers' usage counters go (this process's usage meter). */
   readonly onUsage: (deltas: readonly UsageDelta[]) => void;

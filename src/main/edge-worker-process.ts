@@ -2,6 +2,7 @@
  * The program of an edge worker process (src/edge/edge-worker.ts), started by the edge fleet of
  * `atoll serve` with an IPC channel. It reads no setting of its own: the fleet sends them.
  */
+import { fork, type ChildProcess } from 'node:child_process';
 import type { Server } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { systemClock } from '../adapters/system-clock.js';
@@ -10,7 +11,18 @@ import { EdgeWorker } from '../edge/edge-worker.js';
 import { createPlatformLogger } from './platform-logger.js';
 
 /** This file, as the fleet starts it: the built .js, or the .ts source under tsx (tests). */
-export const EDGE_WORKER_PROGRAM = fileURLToPath(import.meta.url);
+const EDGE_WORKER_PROGRAM = fileURLToPath(import.meta.url);
+
+/**
+ * Starts an edge worker process as the fleet needs it (EdgeFleetOptions.startWorker): an IPC channel with
+ * advanced serialization (routes carry Maps, usage Dates), the fleet's stdout and stderr for its logs.
+ */
+export function startEdgeWorker(logLevel: Parameters<typeof createPlatformLogger>[0]): ChildProcess {
+  return fork(EDGE_WORKER_PROGRAM, [logLevel], {
+    serialization: 'advanced',
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+}
 
 /** The log level comes as the one argument: the only setting the worker needs before the fleet speaks. */
 function main(): void {

@@ -4,7 +4,6 @@
  * When processes share the store, the edge also hears the others' purges and domain changes, reads
  * ACME answers from the store, and resyncs from it every few seconds in case a notification was missed.
  */
-import { fork } from 'node:child_process';
 import { EdgeFleet } from '../../edge/edge-fleet.js';
 import type { Edge } from '../../edge/edge-server.js';
 import { UsageMeter } from '../../edge/usage-meter.js';
@@ -16,7 +15,7 @@ import { RouteSync } from '../../services/hosting/route-sync.js';
 import type { TrafficRouter } from '../../services/hosting/hosting-ports.js';
 import { UsageRecorder } from '../../services/hosting/usage-recorder.js';
 import { PeriodicTask } from '../../services/kit/periodic-task.js';
-import { EDGE_WORKER_PROGRAM } from '../edge-worker-process.js';
+import { startEdgeWorker } from '../edge-worker-process.js';
 import { originKeyOf, warnOnFailure, type Base } from './base.js';
 
 /** How often an edge of a shared store rereads what notifications announce: the bound on a missed one. */
@@ -75,11 +74,7 @@ export function composeEdge(base: Base): EdgeRole {
       originKey: shared ? originKeyOf(secretBox) : undefined,
     },
     processes: hosting.edgeWorkers,
-    startWorker: () =>
-      fork(EDGE_WORKER_PROGRAM, [settings.logLevel], {
-        serialization: 'advanced',
-        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      }),
+    startWorker: () => startEdgeWorker(settings.logLevel),
     // The workers' counts join this process's, and go to the store with them.
     onUsage: (deltas) => {
       usageMeter.add(deltas);
