@@ -426,7 +426,7 @@ export class Edge implements TrafficRouter, DomainRouter {
       }
     }
     let cacheState: RequestRecord['cache'];
-    this.#counted(res, socket, route, path, () => cacheState, started, written);
+    this.#countWhenClosed(res, socket, route, path, () => cacheState, started, written);
     void this.#proxy(req, res, route, path, cache, cacheRequest, (state) => (cacheState = state));
   }
 
@@ -444,7 +444,7 @@ export class Edge implements TrafficRouter, DomainRouter {
     written: number,
   ): void {
     if (!res.writableEnded || cache === 'STALE') {
-      this.#counted(res, socket, route, path, () => cache, started, written);
+      this.#countWhenClosed(res, socket, route, path, () => cache, started, written);
       return;
     }
     this.settings.onRequest?.({
@@ -458,7 +458,7 @@ export class Edge implements TrafficRouter, DomainRouter {
   }
 
   /** Counts the answer in flight to the route (drain waits for it) and when it closes, in the usage. */
-  #counted(
+  #countWhenClosed(
     res: ServerResponse,
     socket: Socket,
     route: CompiledRoute,

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, it } from 'node:test';
-import type { BuildRecord } from '../../src/services/kit/store-port.js';
-import { seedEnvironments } from '../helpers/seed-environments.js';
+import { finishedBuild, seedEnvironments } from '../helpers/seed-environments.js';
 import { useTestStore } from '../helpers/test-store.js';
 
 describe(`builds by short id (${process.env.DATABASE_URL ? 'PostgreSQL server' : 'embedded PGlite'})`, () => {
@@ -17,36 +16,7 @@ describe(`builds by short id (${process.env.DATABASE_URL ? 'PostgreSQL server' :
   });
 
   async function insert(id: string, environment = environmentId): Promise<void> {
-    const now = new Date();
-    const build: BuildRecord = {
-      id,
-      environmentId: environment,
-      state: 'SUCCEEDED',
-      phase: 'PHASE_UNSPECIFIED',
-      trigger: 'UPLOAD',
-      branch: 'uploadable',
-      commitSha: '',
-      commitMessage: '',
-      commitAuthor: '',
-      sourceKey: 'sources/x.zip',
-      sourceDigest: 'sha256:x',
-      sourceBytes: 1,
-      artifactDigest: '',
-      artifactKey: '',
-      nodeVersion: '',
-      packageManager: '',
-      variablesSealed: 's',
-      archived: false,
-      liveTime: null,
-      framework: '',
-      dependencies: [],
-      failureMessage: '',
-      failureExitCode: null,
-      createTime: now,
-      startTime: now,
-      finishTime: now,
-    };
-    await t.store.builds.insert(build);
+    await t.store.builds.insert(finishedBuild(environment, new Date(), { id }));
   }
 
   it("lists the environment's ids that start with a prefix, the first and last possible ones included", async () => {
