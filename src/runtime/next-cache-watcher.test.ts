@@ -140,6 +140,22 @@ describe('NextCacheWatcher', () => {
     assert.deepEqual(purges, [{ tags: ['/', '/_next/data/B1/index.json'], page: '/' }]);
   });
 
+  it('does not purge a page twice for one in-place write (the truncation it starts with is no page)', async () => {
+    await start();
+    // What Next's writeFile does first: the page emptied. Then a marker, seen after it.
+    await put(join(folder, '.next/server/pages/index.html'), '');
+    await put(join(folder, '.next/server/pages/marker.html'), 'x');
+    assert.ok(await eventually(() => purges.length > 0), 'the marker write was seen');
+    assert.deepEqual(
+      purges.map((p) => p.page),
+      ['/marker'],
+    );
+    purges.length = 0;
+    await put(join(folder, '.next/server/pages/index.html'), '<p>stamp:4:</p>');
+    assert.ok(await eventually(() => purges.length > 0), 'the written page was purged');
+    assert.deepEqual(purges, [{ tags: ['/', '/_next/data/B1/index.json'], page: '/' }]);
+  });
+
   it('stops at its folder bound and says so in the log', async () => {
     const started = await start(3);
     for (const name of ['a', 'b', 'c', 'd'])

@@ -231,6 +231,9 @@ export class NextCacheWatcher {
     // A key that names no page (the broad fallback tag) is compared as its own file.
     const page = tags[0]?.startsWith('/') === true ? tags[0] : key;
     const content = await readCapped(path, MAX_COMPARED_BYTES);
+    // Next writes its cache files in place (truncate, then write): an empty page is a write in
+    // progress, never a regeneration, and the write's own event follows with the content.
+    if (content?.length === 0) return;
     const hash = content ? sha256(content) : `unread:${String(info.mtimeMs)}`;
     // Closed while reading: the deployment is gone, its purges no longer concern the edge.
     if (this.#isClosed() || this.#lastContent.get(page) === hash) return;
