@@ -14,6 +14,7 @@
 import { systemClock } from '../../src/adapters/system-clock.js';
 import { EdgeFleet } from '../../src/edge/edge-fleet.js';
 import { startEdgeWorker } from '../../src/main/edge-worker-process.js';
+import { holdTickObjectShape } from '../../src/main/tick-object-shape.js';
 import { UsageMeter } from '../../src/edge/usage-meter.js';
 import { BASE_DOMAIN, ENV } from './edge-routes.js';
 import { listenOnLoopback, serveChild } from './serve-child.js';
@@ -27,6 +28,8 @@ serveChild('edge-process.ts', async () => {
   if (root === undefined || !Number.isInteger(upstreamPort) || upstreamPort <= 0 || !(processes >= 1)) {
     throw new Error('usage: edge-process.ts <site folder> <upstream port> [edge processes]');
   }
+  // As src/main/serve.ts does for every process of atoll serve.
+  await holdTickObjectShape();
   const quiet = () => undefined;
   // Usage is counted on every answer as in the product (src/main/compose/edge.ts); the counts go nowhere.
   const usageMeter = new UsageMeter({ add: () => Promise.resolve() }, systemClock, quiet);

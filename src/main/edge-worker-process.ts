@@ -9,6 +9,7 @@ import { systemClock } from '../adapters/system-clock.js';
 import type { FromWorker, ToWorker } from '../edge/edge-fleet-protocol.js';
 import { EdgeWorker } from '../edge/edge-worker.js';
 import { createPlatformLogger } from './platform-logger.js';
+import { holdTickObjectShape } from './tick-object-shape.js';
 
 /** This file, as the fleet starts it: the built .js, or the .ts source under tsx (tests). */
 const EDGE_WORKER_PROGRAM = fileURLToPath(import.meta.url);
@@ -31,6 +32,8 @@ function main(): void {
     process.stderr.write('an edge worker is started by atoll serve (ATOLL_EDGE_WORKERS), not by hand\n');
     process.exit(2);
   }
+  // The worker answers visitors through node:http: its ticks must stay cheap for its life.
+  void holdTickObjectShape();
   const level = (process.argv[2] ?? 'info') as Parameters<typeof createPlatformLogger>[0];
   const logger = createPlatformLogger(level).child({ role: 'edge', worker: process.pid });
   // The fleet's process decides when a worker stops (a terminal's Ctrl-C or systemd's SIGTERM reach the

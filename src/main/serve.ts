@@ -31,6 +31,7 @@ import { loadPlatformKey } from './platform-key.js';
 import { listenPlatformServices } from './platform-services-listener.js';
 import { PostgresSignals } from '../store/postgres-signals.js';
 import { startRoleLoops, type RoleLoops } from './role-loops.js';
+import { holdTickObjectShape } from './tick-object-shape.js';
 
 export interface RunningPlatform {
   readonly url: string;
@@ -55,6 +56,8 @@ Then use the printed userId and password as Basic auth on <ATOLL_PUBLIC_URL>/v1.
 /** `atoll serve`: the roles of config.roles (every role by default) in this one process. */
 export async function startPlatform(config: Config, logger: PinoLogger): Promise<RunningPlatform> {
   const runs = (role: ProcessRole) => config.roles.includes(role);
+  // Every role answers HTTP through node:http, ten ticks per answer: they must stay cheap for the process's life.
+  await holdTickObjectShape();
   // The data folder is made here whatever the store: with a PostgreSQL server and a configured platform key
   // nothing else makes it before the admin socket listens in it (the listen failed with EACCES).
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
