@@ -9,12 +9,15 @@
  *
  * and, on every core (--workers, default the number of cores): nginx with that many worker processes
  * against the edge with as many processes (ATOLL_EDGE_WORKERS, src/edge/edge-fleet.ts),
+ * then the edge static asset and web-cache hit against bare node:http once more, both servers measured at once on one
+ * core (bench/edge/paired.ts: the ratio of two costs in the same seconds, which the machine's swings cannot bend),
  * plus purge by tag over 1,000,000 web-cache entries and their memory, in this process. Prints req/s, p50/p99 and
  * the CPU each server spent per request, the ratios against the targets (a TARGET MISSED line per
  * missed target) and exits 0; exits 1 when the run is invalid (setup failure, wrong answers,
  * socket errors or non-2xx answers in wrk's report).
  *
  *   npm run bench:edge -- [--duration 5] [--warmup 2] [--rounds 3] [--connections 32] [--workers N]
+ *                          [--paired-rounds 5]
  *
  * See docs/benchmarks.md.
  */
@@ -38,9 +41,17 @@ import { table } from '../shared/text-table.js';
 import { summarizeProfile } from './cpu-profile.js';
 import { ENV, hostOf } from './edge-routes.js';
 import { startNginx, type NginxServer } from './nginx.js';
+import {
+  pairedCpus,
+  pinProcesses,
+  runPaired,
+  type PairedRun,
+  type PairedSetup,
+  type PairSide,
+} from './paired.js';
 import { runPurgeBenchmark, type PurgeReport } from './purge-bench.js';
 import { childPids, processCpuMs, Spawned, startNodeServer, type NodeServer } from './spawned.js';
-import { requireTools } from './tools.js';
+import { findExecutable, requireTools } from './tools.js';
 import { problemsOf, runWrk, type WrkResult } from './wrk.js';
 
 const ASSET_BYTES = 10_240;
@@ -76,6 +87,23 @@ const WORKER_ROWS: readonly RowKey[] = [
 ];
 type RowKey = (typeof ROW_KEYS)[number];
 
+/** The edge against its baseline, measured at once on one core (bench/edge/paired.ts): baseline first. */
+const PAIRS = [
+  {
+    baseline: 'node-static-fields',
+    edge: 'edge-static',
+    what: 'edge static asset / bare node:http with the same fields, at once on one core',
+  },
+  {
+    baseline: 'node-static',
+    edge: 'edge-cache-hit',
+    what: 'edge web-cache hit / bare node:http, at once on one core',
+  },
+] as const satisfies readonly { baseline: RowKey; edge: RowKey; what: string }[];
+type Pair = (typeof PAIRS)[number];
+/** Below this share of the server core, a side was not kept busy by its wrk: the ratio would not be the costs'. */
+const MIN_PAIRED_CPU_SHARE = 0.4;
+
 const USAGE = `npm run bench:edge -- [options]
   --duration <s>       measured seconds per target and round (default 5)
   --warmup <s>         wrk run before each measured one, not counted (default 2; 0 for none)
@@ -90,6 +118,8 @@ const USAGE = `npm run bench:edge -- [options]
                        with a keep-alive Agent); see bench/edge/bare-proxy.ts
   --purge-entries <n>  web-cache entries for the purge benchmark (default 1000000)
   --purge-runs <n>     timed purges per case (default 3; every run refills what it purged)
+  --paired-rounds <n>  rounds of the edge and its bare node:http baseline measured at once, both pinned to
+                       one core (default 5; 0 for none; needs 2 CPUs and taskset), --duration s each
   --profile-edge       run the edge with --cpu-prof and print where its CPU time went
                        (the profile is kept in a folder named at the end; profiling slows the edge)`;
 
@@ -105,6 +135,7 @@ interface BenchOptions {
   readonly purgeRuns: number;
   readonly profileEdge: boolean;
   readonly bareProxy: (typeof BARE_PROXY_MODES)[number];
+  readonly pairedRounds: number;
 }
 
 function parseOptions(argv: string[]): BenchOptions {
@@ -119,6 +150,7 @@ function parseOptions(argv: string[]): BenchOptions {
     'purge-runs': { type: 'string', default: '3' },
     'bare-proxy': { type: 'string', default: 'dispatch' },
     'profile-edge': { type: 'boolean', default: false },
+    'paired-rounds': { type: 'string', default: '5' },
   });
   const only = values.only?.split(',').map((key) => key.trim()) ?? [...ROW_KEYS, 'purge'];
   for (const key of only) {
@@ -142,6 +174,7 @@ function parseOptions(argv: string[]): BenchOptions {
     purgeEntries: readInteger(values['purge-entries'], 'purge-entries', 1_000, 10_000_000),
     purgeRuns: readInteger(values['purge-runs'], 'purge-runs', 1, 100),
     profileEdge: values['profile-edge'],
+    pairedRounds: readInteger(values['paired-rounds'], 'paired-rounds', 0, 50),
   };
 }
 
@@ -295,11 +328,14 @@ interface RunOutcome {
   readonly results: ReadonlyMap<RowKey, Measurement[]>;
   readonly purge: PurgeReport | undefined;
   readonly profileNote: readonly string[];
+  readonly paired: ReadonlyMap<Pair, PairedRun[]>;
+  /** Why the paired rounds did not run, when asked for. */
+  readonly pairedSkipped: string | undefined;
 }
 
 /** The table per target, the purge table, the verdict per target and the summary line, as printed on stdout. */
 function reportLines(run: RunOutcome): string[] {
-  const { options, machine, nginxVersion, wrkVersion, targets, results, purge, profileNote } = run;
+  const { options, machine, nginxVersion, wrkVersion, targets, results, purge, profileNote, paired } = run;
   const lines = ['', `atoll edge benchmark (bench/edge), ${machine}`];
   if (run.measured) {
     lines.push(
@@ -332,8 +368,44 @@ function reportLines(run: RunOutcome): string[] {
     );
   }
 
+  if (paired.size > 0) {
+    lines.push(
+      '',
+      `measured at once on one core (bench/edge/paired.ts): the edge and its baseline pinned to CPU 1, each loaded by ` +
+        `its own wrk -t1 -c${options.connections} -d${options.seconds}s on CPU 0, ${options.pairedRounds} round(s) ` +
+        `after a ${options.warmupSeconds} s warm-up; the ratio is the edge's answers per second over the baseline's in ` +
+        `the same seconds, CPU: each side's share of the core`,
+      '',
+      ...table([
+        [
+          'edge / baseline',
+          'ratio',
+          'per round',
+          'edge req/s',
+          'baseline req/s',
+          'CPU share edge / baseline',
+        ],
+        ...[...paired].map(([pair, runs]) => [
+          `${targets.get(pair.edge)?.label ?? pair.edge} / ${targets.get(pair.baseline)?.label ?? pair.baseline}`,
+          `${median(runs.map((r) => r.ratio)).toFixed(3)}x`,
+          runs.map((r) => r.ratio.toFixed(3)).join(' / '),
+          fixed(median(runs.map((r) => r.b.requestsPerSecond)), 0),
+          fixed(median(runs.map((r) => r.a.requestsPerSecond)), 0),
+          `${fixed(median(runs.map((r) => r.bCpuShare)) * 100, 0)} % / ${fixed(median(runs.map((r) => r.aCpuShare)) * 100, 0)} %`,
+        ]),
+      ]),
+    );
+  } else if (run.pairedSkipped !== undefined) {
+    lines.push('', `not measured at once on one core: ${run.pairedSkipped}`);
+  }
+
   const { verdicts, missed, judge } = targetVerdicts();
   const summary: string[] = [];
+  for (const [pair, runs] of paired) {
+    const value = median(runs.map((r) => r.ratio));
+    summary.push(`${pair.what} ${value.toFixed(2)}x`);
+    judge(value >= MIN_EDGE_VS_NODE, `${pair.what}: ${value.toFixed(2)}x (target >= ${MIN_EDGE_VS_NODE}x)`);
+  }
   const rps = (key: RowKey) => median((results.get(key) ?? []).map((r) => r.wrk.requestsPerSecond));
   const ratio = (over: RowKey, under: RowKey, min: number | undefined, what: string) => {
     if (!results.has(over) || !results.has(under)) return;
@@ -455,6 +527,60 @@ function reportLines(run: RunOutcome): string[] {
   return lines;
 }
 
+/** Each pair's rounds at once on one core; the servers are pinned meanwhile, and free again after. */
+async function measurePairs(
+  pairs: readonly Pair[],
+  targets: ReadonlyMap<RowKey, Target>,
+  setup: PairedSetup,
+  options: BenchOptions,
+): Promise<Map<Pair, PairedRun[]>> {
+  const everyCpu = `0-${String(availableParallelism() - 1)}`;
+  const sideOf = (target: Target): PairSide => ({
+    url: `http://127.0.0.1:${String(target.port)}${target.path}`,
+    host: target.host,
+    pids: target.serverPids,
+  });
+  const measured = new Map<Pair, PairedRun[]>();
+  for (const pair of pairs) {
+    const baseline = targets.get(pair.baseline);
+    const edge = targets.get(pair.edge);
+    if (!baseline || !edge) continue;
+    const pids = [...baseline.serverPids, ...edge.serverPids];
+    pinProcesses(setup.taskset, pids, String(setup.serverCpu));
+    try {
+      const [a, b] = [sideOf(baseline), sideOf(edge)];
+      if (options.warmupSeconds > 0) await runPaired(setup, a, b, options.connections, options.warmupSeconds);
+      const runs: PairedRun[] = [];
+      for (let round = 0; round < options.pairedRounds; round++) {
+        const run = await runPaired(setup, a, b, options.connections, options.seconds);
+        for (const [target, result] of [
+          [baseline, run.a],
+          [edge, run.b],
+        ] as const) {
+          const problem = problemsOf(result, ASSET_BYTES);
+          if (problem) throw new Error(`INVALID RUN: ${target.label}, at once on one core: ${problem}`);
+        }
+        if (run.aCpuShare < MIN_PAIRED_CPU_SHARE || run.bCpuShare < MIN_PAIRED_CPU_SHARE) {
+          throw new Error(
+            `INVALID RUN: ${pair.what}: a side had ${fixed(Math.min(run.aCpuShare, run.bCpuShare) * 100, 0)} % ` +
+              `of the core (under ${String(MIN_PAIRED_CPU_SHARE * 100)} %): wrk did not keep it busy`,
+          );
+        }
+        runs.push(run);
+        log(
+          `paired ${String(round + 1)}/${String(options.pairedRounds)} ${pair.what}: ${run.ratio.toFixed(3)}x ` +
+            `(${fixed(run.b.requestsPerSecond, 0)} / ${fixed(run.a.requestsPerSecond, 0)} req/s, CPU ` +
+            `${fixed(run.bCpuShare * 100, 0)} % / ${fixed(run.aCpuShare * 100, 0)} %)`,
+        );
+      }
+      measured.set(pair, runs);
+    } finally {
+      pinProcesses(setup.taskset, pids, everyCpu);
+    }
+  }
+  return measured;
+}
+
 /** Purge by tag over a web cache filled with --purge-entries, in this process. */
 async function measurePurge(options: BenchOptions): Promise<PurgeReport> {
   log(`purge: filling a web cache with ${options.purgeEntries.toLocaleString('en-US')} entries…`);
@@ -496,6 +622,8 @@ async function main(): Promise<number> {
     let wrkVersion = '';
     let profileNote: string[] = [];
     let edge: NodeServer | undefined;
+    let paired = new Map<Pair, PairedRun[]>();
+    let pairedSkipped: string | undefined;
     if (tools) {
       nginxVersion = versionOf(tools.nginx, ['-v']);
       wrkVersion = versionOf(tools.wrk, ['-v']);
@@ -556,6 +684,14 @@ async function main(): Promise<number> {
           );
         }
       }
+      const pairs = PAIRS.filter((pair) => targets.has(pair.baseline) && targets.has(pair.edge));
+      if (options.pairedRounds > 0 && pairs.length > 0) {
+        const cpus = pairedCpus();
+        const taskset = findExecutable('taskset');
+        if (typeof cpus === 'string') pairedSkipped = cpus;
+        else if (taskset === undefined) pairedSkipped = 'taskset (util-linux) not found';
+        else paired = await measurePairs(pairs, targets, { taskset, wrk: tools.wrk, ...cpus }, options);
+      }
     }
 
     // Stopped before printing: the profile is written when the edge exits.
@@ -572,6 +708,8 @@ async function main(): Promise<number> {
       results,
       purge,
       profileNote,
+      paired,
+      pairedSkipped,
     });
     process.stdout.write(`${lines.join('\n')}\n`);
     log(`total ${((Date.now() - startedAt) / 1000).toFixed(1)} s`);

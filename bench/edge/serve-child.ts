@@ -6,6 +6,7 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { holdTickObjectShape } from '../../src/main/tick-object-shape.js';
 
 export interface ChildServer {
   readonly port: number;
@@ -61,20 +62,24 @@ export function serveChild(name: string, start: () => Promise<ChildServer>): voi
     stop(0);
   });
   process.stdin.resume();
-  start().then(
-    (started) => {
-      server = started;
-      if (closing) {
-        void started.close();
-        return;
-      }
-      process.stdout.write(`${JSON.stringify({ port: started.port })}\n`);
-    },
-    (error: unknown) => {
-      process.stderr.write(
-        `${name}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-      );
-      process.exit(1);
-    },
-  );
+  // Every Node server of the benchmark, the bare baselines too, keeps node's nextTick fast as the
+  // product's processes do (src/main/tick-object-shape.ts): a baseline that lost it would flatter the edge.
+  holdTickObjectShape()
+    .then(start)
+    .then(
+      (started) => {
+        server = started;
+        if (closing) {
+          void started.close();
+          return;
+        }
+        process.stdout.write(`${JSON.stringify({ port: started.port })}\n`);
+      },
+      (error: unknown) => {
+        process.stderr.write(
+          `${name}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+        );
+        process.exit(1);
+      },
+    );
 }

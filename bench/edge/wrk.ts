@@ -22,6 +22,8 @@ export interface WrkRun {
   readonly host: string | undefined;
   readonly connections: number;
   readonly seconds: number;
+  /** Runs wrk on this CPU only (through taskset, whose path this is), so that it never takes the server's. */
+  readonly pinned?: { readonly taskset: string; readonly cpu: number } | undefined;
 }
 
 const UNITS_MS: Record<string, number> = { us: 0.001, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
@@ -32,7 +34,10 @@ export async function runWrk(run: WrkRun): Promise<WrkResult> {
   const args = ['-t1', `-c${String(run.connections)}`, `-d${String(run.seconds)}s`, '--latency'];
   if (run.host !== undefined) args.push('-H', `Host: ${run.host}`);
   args.push(run.url);
-  const child = spawn(run.executable, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const [command, commandArgs] = run.pinned
+    ? [run.pinned.taskset, ['-c', String(run.pinned.cpu), run.executable, ...args]]
+    : [run.executable, args];
+  const child = spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
   // Tracked like the servers, so that an interrupt stops a measurement under way too.
   const spawned = new Spawned('wrk', child, { forwardStderr: false });
   let stdout = '';

@@ -12,6 +12,7 @@ import {
 } from 'node:http';
 import { createServer as createTlsServer, type Server as TlsServer } from 'node:https';
 import { connect, type Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { createSecureContext, type SecureContext, type TLSSocket } from 'node:tls';
 import type { Duplex } from 'node:stream';
 import { errors as undiciErrors, util as undiciUtil, type Dispatcher } from 'undici';
