@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
 import { systemClock } from '../adapters/system-clock.js';
-import { Edge } from './edge-server.js';
+import { Edge, type RequestRecord } from './edge-server.js';
 import { findFreePort } from '../sandbox/free-port.js';
 
 const BASE = 'edge.test';
@@ -364,5 +364,128 @@ describe('an edge in front of a runtime origin server (roles apart)', () => {
     origin.publish([{ environmentId, buildId: 'b2', target: { kind: 'server', port: appPort } }]);
     assert.equal((await ask())['x-cache'], 'MISS');
     assert.equal((await ask())['x-cache'], 'HIT', 'once the origin serves b2, its answers are kept');
+  });
+});
+
+/**
+ * Reads one answer off a raw keep-alive connection: every byte of it (header block and body, by its
+ * Content-Length; none for a HEAD), and what follows it is kept for the next answer.
+ */
+class RawVisitor {
+  readonly #socket: Socket;
+  #buffered = Buffer.alloc(0);
+  #wake: () => void = () => undefined;
+
+  constructor(port: number) {
+    this.#socket = connect(port, '127.0.0.1');
+    this.#socket.on('data', (chunk: Buffer) => {
+      this.#buffered = Buffer.concat([this.#buffered, chunk]);
+      this.#wake();
+    });
+  }
+
+  /** The answer's bytes on the wire, and its status. */
+  async ask(method: string, path: string, host: string): Promise<{ status: number; bytes: number }> {
+    this.#socket.write(`${method} ${path} HTTP/1.1\r\nHost: ${host}\r\nAccept-Encoding: identity\r\n\r\n`);
+    let headerEnd = -1;
+    while ((headerEnd = this.#buffered.indexOf('\r\n\r\n')) === -1) await this.#more();
+    const head = this.#buffered.subarray(0, headerEnd).toString('latin1');
+    const length = method === 'HEAD' ? 0 : Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+    const total = headerEnd + 4 + length;
+    while (this.#buffered.length < total) await this.#more();
+    this.#buffered = this.#buffered.subarray(total);
+    return { status: Number(head.slice(9, 12)), bytes: total };
+  }
+
+  close(): void {
+    this.#socket.destroy();
+  }
+
+  #more(): Promise<void> {
+    return new Promise((resolve) => (this.#wake = resolve));
+  }
+}
+
+describe('the bytes an edge counts per answer', () => {
+  const records: RequestRecord[] = [];
+  let edge: Edge;
+  let edgePort: number;
+  let app: Server;
+  let site: string;
+
+  before(async () => {
+    site = mkdtempSync(join(tmpdir(), 'atoll-edge-bytes-'));
+    writeFileSync(join(site, 'style.css'), 'body { color: #123456; }\n'.repeat(100));
+    app = createServer((req, res) => {
+      const body = `answer for ${req.url ?? ''}\n`.repeat(20);
+      res.writeHead(200, {
+        'content-type': 'text/plain',
+        'content-length': Buffer.byteLength(body),
+        'cache-control': req.url === '/cacheable' ? 's-maxage=60' : 'no-store',
+      });
+      res.end(req.method === 'HEAD' ? undefined : body);
+    });
+    const appPort = await listen(app);
+    edge = new Edge({
+      baseDomain: BASE,
+      trustedProxies: new Set(),
+      upstreamTimeoutMs: 5_000,
+      upstreamConnections: 2,
+      cacheBytesPerEnvironment: 1024 * 1024,
+      cacheEntryMaxBytes: 64 * 1024,
+      staticMemoryBytes: 1024 * 1024,
+      clock: systemClock,
+      logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+      onRequest: (record) => records.push(record),
+    });
+    edgePort = await listen(edge.server);
+    edge.publish([
+      { environmentId: 'site', buildId: 'b1', target: { kind: 'static', root: site } },
+      { environmentId: 'app', buildId: 'b1', target: { kind: 'server', port: appPort } },
+    ]);
+  });
+
+  after(async () => {
+    await new Promise((resolve) => edge.server.close(resolve));
+    edge.server.closeAllConnections();
+    await new Promise((resolve) => app.close(resolve));
+    app.closeAllConnections();
+    rmSync(site, { recursive: true, force: true });
+  });
+
+  it('counts exactly the bytes a visitor received, header block and body, for every kind of answer (prevents usage that misstates bandwidth)', async () => {
+    const visitor = new RawVisitor(edgePort);
+    const siteHost = `hsite.${BASE}`;
+    const appHost = `happ.${BASE}`;
+    try {
+      const asks: [string, string, string, string][] = [
+        ['GET', '/style.css', siteHost, 'a static file, first (looked up from disk)'],
+        ['GET', '/style.css', siteHost, 'a static file from memory'],
+        ['HEAD', '/style.css', siteHost, 'a HEAD of a static file from memory'],
+        ['GET', '/missing.css', siteHost, 'a 404 of the static site'],
+        ['GET', '/cacheable', appHost, 'a web-cache miss, proxied'],
+        ['GET', '/cacheable', appHost, 'a web-cache hit'],
+        ['HEAD', '/cacheable', appHost, 'a HEAD answered from the web cache'],
+        ['GET', '/fresh', appHost, 'an answer never kept, proxied'],
+      ];
+      for (const [method, path, host, what] of asks) {
+        const before = records.length;
+        const answer = await visitor.ask(method, path, host);
+        // An answer counted when it closes comes a moment after its last byte.
+        for (let i = 0; i < 100 && records.length === before; i++)
+          await new Promise((r) => setTimeout(r, 10));
+        assert.equal(records.length, before + 1, `${what}: counted once`);
+        const record = records[before];
+        assert.ok(record, `${what}: a record`);
+        assert.equal(record.status, answer.status, `${what}: status`);
+        assert.equal(record.bytesOut, answer.bytes, `${what}: bytes`);
+      }
+      assert.deepEqual(
+        records.slice(-4).map((record) => record.cache),
+        ['MISS', 'HIT', 'HIT', 'MISS'],
+      );
+    } finally {
+      visitor.close();
+    }
   });
 });

@@ -201,12 +201,25 @@ export class StaticSite {
    */
   serve(req: IncomingMessage, res: ServerResponse, requestTarget: string): Promise<void> {
     try {
-      if (this.#serveKnown(req, res, requestTarget)) return SERVED;
+      if (this.#serveKnown(req, res, requestTarget) !== NOT_FROM_MEMORY) return SERVED;
     } catch (error) {
       this.#fail(req, res, error);
       return SERVED;
     }
     return this.#serveAny(req, res, requestTarget);
+  }
+
+  /**
+   * The common case alone (see #serveKnown), for a caller that counts what it sent: the body bytes written
+   * (0 for a HEAD), or NOT_FROM_MEMORY with nothing written, and serve() then answers the request. Never
+   * throws: a fault leaves the request to serve(), which meets it again and answers it.
+   */
+  serveFromMemory(req: IncomingMessage, res: ServerResponse, requestTarget: string): number {
+    try {
+      return this.#serveKnown(req, res, requestTarget);
+    } catch {
+      return NOT_FROM_MEMORY;
+    }
   }
 
   async #serveAny(req: IncomingMessage, res: ServerResponse, requestTarget: string): Promise<void> {
@@ -220,27 +233,33 @@ export class StaticSite {
   /**
    * The common case, answered without a promise or an await: a plain GET or HEAD (no Range, no
    * precondition that holds) of a file already looked up whose body is in memory. The same answer
-   * #handle gives; whatever else is left to it. True when answered.
+   * #handle gives; whatever else is left to it. The body bytes written when answered, else NOT_FROM_MEMORY
+   * with nothing written (the header block is only written by end(), and the fields were checked when the
+   * file was looked up, so writeHead cannot throw halfway).
    */
-  #serveKnown(req: IncomingMessage, res: ServerResponse, requestTarget: string): boolean {
+  #serveKnown(req: IncomingMessage, res: ServerResponse, requestTarget: string): number {
     const method = req.method;
-    if ((method !== 'GET' && method !== 'HEAD') || !requestTarget.startsWith('/')) return false;
+    if ((method !== 'GET' && method !== 'HEAD') || !requestTarget.startsWith('/')) return NOT_FROM_MEMORY;
     const queryStart = requestTarget.indexOf('?');
     const key = this.#withoutBasePath(
       normalizeRequestPath(queryStart === -1 ? requestTarget : requestTarget.slice(0, queryStart)),
     );
-    if (typeof key !== 'string') return false;
+    if (typeof key !== 'string') return NOT_FROM_MEMORY;
     const route = this.#routes.get(key);
-    if (route?.kind !== 'file') return false;
+    if (route?.kind !== 'file') return NOT_FROM_MEMORY;
     const headers = req.headers;
-    if (headers.range !== undefined) return false;
+    if (headers.range !== undefined) return NOT_FROM_MEMORY;
     const variant = chooseVariant(route.resource, headers['accept-encoding']);
-    if (!variant.keepInMemory || evaluatePreconditions(headers, variant) !== 200) return false;
+    if (!variant.keepInMemory || evaluatePreconditions(headers, variant) !== 200) return NOT_FROM_MEMORY;
     const body = this.#bodies.get(variant.file);
-    if (body === undefined) return false;
+    if (body === undefined) return NOT_FROM_MEMORY;
     res.writeHead(200, variant.okHeaderList);
-    res.end(method === 'HEAD' ? undefined : body);
-    return true;
+    if (method === 'HEAD') {
+      res.end();
+      return 0;
+    }
+    res.end(body);
+    return body.length;
   }
 
   async #handle(req: IncomingMessage, res: ServerResponse, requestTarget: string): Promise<void> {
@@ -693,6 +712,9 @@ function countClassChanges(token: string): number {
 
 /** Path and query of a request target; undefined when it has neither origin-form nor absolute-form. */
 const SERVED: Promise<void> = Promise.resolve();
+
+/** StaticSite.serveFromMemory's answer when the request was not answered from memory. */
+export const NOT_FROM_MEMORY = -1;
 
 function splitTarget(requestTarget: string): { pathname: string; query: string } | undefined {
   let rest = requestTarget;
