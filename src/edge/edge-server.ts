@@ -870,6 +870,8 @@ class UpstreamAnswer implements Dispatcher.DispatchHandler {
   #keeping = false;
   #chunks: Buffer[] | undefined;
   #kept = 0;
+  /** The body's length by its Content-Length, when it has one: the body is whole once that many bytes came. */
+  #length: number | undefined;
   readonly #sentAtEpoch: number | undefined;
 
   constructor(
@@ -922,7 +924,11 @@ class UpstreamAnswer implements Dispatcher.DispatchHandler {
       this.#abort?.();
       return false;
     }
-    if (this.#keeping) this.#chunks = [];
+    if (this.#keeping) {
+      this.#chunks = [];
+      const length = Number(headers['content-length']);
+      if (Number.isSafeInteger(length) && length >= 0) this.#length = length;
+    }
     res.once('close', () => {
       if (!res.writableFinished) {
         this.#keeping = false;
@@ -941,7 +947,13 @@ class UpstreamAnswer implements Dispatcher.DispatchHandler {
         this.#chunks = undefined;
         if (this.leader) this.hooks.notStorable(this.leader.key);
         this.leader?.settle();
-      } else this.#chunks?.push(chunk);
+      } else {
+        this.#chunks?.push(chunk);
+        // Stored before the visitor has the last byte: a visitor who asks again at once must find it. After
+        // a write the visitor's side cannot take at once, undici holds the end of the answer (onComplete)
+        // until that side drains, and the visitor, who has the whole body, may already be asking again.
+        if (this.#kept === this.#length) this.#store();
+      }
     }
     if (this.res.write(chunk)) return true;
     this.res.once('drain', () => this.#resume?.());
@@ -950,14 +962,21 @@ class UpstreamAnswer implements Dispatcher.DispatchHandler {
 
   onComplete(): void {
     this.res.end();
-    if (this.#keeping && this.cache && this.#chunks && this.#headers)
-      this.cache.store(
-        this.cacheRequest,
-        { status: this.#statusCode, headers: this.#headers, body: Buffer.concat(this.#chunks) },
-        { tags: nextTagsOf(this.route, this.path), sentAtEpoch: this.#sentAtEpoch },
-      );
+    this.#store();
     this.leader?.settle();
     this.done();
+  }
+
+  /** Keeps the whole answer in the cache, once. */
+  #store(): void {
+    if (!this.#keeping || !this.cache || !this.#chunks || !this.#headers) return;
+    this.#keeping = false;
+    this.cache.store(
+      this.cacheRequest,
+      { status: this.#statusCode, headers: this.#headers, body: Buffer.concat(this.#chunks) },
+      { tags: nextTagsOf(this.route, this.path), sentAtEpoch: this.#sentAtEpoch },
+    );
+    this.#chunks = undefined;
   }
 
   onError(error: Error): void {
