@@ -11,7 +11,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
-import { processCpuMs } from './spawned.js';
+import { processesCpuMs } from './spawned.js';
 import { runWrk, type WrkResult } from './wrk.js';
 
 /** One side of a pair: what wrk loads, and the processes whose CPU time is theirs. */
@@ -57,13 +57,9 @@ export function pinProcesses(taskset: string, pids: readonly number[], cpus: str
 }
 
 function cpuMs(pids: readonly number[]): number {
-  let total = 0;
-  for (const pid of pids) {
-    const ms = processCpuMs(pid);
-    if (ms === undefined) throw new Error(`cannot read the CPU time of process ${String(pid)}`);
-    total += ms;
-  }
-  return total;
+  const ms = processesCpuMs(pids);
+  if (ms === undefined) throw new Error(`cannot read the CPU time of processes ${pids.join(', ')}`);
+  return ms;
 }
 
 /** Both sides loaded at once for `seconds` (the servers must already be pinned to setup.serverCpu). */

@@ -50,7 +50,7 @@ import {
   type PairSide,
 } from './paired.js';
 import { runPurgeBenchmark, type PurgeReport } from './purge-bench.js';
-import { childPids, processCpuMs, Spawned, startNodeServer, type NodeServer } from './spawned.js';
+import { childPids, processesCpuMs, Spawned, startNodeServer, type NodeServer } from './spawned.js';
 import { findExecutable, requireTools } from './tools.js';
 import { problemsOf, runWrk, type WrkResult } from './wrk.js';
 
@@ -242,24 +242,14 @@ function xCache(answer: Answer): string {
   return Array.isArray(value) ? value.join(', ') : (value ?? '(none)');
 }
 
-function cpuOf(pids: readonly number[]): number | undefined {
-  let total = 0;
-  for (const pid of pids) {
-    const ms = processCpuMs(pid);
-    if (ms === undefined) return undefined;
-    total += ms;
-  }
-  return total;
-}
-
 async function measure(
   wrkPath: string,
   target: Target,
   options: BenchOptions,
   seconds: number,
 ): Promise<Measurement> {
-  const serverBefore = cpuOf(target.serverPids);
-  const upstreamBefore = cpuOf(target.upstreamPids);
+  const serverBefore = processesCpuMs(target.serverPids);
+  const upstreamBefore = processesCpuMs(target.upstreamPids);
   const wrk = await runWrk({
     executable: wrkPath,
     url: `http://127.0.0.1:${String(target.port)}${target.path}`,
@@ -267,8 +257,8 @@ async function measure(
     connections: options.connections,
     seconds,
   });
-  const serverAfter = cpuOf(target.serverPids);
-  const upstreamAfter = cpuOf(target.upstreamPids);
+  const serverAfter = processesCpuMs(target.serverPids);
+  const upstreamAfter = processesCpuMs(target.upstreamPids);
   const problem = problemsOf(wrk, ASSET_BYTES);
   if (problem) throw new Error(`INVALID RUN: ${target.label}: ${problem}\n${wrk.output}`);
   const perRequest = (before: number | undefined, after: number | undefined, pids: readonly number[]) =>

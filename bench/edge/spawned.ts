@@ -143,6 +143,17 @@ export function processCpuMs(pid: number): number | undefined {
   }
 }
 
+/** The CPU time of several processes together in ms; undefined when one of them cannot be read. */
+export function processesCpuMs(pids: readonly number[]): number | undefined {
+  let total = 0;
+  for (const pid of pids) {
+    const ms = processCpuMs(pid);
+    if (ms === undefined) return undefined;
+    total += ms;
+  }
+  return total;
+}
+
 /** The PIDs of a process's children (nginx's workers), from /proc. */
 export function childPids(pid: number): number[] {
   try {

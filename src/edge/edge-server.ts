@@ -423,7 +423,7 @@ export class Edge implements TrafficRouter, DomainRouter {
       // A keep-alive socket carries several answers: this one's bytes are what it wrote meanwhile.
       const written = socket.bytesWritten;
       void target.site.serve(req, res, path);
-      this.#count(res, socket, route, path, undefined, started, written);
+      this.#countStatic(res, socket, route, path, started, written);
       return;
     }
     const method = req.method ?? 'GET';
@@ -456,8 +456,9 @@ export class Edge implements TrafficRouter, DomainRouter {
   }
 
   /**
-   * Counts an answer written whole from memory, whose bytes the caller knows: read from the socket instead,
-   * twice per answer, they cost the static asset about 4 % of its answers per second (docs/benchmarks.md).
+   * Counts an answer in the usage, with its bytes: for one written whole from memory the caller knows them
+   * (read from the socket instead, before and after, they cost the static asset about 2 % of its answers per
+   * second, docs/benchmarks.md).
    */
   #countSent(
     res: ServerResponse,
@@ -478,30 +479,22 @@ export class Edge implements TrafficRouter, DomainRouter {
   }
 
   /**
-   * Counts an answer the edge gave from memory, synchronously (a static file or a fresh copy held in memory:
-   * nothing of the deployment is used once it is written), at once; any other when it closes.
+   * Counts a static answer StaticSite gave not from memory: at once when it was written synchronously (nothing
+   * of the deployment is used once it is written), otherwise when it closes.
    */
-  #count(
+  #countStatic(
     res: ServerResponse,
     socket: Socket,
     route: CompiledRoute,
     path: string,
-    cache: RequestRecord['cache'],
     started: number,
     written: number,
   ): void {
-    if (!res.writableEnded || cache === 'STALE') {
-      this.#countWhenClosed(res, socket, route, path, () => cache, started, written);
+    if (!res.writableEnded) {
+      this.#countWhenClosed(res, socket, route, path, () => undefined, started, written);
       return;
     }
-    this.settings.onRequest?.({
-      environmentId: route.environmentId,
-      path,
-      status: res.statusCode,
-      bytesOut: socket.bytesWritten - written,
-      cache,
-      durationMs: performance.now() - started,
-    });
+    this.#countSent(res, route, path, undefined, started, socket.bytesWritten - written);
   }
 
   /** Counts the answer in flight to the route (drain waits for it) and when it closes, in the usage. */
@@ -518,14 +511,7 @@ export class Edge implements TrafficRouter, DomainRouter {
     // on, not once: 'close' comes once, and once() would wrap the listener in two more objects.
     res.on('close', () => {
       route.inFlight.leave();
-      this.settings.onRequest?.({
-        environmentId: route.environmentId,
-        path,
-        status: res.statusCode,
-        bytesOut: socket.bytesWritten - written,
-        cache: cache(),
-        durationMs: performance.now() - started,
-      });
+      this.#countSent(res, route, path, cache(), started, socket.bytesWritten - written);
     });
   }
 
