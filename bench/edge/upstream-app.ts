@@ -2,9 +2,9 @@
  * The "server app" behind every proxy of bench/edge: plain node:http answering a 10,240-byte
  * body held in memory. `/cacheable` says `Cache-Control: public, s-maxage=3600` (the edge's web
  * cache may keep it); `/asset.css` answers with the fields the edge's static asset answer has (its
- * validators of the same length, lower-case names as the edge writes them), so that node:http answering
- * the very bytes the edge writes is measured too; every other path says `no-store`, so it is never cached
- * anywhere.
+ * validators of the same length, lower-case names as the edge writes them) and `/hit-fields` with the
+ * fields of the edge's web-cache hit of `/cacheable`, so that node:http answering the very bytes the edge
+ * writes is measured too; every other path says `no-store`, so it is never cached anywhere.
  *
  *   node --import tsx bench/edge/upstream-app.ts <body bytes>
  */
@@ -32,9 +32,31 @@ serveChild('upstream-app.ts', async () => {
     'content-length',
     length,
   ];
+  // As the edge answers a web-cache hit of /cacheable (hitHeaderList in src/edge/web-cache.ts): the fields the app
+  // sent, then Age and X-Cache.
+  const hitFields = [
+    'content-type',
+    'text/plain; charset=utf-8',
+    'content-length',
+    length,
+    'cache-control',
+    'public, s-maxage=3600',
+    // The app's own Date, kept with the answer (node then writes none of its own).
+    'date',
+    new Date(0).toUTCString(),
+    'age',
+    '0',
+    'x-cache',
+    'HIT',
+  ];
   const server = createServer((req, res) => {
     if (req.url === '/asset.css') {
       res.writeHead(200, staticFields);
+      res.end(req.method === 'HEAD' ? undefined : body);
+      return;
+    }
+    if (req.url === '/hit-fields') {
+      res.writeHead(200, hitFields);
       res.end(req.method === 'HEAD' ? undefined : body);
       return;
     }
