@@ -55,9 +55,12 @@ export function countRequest(counters: UsageCounters, request: CountedRequest): 
   counters.latency[bucket] = (counters.latency[bucket] ?? 0) + 1;
   const queryStart = request.path.indexOf('?');
   const path = queryStart === -1 ? request.path : request.path.slice(0, queryStart);
-  const known = path in counters.paths || Object.keys(counters.paths).length < MAX_PATHS;
-  const key = known ? path : OTHER_PATHS;
-  counters.paths[key] = (counters.paths[key] ?? 0) + 1;
+  // One keyed read of the path for one seen before, the usual case: every answer the edge gives is counted here.
+  const paths = counters.paths;
+  const seen = paths[path];
+  if (typeof seen === 'number') paths[path] = seen + 1;
+  else if (Object.keys(paths).length < MAX_PATHS) paths[path] = 1;
+  else paths[OTHER_PATHS] = (paths[OTHER_PATHS] ?? 0) + 1;
 }
 
 function bucketOf(durationMs: number): number {
