@@ -19,6 +19,7 @@ import { systemClock } from '../../src/adapters/system-clock.js';
 import type { Clock, Timer } from '../../src/services/kit/platform-ports.js';
 import { openTestStore, type TestStore } from './test-store.js';
 import { testRunUidRange } from './test-run-uid-range.js';
+import { keepToolchains, seedToolchains } from './shared-toolchains.js';
 import { PROCESS_ROLES } from '../../src/domain/process-roles.js';
 
 export interface Credentials {
@@ -117,6 +118,8 @@ export class TestApi {
     readonly domains: DomainSettings,
     /** Whether close() closes the store (it opened it) or leaves it to the test that shares it. */
     private readonly ownsStore: boolean,
+    /** Whether close() gives this data folder's toolchains to the tests after it (shared-toolchains.ts). */
+    private readonly sharesToolchains: boolean,
   ) {}
 
   static async start(options: TestApiOptions = {}): Promise<TestApi> {
@@ -125,6 +128,9 @@ export class TestApi {
     const uploadLimits = { ...DEFAULT_TEST_UPLOAD_LIMITS, ...options.uploadLimits };
     const config = loadConfig({ ...testRunUidRange(), ...options.buildEnv }, dataDir);
     const { hosting, domains } = config;
+    // With an object store the toolchains must be fetched (and land in the bucket): such a folder starts empty.
+    const sharesToolchains = config.blobs.kind === 'filesystem';
+    if (sharesToolchains) seedToolchains(dataDir);
     const { logLines } = options;
     const logger =
       logLines === undefined
@@ -198,6 +204,7 @@ export class TestApi {
       hosting,
       domains,
       options.sharedStore === undefined,
+      sharesToolchains,
     );
     return state.api;
   }
@@ -325,6 +332,7 @@ export class TestApi {
     await this.#platform?.close();
     await this.app.close();
     if (this.ownsStore) await this.testStore.close();
+    if (this.sharesToolchains) keepToolchains(this.dataDir);
     rmSync(this.dataDir, { recursive: true, force: true });
   }
 }

@@ -1,0 +1,77 @@
+/**
+ * The toolchains (Node.js and package managers from the npm registry) one test run's data folders share, as one
+ * server's data folder keeps them from build to build. Without it every test's first build fetched Node.js (a
+ * 50 MB tarball) with `npm pack` and unpacked it again: about 4 s of CPU per data folder, some forty times a run.
+ *
+ * A data folder starts with hard links to what earlier tests provisioned, and gives back what it provisioned
+ * when it closes; the provisioner itself is untouched (it finds `<package>/<version>/package.json` and uses it).
+ * Fetching from the registry is still tested: by the first data folder to need a version, by the object-store
+ * suite (whose data folders start empty: its toolchains must land in the bucket) and by the fresh machine.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** Beside the test data folders, kept between runs on one machine, as the framework suite's npm cache is. */
+const SHARED = join(tmpdir(), 'atoll-test-toolchains');
+
+/** The data folder's toolchain cache, where `src/main/compose/runtime.ts` puts it. */
+const toolchainsOf = (dataDir: string) => join(dataDir, 'cache', 'toolchains');
+
+/** Hard-links each `a/b` (absolute) into `to`, keeping modes and times; no shell. */
+function linkTree(from: string, to: string): void {
+  const copied = spawnSync('cp', ['-a', '--link', from, to], { encoding: 'utf8' });
+  if (copied.status !== 0) throw new Error(`cp -al ${from} ${to}: ${copied.stderr}`);
+}
+
+/** Every `<package>/<version>` folder under `root` (scoped packages one level deeper), none of the work folders. */
+function versionFolders(root: string): string[] {
+  const folders: string[] = [];
+  const packages = readdirSync(root, { withFileTypes: true }).filter((e) => e.isDirectory());
+  for (const entry of packages) {
+    const names = entry.name.startsWith('@')
+      ? readdirSync(join(root, entry.name)).map((name) => `${entry.name}/${name}`)
+      : [entry.name];
+    for (const name of names)
+      for (const version of readdirSync(join(root, name)))
+        if (!version.startsWith('.') && existsSync(join(root, name, version, 'package.json')))
+          folders.push(`${name}/${version}`);
+  }
+  return folders;
+}
+
+/** Gives a new data folder what earlier tests of this machine provisioned. */
+export function seedToolchains(dataDir: string): void {
+  if (!existsSync(SHARED)) return;
+  const target = toolchainsOf(dataDir);
+  for (const folder of versionFolders(SHARED)) {
+    mkdirSync(join(target, folder, '..'), { recursive: true, mode: 0o755 });
+    linkTree(join(SHARED, folder), join(target, folder));
+  }
+}
+
+/**
+ * Keeps what a data folder provisioned for the tests after it. Each version lands whole or not at all (linked
+ * into a work folder, then renamed): a test file running beside this one never sees half a toolchain.
+ */
+export function keepToolchains(dataDir: string): void {
+  const source = toolchainsOf(dataDir);
+  if (!existsSync(source)) return;
+  for (const folder of versionFolders(source)) {
+    if (existsSync(join(SHARED, folder))) continue;
+    const parent = join(SHARED, folder, '..');
+    mkdirSync(parent, { recursive: true, mode: 0o755 });
+    const work = join(parent, `.keep-${process.pid}-${Date.now()}`);
+    try {
+      linkTree(join(source, folder), work);
+      renameSync(work, join(SHARED, folder));
+    } catch (error) {
+      // Another test file kept the same version first: theirs is as good.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error;
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  }
+}
