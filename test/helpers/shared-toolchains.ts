@@ -19,7 +19,7 @@ const SHARED = join(tmpdir(), 'atoll-test-toolchains');
 /** The data folder's toolchain cache, where `src/main/compose/runtime.ts` puts it. */
 const toolchainsOf = (dataDir: string) => join(dataDir, 'cache', 'toolchains');
 
-/** Hard-links each `a/b` (absolute) into `to`, keeping modes and times; no shell. */
+/** Copies the tree `from` to `to` as hard links (`cp -a --link`: modes and times kept; arguments, no shell). */
 function linkTree(from: string, to: string): void {
   const copied = spawnSync('cp', ['-a', '--link', from, to], { encoding: 'utf8' });
   if (copied.status !== 0) throw new Error(`cp -al ${from} ${to}: ${copied.stderr}`);
