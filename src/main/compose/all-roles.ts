@@ -32,6 +32,8 @@ export function composeServices(
   deps: BaseDeps & {
     /** Where build commands run: the bubblewrap sandbox unless serve chose otherwise. */
     commandRunner?: CommandRunner | undefined;
+    /** Another toolchain folder on this file system whose versions are linked, not fetched (the tests share one). */
+    toolchainsFrom?: string | undefined;
   },
 ): Services {
   const base = composeBase(deps);
@@ -44,6 +46,7 @@ export function composeServices(
     environments: api.environments,
     platformTokens: api.platformTokens,
     commandRunner: deps.commandRunner,
+    toolchainsFrom: deps.toolchainsFrom,
   });
   const worker = composeWorker(base, runtime);
   // Ended portal sessions go in the same hourly pass as builds' leftovers, so one log line says what it removed.

@@ -61,6 +61,8 @@ export interface RuntimeInputs {
   readonly platformTokens: PlatformTokens;
   /** Where build and app commands run: the bubblewrap sandbox unless serve chose otherwise. */
   readonly commandRunner: CommandRunner | undefined;
+  /** Another toolchain folder on this file system to link versions from (the tests' shared one). */
+  readonly toolchainsFrom?: string | undefined;
 }
 
 /** A runtime renews its placements' leases this often; one that misses LEASE_MS of them loses them. */
@@ -80,13 +82,11 @@ export function composeRuntime(base: Base, inputs: RuntimeInputs): RuntimeRole {
   const origin = shared ? composeOrigin(base) : undefined;
   const router = origin ? new AnnouncedRouter(origin, signals) : inputs.router;
   const runner = inputs.commandRunner ?? createBubblewrapRunner(sandboxSettingsOf(builds));
-  const toolchains = new ToolchainProvisioner(
-    join(settings.dataDir, 'cache', 'toolchains'),
-    ['npm'],
-    300_000,
+  const toolchains = new ToolchainProvisioner(join(settings.dataDir, 'cache', 'toolchains'), {
     // In the object store for the other machines; on one machine the folder is shared already.
-    settings.blobs.kind === 's3' ? blobToolchainShelf(blobs) : undefined,
-  );
+    shelf: settings.blobs.kind === 's3' ? blobToolchainShelf(blobs) : undefined,
+    linkFrom: inputs.toolchainsFrom,
+  });
   const buildInputs = new BuildInputsSource(
     {
       store,
