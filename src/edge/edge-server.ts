@@ -168,6 +168,19 @@ export class Edge implements TrafficRouter, DomainRouter {
   readonly #mutationPurges = new Map<string, { again: boolean }>();
   /** Routes replaced while requests to them were in flight, by environment/build, until drained. */
   readonly #retiredRoutes = new Map<string, CompiledRoute>();
+  /**
+   * The latest answer begun, never read: its being alive is the point. V8 sizes a constructor's objects by
+   * watching its first seven, and remembers the shapes it made for them only weakly. When a full collection
+   * finds no response alive (V8's memory reducer runs two while an edge idles) and comes after fewer than seven
+   * answers (health checks at start), the next response is sized from a shape that holds almost nothing. node
+   * 20's ServerResponse then has too many fields outside the object for its last ones (symbol keys, keyed
+   * stores) to get a shape: every response from then on is a dictionary, its fields added and read by V8's
+   * runtime, and the edge served a static asset at 0.55–0.65× node's own server for good, against 0.8×
+   * (docs/benchmarks.md, "a response held"; src/edge/response-shape.test.ts). A response kept alive keeps its
+   * shapes alive, as src/main/tick-object-shape.ts does for tick objects; the latest one, so that they are the
+   * shapes responses have now.
+   */
+  readonly #held: { latestAnswer?: ServerResponse } = {};
   readonly server: Server;
   /** The HTTPS listener: certificates chosen by SNI among the custom domains' (serve listens when ACME is on). */
   readonly tlsServer: TlsServer;
@@ -360,6 +373,7 @@ export class Edge implements TrafficRouter, DomainRouter {
 
   #handle(req: IncomingMessage, res: ServerResponse): void {
     const started = performance.now();
+    this.#held.latestAnswer = res;
     if (this.settings.origin === true && !this.#fromEdge(req)) {
       res.writeHead(403, { 'content-type': 'text/plain', 'content-length': 10 });
       res.end('forbidden\n');
