@@ -10,9 +10,8 @@
  * for an object with more than 12 fields outside it) turn every response from then on into a dictionary.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { describe, it } from 'node:test';
+import { runV8Probe } from '../../test/helpers/v8-probe.js';
 
 const EDGE_URL = new URL('./edge-server.ts', import.meta.url).href;
 const CLOCK_URL = new URL('../adapters/system-clock.ts', import.meta.url).href;
@@ -70,27 +69,7 @@ async function responsesAfterIdleCollection(
     server.close();
     process.exit(0);
   `;
-  // Without --no-concurrent-recompilation a compile job in flight on V8's background thread can hold the
-  // shapes through the collections (see src/main/tick-object-shape.test.ts).
-  const child = spawn(
-    process.execPath,
-    [
-      '--expose-gc',
-      '--allow-natives-syntax',
-      '--no-concurrent-recompilation',
-      '--import',
-      'tsx',
-      '--input-type=module',
-      '--eval',
-      program,
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'], timeout: 60_000 },
-  );
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const [code] = (await once(child, 'exit')) as [number | null];
-  assert.equal(code, 0, 'the program ran');
-  return JSON.parse(output) as { fast: number; dict: number };
+  return JSON.parse(await runV8Probe(program)) as { fast: number; dict: number };
 }
 
 describe('the edge after an idle full collection', () => {
