@@ -124,8 +124,7 @@ export class ToolchainProvisioner {
     const target = join(this.root, pkg, version);
     if (existsSync(join(target, 'package.json'))) {
       // Its time is its last use: prune() removes what no build or app used for a while.
-      const now = new Date();
-      await utimes(target, now, now).catch(() => undefined);
+      await touch(target);
       return target;
     }
     await mkdir(join(this.root, pkg), { recursive: true, mode: 0o755 });
@@ -135,8 +134,13 @@ export class ToolchainProvisioner {
       const linked =
         this.options.linkFrom === undefined ? undefined : join(this.options.linkFrom, pkg, version);
       if (linked !== undefined && existsSync(join(linked, 'package.json'))) {
+        // A use of the other folder's version too: its time says so before the links are made, so that a prune
+        // of that folder meanwhile passes it by.
+        await touch(linked);
         // Hard links (modes and times kept): the other folder's version is whole, it is renamed into place whole.
         await run('cp', ['-a', '--link', linked, unpacked], { timeout: this.#timeoutMs });
+        // Its time here is now, not the other folder's (cp -a keeps that): prune() reads it as the last use.
+        await touch(unpacked);
       } else {
         const tarball = await this.#tarball(pkg, version, work);
         await mkdir(unpacked);
@@ -203,4 +207,10 @@ export class ToolchainProvisioner {
     }
     return removed;
   }
+}
+
+/** Sets a folder's times to now: a toolchain's time is its last use. A folder gone meanwhile is left to the caller. */
+async function touch(folder: string): Promise<void> {
+  const now = new Date();
+  await utimes(folder, now, now).catch(() => undefined);
 }

@@ -4,7 +4,8 @@
  * 50 MB tarball) with `npm pack` and unpacked it again: about 4 s of CPU per data folder, some forty times a run.
  *
  * A data folder's provisioner hard-links a version earlier tests provisioned when a build first asks for it
- * (`linkFrom`), and the folder gives back what it provisioned when it closes.
+ * (`linkFrom`), and the folder gives back what it provisioned when it closes; then the versions no test used for a
+ * month are pruned (`pruneSharedToolchains`).
  * Fetching from the registry is still tested: by the first data folder to need a version, by the object-store
  * suite (whose data folders start empty: its toolchains must land in the bucket) and by the fresh machine.
  */
@@ -12,12 +13,19 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ToolchainProvisioner } from '../../src/sandbox/toolchain-provisioner.js';
 
 /**
  * Beside the test data folders, kept between runs on one machine, as the framework suite's npm cache is. A data
  * folder's provisioner links the versions its builds ask for from here (its `linkFrom`).
  */
 export const SHARED_TOOLCHAINS = join(tmpdir(), 'atoll-test-toolchains');
+
+/**
+ * How long a shared version stays unused before it goes. Each Node.js release a build picks adds about 185 MB to the
+ * folder; a month keeps what the runs of a machine still ask for (a data folder linking a version touches it).
+ */
+const SHARED_UNUSED_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** The data folder's toolchain cache, where `src/main/compose/runtime.ts` puts it. */
 const toolchainsOf = (dataDir: string) => join(dataDir, 'cache', 'toolchains');
@@ -67,4 +75,12 @@ export function keepToolchains(dataDir: string): void {
       rmSync(work, { recursive: true, force: true });
     }
   }
+}
+
+/**
+ * Removes the shared versions no test linked or kept for SHARED_UNUSED_MS, as a server's retention sweep prunes its
+ * own (the provisioner's prune(): a version's folder time is its last use). Run when a data folder closes.
+ */
+export async function pruneSharedToolchains(now = Date.now()): Promise<string[]> {
+  return new ToolchainProvisioner(SHARED_TOOLCHAINS).prune(new Date(now - SHARED_UNUSED_MS), new Set());
 }

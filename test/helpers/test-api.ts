@@ -19,7 +19,7 @@ import { systemClock } from '../../src/adapters/system-clock.js';
 import type { Clock, Timer } from '../../src/services/kit/platform-ports.js';
 import { openTestStore, type TestStore } from './test-store.js';
 import { testRunUidRange } from './test-run-uid-range.js';
-import { keepToolchains, SHARED_TOOLCHAINS } from './shared-toolchains.js';
+import { keepToolchains, pruneSharedToolchains, SHARED_TOOLCHAINS } from './shared-toolchains.js';
 import { PROCESS_ROLES } from '../../src/domain/process-roles.js';
 
 export interface Credentials {
@@ -332,7 +332,10 @@ export class TestApi {
     await this.#platform?.close();
     await this.app.close();
     if (this.ownsStore) await this.testStore.close();
-    if (this.sharesToolchains) keepToolchains(this.dataDir);
+    if (this.sharesToolchains) {
+      keepToolchains(this.dataDir);
+      await pruneSharedToolchains();
+    }
     rmSync(this.dataDir, { recursive: true, force: true });
   }
 }
