@@ -15,6 +15,7 @@ import { systemClock } from '../../src/adapters/system-clock.js';
 import { EdgeFleet } from '../../src/edge/edge-fleet.js';
 import { startEdgeWorker } from '../../src/main/edge-worker-process.js';
 import { holdTickObjectShape } from '../../src/main/tick-object-shape.js';
+import { widenInliningBudget } from '../../src/main/inlining-budget.js';
 import { UsageMeter } from '../../src/edge/usage-meter.js';
 import { BASE_DOMAIN, ENV } from './edge-routes.js';
 import { listenOnLoopback, serveChild } from './serve-child.js';
@@ -30,6 +31,8 @@ serveChild('edge-process.ts', async () => {
   }
   // As src/main/serve.ts does for every process of atoll serve.
   await holdTickObjectShape();
+  // As src/main/serve.ts does: the product's V8 inlining budget (src/main/inlining-budget.ts).
+  if (process.env.ATOLL_BENCH_DEFAULT_INLINING !== '1') widenInliningBudget();
   const quiet = () => undefined;
   // Usage is counted on every answer as in the product (src/main/compose/edge.ts); the counts go nowhere.
   const usageMeter = new UsageMeter({ add: () => Promise.resolve() }, systemClock, quiet);

@@ -10,6 +10,7 @@ import type { FromWorker, ToWorker } from '../edge/edge-fleet-protocol.js';
 import { EdgeWorker } from '../edge/edge-worker.js';
 import { createPlatformLogger } from './platform-logger.js';
 import { holdTickObjectShape } from './tick-object-shape.js';
+import { widenInliningBudget } from './inlining-budget.js';
 
 /** This file, as the fleet starts it: the built .js, or the .ts source under tsx (tests). */
 const EDGE_WORKER_PROGRAM = fileURLToPath(import.meta.url);
@@ -34,6 +35,7 @@ function main(): void {
   }
   // The worker answers visitors through node:http: its ticks must stay cheap for its life.
   void holdTickObjectShape();
+  widenInliningBudget();
   const level = (process.argv[2] ?? 'info') as Parameters<typeof createPlatformLogger>[0];
   const logger = createPlatformLogger(level).child({ role: 'edge', worker: process.pid });
   // The fleet's process decides when a worker stops (a terminal's Ctrl-C or systemd's SIGTERM reach the

@@ -32,6 +32,7 @@ import { listenPlatformServices } from './platform-services-listener.js';
 import { PostgresSignals } from '../store/postgres-signals.js';
 import { startRoleLoops, type RoleLoops } from './role-loops.js';
 import { holdTickObjectShape } from './tick-object-shape.js';
+import { widenInliningBudget } from './inlining-budget.js';
 
 export interface RunningPlatform {
   readonly url: string;
@@ -58,6 +59,7 @@ export async function startPlatform(config: Config, logger: PinoLogger): Promise
   const runs = (role: ProcessRole) => config.roles.includes(role);
   // Every role answers HTTP through node:http, ten ticks per answer: they must stay cheap for the process's life.
   await holdTickObjectShape();
+  widenInliningBudget();
   // The data folder is made here whatever the store: with a PostgreSQL server and a configured platform key
   // nothing else makes it before the admin socket listens in it (the listen failed with EACCES).
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
