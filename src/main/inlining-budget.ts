@@ -8,13 +8,13 @@ import { setFlagsFromString } from 'node:v8';
 export const INLINED_BYTECODE_BUDGET = 3_000;
 
 /**
- * node:http's answer path calls some thirty small functions for each answer (the parser's callback, writeHead,
- * end, the socket's write, the ticks), and the edge's own routing, static file and usage counting call more. With
- * V8's budget, what no longer fits is called instead of inlined: the edge served a static asset and a web-cache hit
- * at 0.82–0.83× node's own server, at 0.87–0.90× with this budget, run for run (docs/benchmarks.md, "the inlining
- * budget"). node's own server gains as much from it, so the edge stays at the same share of a server tuned alike:
- * what it buys is answers per second, not a closer ceiling. V8 reads the flag when it compiles a function, so set
- * before the process serves, it holds for every function optimized after.
+ * node:http's answer path is many small functions (the parser's callback, writeHead, end, the socket's write, the
+ * ticks), and the edge's routing, static file and usage counting add more. Once their bytecode passes V8's budget,
+ * the rest is called instead of inlined (how we read it: each piece of the usage counting cost the edge more than its
+ * instructions). The edge served a static asset and a web-cache hit at 0.81–0.83× node's own server, at 0.85–0.90×
+ * with this budget (docs/benchmarks.md, "the inlining budget"). node's own server gains as much from it, so the edge
+ * stays at the same share of a server tuned alike: it buys answers per second, not a closer ceiling. V8 reads the
+ * flag when it compiles a function: set before the process serves, it holds for every function optimized after.
  */
 export function widenInliningBudget(): void {
   setFlagsFromString(`--max-inlined-bytecode-size-cumulative=${String(INLINED_BYTECODE_BUDGET)}`);
