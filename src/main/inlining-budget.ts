@@ -5,7 +5,7 @@
 import { setFlagsFromString } from 'node:v8';
 
 /** Bytes of bytecode TurboFan may inline into one optimized function, all callees together (V8's default: 920). */
-export const INLINED_BYTECODE_BUDGET = 3_000;
+const INLINED_BYTECODE_BUDGET = 3_000;
 
 /**
  * node:http's answer path is many small functions (the parser's callback, writeHead, end, the socket's write, the

@@ -81,6 +81,9 @@ export function keepToolchains(dataDir: string): void {
  * Removes the shared versions no test linked or kept for SHARED_UNUSED_MS, as a server's retention sweep prunes its
  * own (the provisioner's prune(): a version's folder time is its last use). Run when a data folder closes.
  */
-export async function pruneSharedToolchains(now = Date.now()): Promise<string[]> {
-  return new ToolchainProvisioner(SHARED_TOOLCHAINS).prune(new Date(now - SHARED_UNUSED_MS), new Set());
+export async function pruneSharedToolchains(): Promise<string[]> {
+  return new ToolchainProvisioner(SHARED_TOOLCHAINS).prune(
+    new Date(Date.now() - SHARED_UNUSED_MS),
+    new Set(),
+  );
 }
