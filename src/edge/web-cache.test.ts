@@ -74,6 +74,19 @@ function bodyOf(lookup: CacheLookup): string {
 }
 
 describe('WebCache', () => {
+  it('keeps apart paths whose keys could read alike: "/a", "p:/a", "*" and one starting with "["', () => {
+    const { cache } = newCache();
+    const paths = ['/a', 'p:/a', 'p:p:/a', '*', '["/a",[],[]]', 'http://h/a'];
+    for (const path of paths) storeOk(cache, get(path), ok('max-age=60', {}, `body of ${path}`));
+    for (const path of paths) {
+      const found = cache.lookup(get(path));
+      assert.equal(found.kind, 'hit', path);
+      if (found.kind === 'hit') assert.equal(found.response.body.toString(), `body of ${path}`);
+    }
+    assert.equal(cache.invalidate('/a'), 1);
+    assert.equal(cache.lookup(get('p:/a')).kind, 'hit');
+  });
+
   describe('store and lookup', () => {
     it('misses when empty, then hits with the stored status, headers and body', () => {
       const { cache } = newCache();

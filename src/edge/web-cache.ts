@@ -439,6 +439,15 @@ export class WebCache {
   #find(request: CacheRequest): StoredEntry | undefined {
     const groups = this.#groupsByPath.get(request.path);
     if (!groups) return undefined;
+    if (groups.length === 1) {
+      // The usual case, one way of varying: one LRU read, which also marks the entry used (a hit is the hot path).
+      const entry = this.#entries.get(
+        composeEntryKey(request.path, (groups[0] as VaryGroup).names, request.headers),
+      );
+      if (entry === undefined || !isDead(entry)) return entry;
+      this.#entries.delete(entry.key);
+      return undefined;
+    }
     let found: StoredEntry | undefined;
     let dead: StoredEntry[] | undefined;
     for (const group of groups) {
@@ -633,8 +642,9 @@ function toAgeSeconds(ageMs: number): number {
 
 /** Unambiguous whatever the path or header values hold; absent and empty headers differ. */
 function composeEntryKey(path: string, varyNames: readonly string[], requestHeaders: HeaderFields): string {
-  // No Vary: the path itself, marked so that it can never equal the JSON form below (which starts with "[").
-  if (varyNames.length === 0) return `p:${path}`;
+  // No Vary: a path as it is when it starts with "/" (the very string of the request, whose hash the groups' map
+  // already computed: no string made per hit), others marked "p:"; neither can equal the JSON form (it starts with "[").
+  if (varyNames.length === 0) return path.charCodeAt(0) === 47 /* / */ ? path : `p:${path}`;
   const values = varyNames.map((name) => joinHeaderValue(requestHeaders[name]) ?? null);
   return JSON.stringify([path, varyNames, values]);
 }

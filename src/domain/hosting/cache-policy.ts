@@ -36,6 +36,15 @@ export type Storability =
  */
 const CACHEABLE_STATUSES: ReadonlySet<number> = new Set([200, 203, 204, 300, 301, 308, 404, 410]);
 
+const NO_DIRECTIVES: CacheDirectives = new Map();
+
+/** Response directives that refuse storing on their own, each with its verdict (made once: this runs per answer). */
+const REFUSING_DIRECTIVES: readonly (readonly [string, Storability])[] = [
+  'no-store',
+  'private',
+  'no-cache',
+].map((name) => [name, refuse(`response Cache-Control has ${name}`)]);
+
 /** RFC 9111 §1.2.2: delta-seconds beyond what we represent count as this. */
 const MAX_DELTA_SECONDS = 2_147_483_648;
 
@@ -56,9 +65,10 @@ export function joinHeaderValue(value: HeaderValue): string | undefined {
  * interpreted: either directive alone is enough to refuse the response, which is the safe reading.
  */
 export function parseCacheControl(value: HeaderValue): CacheDirectives {
-  const directives = new Map<string, string | undefined>();
   const text = joinHeaderValue(value);
-  if (text === undefined) return directives;
+  // Most requests have none: one shared empty reading, no Map per proxied request.
+  if (text === undefined) return NO_DIRECTIVES;
+  const directives = new Map<string, string | undefined>();
   let at = 0;
   while (at < text.length) {
     let end = at;
@@ -231,9 +241,7 @@ export function isStorable(
   const requestDirectives = parseCacheControl(requestHeaders['cache-control']);
   if (requestDirectives.has('no-store')) return refuse('request Cache-Control has no-store');
   const directives = parseCacheControl(responseHeaders['cache-control']);
-  for (const name of ['no-store', 'private', 'no-cache']) {
-    if (directives.has(name)) return refuse(`response Cache-Control has ${name}`);
-  }
+  for (const [name, refusal] of REFUSING_DIRECTIVES) if (directives.has(name)) return refusal;
   if (responseHeaders['set-cookie'] !== undefined) return refuse('response sets a cookie');
   if (parseVary(responseHeaders.vary).includes('*')) return refuse('response has Vary: *');
   if (

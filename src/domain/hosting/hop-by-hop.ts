@@ -18,6 +18,12 @@ export const HOP_BY_HOP_FIELDS: ReadonlySet<string> = new Set([
 /** The hop-by-hop fields of a message, given its Connection field (lower-case names). */
 export function hopByHopFields(connection: string | readonly string[] | undefined): ReadonlySet<string> {
   if (connection === undefined) return HOP_BY_HOP_FIELDS;
+  // Nearly every message says just "keep-alive" or "close": answered without splitting, trimming or an array
+  // (this runs twice per proxied request; the general way was 3 % of the edge's proxy time, docs/benchmarks.md).
+  if (typeof connection === 'string') {
+    const lower = connection.toLowerCase();
+    if (lower === 'keep-alive' || lower === 'close') return HOP_BY_HOP_FIELDS;
+  }
   const values = typeof connection === 'string' ? [connection] : connection;
   const named = values
     .flatMap((value) => value.split(','))
