@@ -81,7 +81,7 @@ describe('WebCache', () => {
     for (const path of paths) {
       const found = cache.lookup(get(path));
       assert.equal(found.kind, 'hit', path);
-      if (found.kind === 'hit') assert.equal(found.response.body.toString(), `body of ${path}`);
+      assert.equal(found.response.body.toString(), `body of ${path}`);
     }
     assert.equal(cache.invalidate('/a'), 1);
     assert.equal(cache.lookup(get('p:/a')).kind, 'hit');
