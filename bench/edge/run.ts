@@ -9,8 +9,8 @@
  *
  * and, on every core (--workers, default the number of cores): nginx with that many worker processes
  * against the edge with as many processes (ATOLL_EDGE_WORKERS, src/edge/edge-fleet.ts),
- * then the edge static asset and web-cache hit against bare node:http once more, both servers measured at once on one
- * core (bench/edge/paired.ts: the ratio of two costs in the same seconds, which the machine's swings cannot bend),
+ * then the edge static asset and web-cache hit against bare node:http, and the edge proxy against the bare proxy, once
+ * more, both servers measured at once on one core (bench/edge/paired.ts: the ratio of two costs in the same seconds, which the machine's swings cannot bend),
  * plus purge by tag over 1,000,000 web-cache entries and their memory, in this process. Prints req/s, p50/p99 and
  * the CPU each server spent per request, the ratios against the targets (a TARGET MISSED line per
  * missed target) and exits 0; exits 1 when the run is invalid (setup failure, wrong answers,
@@ -128,8 +128,8 @@ const USAGE = `npm run bench:edge -- [options]
                        with a keep-alive Agent); see bench/edge/bare-proxy.ts
   --purge-entries <n>  web-cache entries for the purge benchmark (default 1000000)
   --purge-runs <n>     timed purges per case (default 3; every run refills what it purged)
-  --paired-rounds <n>  rounds of the edge and its bare node:http baseline measured at once, both pinned to
-                       one core (default 5; 0 for none; needs 2 CPUs and taskset), --duration s each
+  --paired-rounds <n>  rounds of the edge and its baseline (bare node:http, the bare proxy) measured at once, both
+                       pinned to one core (default 5; 0 for none; needs 2 CPUs and taskset), --duration s each
   --profile-edge       run the edge with --cpu-prof and print where its CPU time went
                        (the profile is kept in a folder named at the end; profiling slows the edge)`;
 
