@@ -10,7 +10,8 @@
  * and, on every core (--workers, default the number of cores): nginx with that many worker processes
  * against the edge with as many processes (ATOLL_EDGE_WORKERS, src/edge/edge-fleet.ts),
  * then the edge static asset and web-cache hit against bare node:http, and the edge proxy against the bare proxy, once
- * more, both servers measured at once on one core (bench/edge/paired.ts: the ratio of two costs in the same seconds, which the machine's swings cannot bend),
+ * more, both servers measured at once on one core (bench/edge/paired.ts: the ratio of two costs in the same seconds,
+ * which the machine's swings cannot bend),
  * plus purge by tag over 1,000,000 web-cache entries and their memory, in this process. Prints req/s, p50/p99 and
  * the CPU each server spent per request, the ratios against the targets (a TARGET MISSED line per
  * missed target) and exits 0; exits 1 when the run is invalid (setup failure, wrong answers,
@@ -592,9 +593,9 @@ async function measurePairs(
         let run = await measureRound();
         // The machine's other tenants sometimes take the core for a while (steal time): such a round is measured
         // again, at most PAIRED_RETRIES times, rather than throwing the whole run away.
-        for (let retry = 1; shortShare(run) !== undefined; retry++) {
+        for (let retry = 1, least = shortShare(run); least !== undefined; retry++, least = shortShare(run)) {
           const short =
-            `${pair.what}: a side had ${fixed((shortShare(run) ?? 0) * 100, 0)} % of the core ` +
+            `${pair.what}: a side had ${fixed(least * 100, 0)} % of the core ` +
             `(under ${String(MIN_PAIRED_CPU_SHARE * 100)} %)`;
           if (retry > PAIRED_RETRIES) throw new Error(`INVALID RUN: ${short}: wrk did not keep it busy`);
           log(`paired ${String(round + 1)}/${String(options.pairedRounds)} measured again: ${short}`);
