@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { OLD_GENERATION_FLOOR_FLAG } from '../../src/main/old-generation-floor.js';
 
 /** Every process started and not yet exited, so that an interrupt can stop them all. */
 const running = new Set<Spawned>();
@@ -81,7 +82,17 @@ export async function startNodeServer(
 ): Promise<NodeServer> {
   const child = spawn(
     process.execPath,
-    [...extraNodeOptions, '--import', 'tsx', fileURLToPath(new URL(script, import.meta.url)), ...args],
+    // Every Node server of the run with the heap floor the product's serving processes have, baselines too: without
+    // it, which process V8 keeps in full collections is chance, and a proxy's ratio swung with it from 0.83x to 1.0x
+    // (docs/benchmarks.md, "the old generation's floor").
+    [
+      OLD_GENERATION_FLOOR_FLAG,
+      ...extraNodeOptions,
+      '--import',
+      'tsx',
+      fileURLToPath(new URL(script, import.meta.url)),
+      ...args,
+    ],
     // stdin stays open: the child exits when it closes, should this process die without cleaning up.
     { stdio: ['pipe', 'pipe', 'pipe'] },
   );

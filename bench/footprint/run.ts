@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request } from 'undici';
+import { OLD_GENERATION_FLOOR_FLAG } from '../../src/main/old-generation-floor.js';
 import { sandboxProblem } from '../../src/sandbox/sandbox-runner.js';
 import {
   apiCaller,
@@ -348,7 +349,8 @@ async function startAtoll(dataDir: string) {
   const { env, ports } = await serveEnv(dataDir);
   const started = await spawnUntil200(
     process.execPath,
-    [ATOLL_BIN, 'serve'],
+    // As npm start runs it (package.json), with the serving processes' heap floor.
+    [OLD_GENERATION_FLOOR_FLAG, ATOLL_BIN, 'serve'],
     env,
     `http://127.0.0.1:${String(ports.health)}/healthz`,
   );
@@ -525,7 +527,7 @@ function reportLines(run: RunOutcome): string[] {
   return [
     '',
     `footprint benchmark (bench/footprint), ${run.machine}`,
-    `  atoll serve = node ${ATOLL_BIN} serve (what npm start runs after its build; the npm process itself is not counted),`,
+    `  atoll serve = node ${OLD_GENERATION_FLOOR_FLAG} ${ATOLL_BIN} serve (what npm start runs after its build; the npm process itself is not counted),`,
     `  embedded store, fresh ATOLL_DATA_DIR in a temp folder, free loopback ports, product password hash cost`,
     `  start: spawn → first 200 of /healthz, asked every ${POLL_MS} ms; ${options.runs} start(s) on the existing folder`,
     `  memory after ${options.settleS} s idle: /proc/<pid>/status VmRSS (anon = RssAnon, file = RssFile + RssShmem, peak = VmHWM)`,

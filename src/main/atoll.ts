@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --initial-old-space-size=64
 /**
  * The `atoll` binary: reads the config once, runs the command, and turns errors and signals into exit codes.
  */

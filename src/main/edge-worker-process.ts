@@ -11,16 +11,19 @@ import { EdgeWorker } from '../edge/edge-worker.js';
 import { createPlatformLogger } from './platform-logger.js';
 import { holdTickObjectShape } from './tick-object-shape.js';
 import { widenInliningBudget } from './inlining-budget.js';
+import { withOldGenerationFloor } from './old-generation-floor.js';
 
 /** This file, as the fleet starts it: the built .js, or the .ts source under tsx (tests). */
 const EDGE_WORKER_PROGRAM = fileURLToPath(import.meta.url);
 
 /**
  * Starts an edge worker process as the fleet needs it (EdgeFleetOptions.startWorker): an IPC channel with
- * advanced serialization (routes carry Maps, usage Dates), the fleet's stdout and stderr for its logs.
+ * advanced serialization (routes carry Maps, usage Dates), the fleet's stdout and stderr for its logs, and the
+ * serving processes' V8 heap floor (src/main/old-generation-floor.ts).
  */
 export function startEdgeWorker(logLevel: Parameters<typeof createPlatformLogger>[0]): ChildProcess {
   return fork(EDGE_WORKER_PROGRAM, [logLevel], {
+    execArgv: withOldGenerationFloor(process.execArgv),
     serialization: 'advanced',
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

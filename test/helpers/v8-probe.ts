@@ -10,8 +10,11 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** Runs `program` (an ES module's text) and returns what it printed, V8's own prints included. */
-export async function runV8Probe(program: string): Promise<string> {
+/**
+ * Runs `program` (an ES module's text) and returns what it printed, V8's own prints included; `nodeOptions` go on
+ * node's command line before the probe's own.
+ */
+export async function runV8Probe(program: string, nodeOptions: readonly string[] = []): Promise<string> {
   const folder = mkdtempSync(join(tmpdir(), 'atoll-v8-probe-'));
   // V8 prints to the C library's stdout: into a file, which it flushes at exit (a pipe lost the end of it).
   const path = join(folder, 'stdout.txt');
@@ -23,6 +26,7 @@ export async function runV8Probe(program: string): Promise<string> {
     const child = spawn(
       process.execPath,
       [
+        ...nodeOptions,
         '--expose-gc',
         '--allow-natives-syntax',
         '--no-concurrent-recompilation',
