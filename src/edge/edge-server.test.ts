@@ -124,6 +124,20 @@ describe('the edge server', () => {
       headers: { host: `h${env}.${BASE}`, ...headers },
     });
 
+  it('has every visitor socket read its peer address as it connects, whatever its visitor asks for', async () => {
+    // node keeps a socket's peer address in `_peername` from its first read: a static answer alone never reads it.
+    const known: boolean[] = [];
+    const onRequest = (req: { socket: object }) => known.push(Object.hasOwn(req.socket, '_peername'));
+    edge.server.on('request', onRequest);
+    try {
+      const res = await get('site', '/index.html', { connection: 'close' });
+      await res.body.text();
+    } finally {
+      edge.server.off('request', onRequest);
+    }
+    assert.deepEqual(known, [true]);
+  });
+
   it('routes by Host (with or without port, any case) and answers an unknown host with 404', async () => {
     assert.equal((await get('site')).statusCode, 200);
     const upper = await request(`http://127.0.0.1:${String(edgePort)}/`, {
