@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import {
   accessibilityViolations,
+  settleAnimations,
   launchBrowser,
   PORTAL_PASSWORD,
   watchForPageFaults,
@@ -73,7 +74,7 @@ export async function portalJourney(dir: string, shoot: Shoot): Promise<JourneyF
         }
         await page.emulateMedia({ colorScheme: 'light' });
         // Controls fade from the dark scheme's colours (CSS transitions): shot once they have.
-        await page.evaluate('Promise.allSettled(document.getAnimations().map((a) => a.finished))');
+        await settleAnimations(page);
         await shoot(page, width === WIDTHS[0] ? name : `${name}-${String(width)}`);
       }
       await page.setViewportSize({ width: WIDTHS[0], height: 900 });
