@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -260,6 +260,32 @@ describe('the edge server', () => {
     assert.equal(await answer.body.text(), 'got 300000 bytes');
   });
 
+  it('passes on a request that expects 100 Continue (prevents a 502 for the uploads curl sends that way)', async () => {
+    const body = Buffer.alloc(2 * 1024 * 1024, 1);
+    const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = httpRequest({
+        port: edgePort,
+        host: '127.0.0.1',
+        method: 'POST',
+        path: '/upload',
+        headers: { host: `happ.${BASE}`, expect: '100-continue', 'content-length': body.length },
+      });
+      // The body goes once the edge said to go on, as curl does.
+      req.on('continue', () => {
+        req.end(body);
+      });
+      req.on('response', (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() });
+        });
+      });
+      req.on('error', reject);
+    });
+    assert.deepEqual(answer, { status: 201, text: `got ${String(body.length)} bytes` });
+  });
+
   it('lets concurrent requests of a path whose answer is not storable each reach the app', async () => {
     const answers = await Promise.all(Array.from({ length: 5 }, () => get('app', '/counted/private')));
     const bodies = await Promise.all(answers.map((answer) => answer.body.text()));
@@ -358,6 +384,22 @@ describe('an edge in front of a runtime origin server (roles apart)', () => {
       seen['x-forwarded-for'],
       '127.0.0.1',
       'the origin passes the edge’s X-Forwarded-For on unchanged',
+    );
+  });
+
+  it("replaces a visitor's own X-Forwarded-* with what the edge saw, each once (prevents a visitor claiming another address, scheme or host)", async () => {
+    const routed = await request(`http://127.0.0.1:${String(frontPort)}/`, {
+      headers: {
+        host,
+        'x-forwarded-for': '203.0.113.9',
+        'x-forwarded-proto': 'https',
+        'x-forwarded-host': 'www.bank.example',
+      },
+    });
+    const seen = (await routed.body.json()) as Record<string, string>;
+    assert.deepEqual(
+      [seen['x-forwarded-for'], seen['x-forwarded-proto'], seen['x-forwarded-host']],
+      ['127.0.0.1', 'http', host],
     );
   });
 

@@ -15,7 +15,7 @@ import { connect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { createSecureContext, type SecureContext, type TLSSocket } from 'node:tls';
 import type { Duplex } from 'node:stream';
-import { errors as undiciErrors, util as undiciUtil, type Dispatcher } from 'undici';
+import { errors as undiciErrors, type Dispatcher } from 'undici';
 import type { DomainRoute, DomainRouter } from '../services/domains/domain-ports.js';
 import type { EnvironmentRoute, TrafficRouter } from '../services/hosting/hosting-ports.js';
 import type { Clock, Logger, Timer } from '../services/kit/platform-ports.js';
@@ -27,6 +27,7 @@ import { edgeTagsForPath, NEXT_PAGES_TAG, type NextRouteMap } from '../domain/ho
 
 /** See Edge.#purgeAfterMutation. */
 const MUTATION_PURGE_INTERVAL_MS = 250;
+import { readAnswerHeaders } from './answer-headers.js';
 import { hitHeaderList, WebCache, type CacheLookup, type CacheRequest } from './web-cache.js';
 import { MissCoalescer } from './miss-coalescer.js';
 import { NOT_FROM_MEMORY } from './static-site.js';
@@ -90,6 +91,13 @@ function hopByHop(
 ): ReadonlySet<string> {
   return hopByHopFields(headers.connection);
 }
+
+/** The fields an edge sets for the app from what it saw itself; a visitor's own are not passed on as they came. */
+const FORWARDED_FIELDS: ReadonlySet<string> = new Set([
+  'x-forwarded-for',
+  'x-forwarded-proto',
+  'x-forwarded-host',
+]);
 
 function hostOf(req: IncomingMessage): string {
   const host = req.headers.host ?? '';
@@ -671,7 +679,6 @@ export class Edge implements TrafficRouter, DomainRouter {
     storable: (req, route, statusCode, headers) =>
       this.#answeredBy(route, headers) &&
       isStorable(req.headers, statusCode, headers, this.settings.clock.now().getTime()).storable,
-    responseHeaders: (headers) => this.#responseHeaderList(headers),
     notStorable: (key) => {
       this.#misses.notStorable(key);
     },
@@ -721,40 +728,56 @@ export class Edge implements TrafficRouter, DomainRouter {
     return a.length === b.length && timingSafeEqual(a, b);
   }
 
+  /**
+   * The fields the app gets: the visitor's end-to-end ones, then the forwarded ones this edge vouches for, as a
+   * flat name, value… list (undici takes it without the Object.keys array and the keyed reads that an object of
+   * each visitor's own shape costs). Expect stays here: node:http has already answered 100 Continue, and undici
+   * refuses the field.
+   */
   #forwardHeaders(
     req: Pick<IncomingMessage, 'headers'> & { socket: IncomingMessage['socket'] | undefined },
     route: CompiledRoute,
-  ): Record<string, string | string[]> {
-    const skip = hopByHop(req.headers);
-    const out: Record<string, string | string[]> = {};
+  ): string[] {
     const headers = req.headers;
+    const skip = hopByHop(headers);
+    const origin = this.settings.origin === true;
+    // A remote origin is reached with the key and the environment's own host name in place of the visitor's.
+    const originKey =
+      !origin && route.target.kind === 'server' && route.target.remote ? this.settings.originKey : undefined;
+    // The visitor's own X-Forwarded-* are replaced below (or kept in what they say, from a trusted proxy).
+    const forwarding = !origin && req.socket !== undefined;
+    const out: string[] = [];
     // for…in, not Object.entries: no array per field on every proxied request.
     for (const name in headers) {
       const value = headers[name];
-      if (value === undefined || skip.has(name) || name === ORIGIN_KEY_HEADER) continue;
-      out[name] = value;
+      if (value === undefined || skip.has(name) || name === ORIGIN_KEY_HEADER || name === 'expect') continue;
+      if (originKey !== undefined && name === 'host') continue;
+      if (forwarding && FORWARDED_FIELDS.has(name)) continue;
+      if (typeof value === 'string') out.push(name, value);
+      else for (const one of value) out.push(name, one);
     }
-    // An origin passes on what the edge in front set: the visitor's address, scheme and host.
-    if (this.settings.origin === true) return out;
-    if (route.target.kind === 'server' && route.target.remote && this.settings.originKey !== undefined) {
-      out[ORIGIN_KEY_HEADER] = this.settings.originKey;
-      out.host = defaultHostname(route.environmentId, this.settings.baseDomain);
-    }
-    const remote = req.socket?.remoteAddress ?? '';
-    const trusted = req.socket !== undefined && this.settings.trustedProxies.has(remote);
+    if (origin) return out;
+    if (originKey !== undefined)
+      out.push(
+        ORIGIN_KEY_HEADER,
+        originKey,
+        'host',
+        defaultHostname(route.environmentId, this.settings.baseDomain),
+      );
     if (req.socket !== undefined) {
-      const forwardedFor = trusted ? req.headers['x-forwarded-for'] : undefined;
-      out['x-forwarded-for'] = forwardedFor ? `${String(forwardedFor)}, ${remote}` : remote;
-      out['x-forwarded-proto'] =
-        trusted && typeof req.headers['x-forwarded-proto'] === 'string'
-          ? req.headers['x-forwarded-proto']
-          : isEncrypted({ socket: req.socket })
-            ? 'https'
-            : 'http';
-      out['x-forwarded-host'] =
-        trusted && typeof req.headers['x-forwarded-host'] === 'string'
-          ? req.headers['x-forwarded-host']
-          : (req.headers.host ?? '');
+      const remote = req.socket.remoteAddress ?? '';
+      const trusted = this.settings.trustedProxies.has(remote);
+      const forwardedFor = trusted ? headers['x-forwarded-for'] : undefined;
+      const proto = headers['x-forwarded-proto'];
+      const host = headers['x-forwarded-host'];
+      out.push(
+        'x-forwarded-for',
+        forwardedFor ? `${String(forwardedFor)}, ${remote}` : remote,
+        'x-forwarded-proto',
+        trusted && typeof proto === 'string' ? proto : isEncrypted({ socket: req.socket }) ? 'https' : 'http',
+        'x-forwarded-host',
+        trusted && typeof host === 'string' ? host : (headers.host ?? ''),
+      );
     }
     return out;
   }
@@ -763,18 +786,6 @@ export class Edge implements TrafficRouter, DomainRouter {
   #answeredBy(route: CompiledRoute, headers: Record<string, string | string[] | undefined>): boolean {
     if (route.target.kind !== 'server' || !route.target.remote) return true;
     return headers[ORIGIN_BUILD_HEADER] === route.buildId;
-  }
-
-  /** The answer's end-to-end fields as res.writeHead's flat list (no object built per answer). */
-  #responseHeaderList(headers: Record<string, string | string[] | undefined>): (string | string[])[] {
-    const skip = hopByHop(headers);
-    const out: (string | string[])[] = [];
-    for (const name in headers) {
-      const value = headers[name];
-      // The build header is the origin's own (an app cannot set it) and stops at the edge.
-      if (value !== undefined && !skip.has(name) && name !== ORIGIN_BUILD_HEADER) out.push(name, value);
-    }
-    return out;
   }
 
   #fail(res: ServerResponse, route: CompiledRoute, status: 502 | 504, reason: string, error: unknown): void {
@@ -844,12 +855,11 @@ export class Edge implements TrafficRouter, DomainRouter {
     upstream.once('connect', () => {
       const headers = this.#forwardHeaders(req, route);
       // An upgrade keeps its Connection and Upgrade headers: they are the point of the request.
-      headers.connection = 'Upgrade';
-      if (req.headers.upgrade !== undefined) headers.upgrade = req.headers.upgrade;
+      headers.push('connection', 'Upgrade');
+      if (req.headers.upgrade !== undefined) headers.push('upgrade', req.headers.upgrade);
       let head0 = `${req.method ?? 'GET'} ${req.url ?? '/'} HTTP/1.1\r\n`;
-      for (const [name, value] of Object.entries(headers))
-        for (const v of Array.isArray(value) ? value : [value])
-          head0 += `${name}: ${v.replace(/[\r\n]/g, '')}\r\n`;
+      for (let i = 0; i + 1 < headers.length; i += 2)
+        head0 += `${headers[i] as string}: ${(headers[i + 1] as string).replace(/[\r\n]/g, '')}\r\n`;
       upstream.write(`${head0}\r\n`);
       if (head.length > 0) upstream.write(head);
       upstream.pipe(socket);
@@ -878,7 +888,6 @@ interface UpstreamHooks {
     statusCode: number,
     headers: Record<string, string | string[] | undefined>,
   ): boolean;
-  responseHeaders(headers: Record<string, string | string[] | undefined>): (string | string[])[];
   notStorable(key: string): void;
   entryMaxBytes(): number;
 }
@@ -926,11 +935,11 @@ class UpstreamAnswer implements Dispatcher.DispatchHandler {
     this.#resume = resume;
     this.#statusCode = statusCode;
     const { res, route, leader, cache } = this;
-    const headers = undiciUtil.parseHeaders(rawHeaders);
+    // The build header is the origin's own (an app cannot set it) and stops at the edge.
+    const { headers, list } = readAnswerHeaders(rawHeaders, ORIGIN_BUILD_HEADER);
     this.#headers = headers;
     const method = this.cacheRequest.method;
     if (method !== 'GET' && method !== 'HEAD' && statusCode < 400) this.hooks.afterMutation(route);
-    const list = this.hooks.responseHeaders(headers);
     if (cache) list.push('x-cache', 'MISS');
     res.writeHead(statusCode, list);
     // Corked until the end of this tick: the header block goes out with the body chunks that came
