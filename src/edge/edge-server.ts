@@ -756,6 +756,7 @@ export class Edge implements TrafficRouter, DomainRouter {
       if (typeof value === 'string') out.push(name, value);
       else for (const one of value) out.push(name, one);
     }
+    // An origin passes on what the edge in front set: the visitor's address, scheme and host.
     if (origin) return out;
     if (originKey !== undefined)
       out.push(
