@@ -30,6 +30,11 @@ export interface RunningServer {
   /** Sends SIGTERM and resolves with the exit code. */
   stop(): Promise<number | null>;
   exited: Promise<number | null>;
+  /**
+   * Resolves once the process has ended and all it wrote is read: stdout and stderr are two pipes, so a
+   * line on stderr may still be on its way when a later one on stdout has come (and 'exit' can come first too).
+   */
+  closed: Promise<void>;
 }
 
 /** Base environment for child processes: no DATABASE_URL leaks in unless a test sets it. */
@@ -68,6 +73,11 @@ export async function startServer(
   });
   const exited = new Promise<number | null>((resolve) => {
     child.once('exit', resolve);
+  });
+  const closed = new Promise<void>((resolve) => {
+    child.once('close', () => {
+      resolve();
+    });
   });
   const { port, edgePort, healthPort, node } = await new Promise<{
     port: number;
@@ -108,6 +118,7 @@ export async function startServer(
     logs: () => out,
     stderr: () => err,
     exited,
+    closed,
     stop: () => {
       if (child.exitCode === null) child.kill('SIGTERM');
       return exited;
