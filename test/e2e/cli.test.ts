@@ -449,7 +449,8 @@ describe('the atoll CLI against a running server', { skip: sandboxProblem() }, (
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    // 'close', not 'exit': what it wrote last may still be in the pipe when 'exit' comes.
+    const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
     assert.ok(
       await eventually(() => out.includes('waiting forever'), 180_000),
       `the build runs:\n${out}\n${err}`,
@@ -483,7 +484,8 @@ describe('the atoll CLI against a running server', { skip: sandboxProblem() }, (
     });
     let screen = '';
     child.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    // 'close', not 'exit': what it wrote last may still be in the pipe when 'exit' comes.
+    const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
     assert.ok(await eventually(() => screen.includes('waiting forever'), 180_000), screen);
     assert.match(screen, /uploading █+ 100%/, 'a progress bar on a terminal');
     child.stdin.write('\u0003');

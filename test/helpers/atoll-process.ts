@@ -27,14 +27,13 @@ export interface RunningServer {
   readonly node: string;
   readonly logs: () => string;
   readonly stderr: () => string;
-  /** Sends SIGTERM and resolves with the exit code. */
+  /** Sends SIGTERM and resolves with the exit code, as `exited` does. */
   stop(): Promise<number | null>;
-  exited: Promise<number | null>;
   /**
-   * Resolves once the process has ended and all it wrote is read: stdout and stderr are two pipes, so a
-   * line on stderr may still be on its way when a later one on stdout has come (and 'exit' can come first too).
+   * The exit code, once the process has ended and all it wrote is read ('close', not 'exit': node may emit
+   * 'exit' before the last lines in the pipes, and edge workers write to the same pipes until they go).
    */
-  closed: Promise<void>;
+  exited: Promise<number | null>;
 }
 
 /** Base environment for child processes: no DATABASE_URL leaks in unless a test sets it. */
@@ -72,12 +71,7 @@ export async function startServer(
     err += chunk.toString();
   });
   const exited = new Promise<number | null>((resolve) => {
-    child.once('exit', resolve);
-  });
-  const closed = new Promise<void>((resolve) => {
-    child.once('close', () => {
-      resolve();
-    });
+    child.once('close', resolve);
   });
   const { port, edgePort, healthPort, node } = await new Promise<{
     port: number;
@@ -118,7 +112,6 @@ export async function startServer(
     logs: () => out,
     stderr: () => err,
     exited,
-    closed,
     stop: () => {
       if (child.exitCode === null) child.kill('SIGTERM');
       return exited;
