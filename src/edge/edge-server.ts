@@ -28,6 +28,7 @@ import { edgeTagsForPath, NEXT_PAGES_TAG, type NextRouteMap } from '../domain/ho
 /** See Edge.#purgeAfterMutation. */
 const MUTATION_PURGE_INTERVAL_MS = 250;
 import { readAnswerHeaders } from './answer-headers.js';
+import { answerWithFields, writeFieldsHead } from './header-block.js';
 import { hitHeaderList, WebCache, type CacheLookup, type CacheRequest } from './web-cache.js';
 import { MissCoalescer } from './miss-coalescer.js';
 import { NOT_FROM_MEMORY } from './static-site.js';
@@ -443,15 +444,17 @@ export class Edge implements TrafficRouter, DomainRouter {
     const socket = req.socket;
     const target = route.target;
     if (this.settings.origin === true) res.setHeader(ORIGIN_BUILD_HEADER, route.buildId);
+    // Read once: for a cached answer's age and freshness, and for the second a header block is kept for.
+    const nowMs = this.settings.clock.now().getTime();
     if (target.kind === 'static') {
-      const body = target.site.serveFromMemory(req, res, path);
+      const body = target.site.serveFromMemory(req, res, path, nowMs);
       if (body !== NOT_FROM_MEMORY) {
         this.#countSent(res, route, path, undefined, started, headerBytesOf(res) + body);
         return;
       }
       // A keep-alive socket carries several answers: this one's bytes are what it wrote meanwhile.
       const written = socket.bytesWritten;
-      void target.site.serve(req, res, path);
+      void target.site.serve(req, res, path, nowMs);
       this.#countStatic(res, socket, route, path, started, written);
       return;
     }
@@ -464,16 +467,16 @@ export class Edge implements TrafficRouter, DomainRouter {
         : undefined;
     if (cache) {
       // A hit is answered here, synchronously: no promise or closure for the hottest path there is.
-      const found = cache.lookup(cacheRequest);
+      const found = cache.lookup(cacheRequest, nowMs);
       if (found.kind === 'hit') {
-        const body = this.#answerFromCache(res, route, cache, cacheRequest, found);
+        const body = this.#answerFromCache(res, route, cache, cacheRequest, found, nowMs);
         this.#countSent(res, route, path, 'HIT', started, headerBytesOf(res) + body);
         return;
       }
       if (found.kind === 'stale') {
         // Counted when closed: the revalidation it may start uses the deployment (drain waits for it).
         const written = socket.bytesWritten;
-        this.#answerFromCache(res, route, cache, cacheRequest, found);
+        this.#answerFromCache(res, route, cache, cacheRequest, found, nowMs);
         this.#countWhenClosed(res, socket, route, path, () => 'STALE', started, written);
         return;
       }
@@ -592,10 +595,11 @@ export class Edge implements TrafficRouter, DomainRouter {
     waited.abort();
     // Its answer stored, this visitor gets it; otherwise (not storable, another Vary variant, purged meanwhile) it
     // asks the app itself.
-    const again = cache.lookup(cacheRequest);
+    const nowMs = this.settings.clock.now().getTime();
+    const again = cache.lookup(cacheRequest, nowMs);
     if (again.kind !== 'miss') {
       noteCache(again.kind === 'hit' ? 'HIT' : 'STALE');
-      this.#answerFromCache(res, route, cache, cacheRequest, again);
+      this.#answerFromCache(res, route, cache, cacheRequest, again, nowMs);
       return;
     }
     noteCache('MISS');
@@ -608,11 +612,17 @@ export class Edge implements TrafficRouter, DomainRouter {
     cache: WebCache,
     cacheRequest: CacheRequest,
     found: Exclude<CacheLookup, { kind: 'miss' }>,
+    nowMs: number,
   ): number {
     const head = cacheRequest.method === 'HEAD';
-    // A list, not an object: the hit path is the hottest there is (docs/benchmarks.md, Edge).
-    res.writeHead(found.response.status, hitHeaderList(found) as (string | string[])[]);
-    res.end(head ? undefined : found.response.body);
+    // A list, not an object, whose header block node makes once a second: the hit path is the hottest there is.
+    answerWithFields(
+      res,
+      found.response.status,
+      hitHeaderList(found),
+      head ? undefined : found.response.body,
+      nowMs,
+    );
     if (found.kind === 'stale' && found.revalidate)
       void this.#revalidate(route, cache, cacheRequest, found.response);
     return head ? 0 : found.response.body.length;
@@ -683,6 +693,7 @@ export class Edge implements TrafficRouter, DomainRouter {
       this.#misses.notStorable(key);
     },
     entryMaxBytes: () => this.settings.cacheEntryMaxBytes,
+    nowMs: () => this.settings.clock.now().getTime(),
   };
 
   /** stale-while-revalidate: the visitor got the stale copy; this fetches a fresh one for the next. */
@@ -891,6 +902,8 @@ interface UpstreamHooks {
   ): boolean;
   notStorable(key: string): void;
   entryMaxBytes(): number;
+  /** The time now, by the edge's clock. */
+  nowMs(): number;
 }
 
 /**
@@ -942,11 +955,13 @@ class UpstreamAnswer implements Dispatcher.DispatchHandler {
     const method = this.cacheRequest.method;
     if (method !== 'GET' && method !== 'HEAD' && statusCode < 400) this.hooks.afterMutation(route);
     if (cache) list.push('x-cache', 'MISS');
-    res.writeHead(statusCode, list);
     // Corked until the end of this tick: the header block goes out with the body chunks that came
     // with it (usually the whole answer) in one write, not as a write of its own before them.
     res.cork();
     process.nextTick(uncork, res);
+    // An app answers a path with the same fields for a second at a time: node's block for the route's last answer
+    // is written again when this one's fields are the same (header-block.ts).
+    writeFieldsHead(res, statusCode, list, this.hooks.nowMs(), route);
     // Whether the answer may be stored is known from its headers: only then is its body kept too.
     this.#keeping =
       cache !== undefined && method === 'GET' && this.hooks.storable(this.req, route, statusCode, headers);

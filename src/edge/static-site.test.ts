@@ -131,7 +131,7 @@ async function startServer(options: Omit<StaticSiteOptions, 'onError'>): Promise
   const served: Promise<void>[] = [];
   const site = new StaticSite({ ...options, onError: (error) => errors.push(error) });
   const server = createServer((req, res) => {
-    served.push(site.serve(req, res, req.url ?? '/'));
+    served.push(site.serve(req, res, req.url ?? '/', Date.now()));
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

@@ -12,6 +12,7 @@ import { pipeline } from 'node:stream/promises';
 import { LRUCache } from 'lru-cache';
 import mime from 'mime-types';
 import parseRange from 'range-parser';
+import { answerWithFields } from './header-block.js';
 
 export interface StaticSiteOptions {
   /** The unpacked deployment folder. It must exist and must never change while it is served. */
@@ -198,10 +199,11 @@ export class StaticSite {
   /**
    * Answers a GET or HEAD for `requestTarget` (req.url: path and query). Never rejects: client
    * mistakes get a 4xx, server faults a 500 (or a cut connection once headers are out) and onError.
+   * `nowMs`: the time now (serveFromMemory).
    */
-  serve(req: IncomingMessage, res: ServerResponse, requestTarget: string): Promise<void> {
+  serve(req: IncomingMessage, res: ServerResponse, requestTarget: string, nowMs: number): Promise<void> {
     try {
-      if (this.#serveKnown(req, res, requestTarget) !== NOT_FROM_MEMORY) return SERVED;
+      if (this.#serveKnown(req, res, requestTarget, nowMs) !== NOT_FROM_MEMORY) return SERVED;
     } catch (error) {
       this.#fail(req, res, error);
       return SERVED;
@@ -214,9 +216,9 @@ export class StaticSite {
    * (0 for a HEAD), or NOT_FROM_MEMORY with nothing written, and serve() then answers the request. Never
    * throws: a fault leaves the request to serve(), which meets it again and answers it.
    */
-  serveFromMemory(req: IncomingMessage, res: ServerResponse, requestTarget: string): number {
+  serveFromMemory(req: IncomingMessage, res: ServerResponse, requestTarget: string, nowMs: number): number {
     try {
-      return this.#serveKnown(req, res, requestTarget);
+      return this.#serveKnown(req, res, requestTarget, nowMs);
     } catch {
       return NOT_FROM_MEMORY;
     }
@@ -237,7 +239,7 @@ export class StaticSite {
    * with nothing written (the header block is only written by end(), and the fields were checked when the
    * file was looked up, so writeHead cannot throw halfway).
    */
-  #serveKnown(req: IncomingMessage, res: ServerResponse, requestTarget: string): number {
+  #serveKnown(req: IncomingMessage, res: ServerResponse, requestTarget: string, nowMs: number): number {
     const method = req.method;
     if ((method !== 'GET' && method !== 'HEAD') || !requestTarget.startsWith('/')) return NOT_FROM_MEMORY;
     const queryStart = requestTarget.indexOf('?');
@@ -253,12 +255,12 @@ export class StaticSite {
     if (!variant.keepInMemory || evaluatePreconditions(headers, variant) !== 200) return NOT_FROM_MEMORY;
     const body = this.#bodies.get(variant.file);
     if (body === undefined) return NOT_FROM_MEMORY;
-    res.writeHead(200, variant.okHeaderList);
+    // Its header block made by node once a second (header-block.ts).
     if (method === 'HEAD') {
-      res.end();
+      answerWithFields(res, 200, variant.okHeaderList, undefined, nowMs);
       return 0;
     }
-    res.end(body);
+    answerWithFields(res, 200, variant.okHeaderList, body, nowMs);
     return body.length;
   }
 

@@ -2,6 +2,7 @@
  * The web cache in front of app processes: what RFC 9111 lets a shared cache keep, keyed with Vary,
  * bounded by bytes, with stale-while-revalidate and purges by tag or path.
  */
+import type { HeaderList } from './header-block.js';
 import { LRUCache } from 'lru-cache';
 import {
   computePathTag,
@@ -217,11 +218,11 @@ export class WebCache {
   }
 
   /** What to answer a GET or HEAD with; other methods always miss. */
-  lookup(request: CacheRequest): CacheLookup {
+  /** `nowMs`: the time now, when the caller has read the clock already (an edge reads it once per request). */
+  lookup(request: CacheRequest, nowMs: number = this.#clock.now().getTime()): CacheLookup {
     if (request.method !== 'GET' && request.method !== 'HEAD') return MISS;
     const entry = this.#find(request);
     if (!entry) return MISS;
-    const nowMs = this.#clock.now().getTime();
     const ageMs = computeAgeMs(entry.response, nowMs);
     const { freshness } = entry.response;
     const ageSeconds = toAgeSeconds(ageMs);
@@ -565,9 +566,6 @@ export function buildHitHeaders(found: CacheHit | CacheStaleHit): Record<string,
     'x-cache': found.kind === 'hit' ? 'HIT' : 'STALE',
   };
 }
-
-/** A header block as `res.writeHead` takes it without building an object: name, value, name, value… */
-export type HeaderList = readonly (string | readonly string[])[];
 
 interface HitHeaderMemo {
   readonly base: HeaderList;
