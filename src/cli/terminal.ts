@@ -2,7 +2,6 @@
  * What commands print through and ask with: results on standard output, everything else on standard error,
  * colours and prompts.
  */
-import { confirm, input, password } from '@inquirer/prompts';
 import { styleText } from 'node:util';
 
 export type Style = 'bold' | 'dim' | 'green' | 'red' | 'yellow' | 'cyan';
@@ -37,6 +36,14 @@ interface Stream {
   readonly isTTY?: boolean;
 }
 
+/**
+ * The prompts' library, loaded when a command first asks something: loading it takes about a tenth of a second,
+ * which every command (atoll serve among them) paid at its start though most never ask anything.
+ */
+function prompts(): Promise<typeof import('@inquirer/prompts')> {
+  return import('@inquirer/prompts');
+}
+
 /** Colours are on for a terminal, unless NO_COLOR is set (https://no-color.org) or TERM is dumb. */
 export function coloursWanted(stream: Stream, env: NodeJS.ProcessEnv): boolean {
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
@@ -65,14 +72,19 @@ export function createTerminal(options: {
     paintErr: (style, text) => (errColours ? styleText(style, text) : text),
     interactive: options.stdinIsTty && stderr.isTTY === true && !options.yes,
     liveProgress: stderr.isTTY === true,
-    ask: (message, askOptions = {}) =>
-      askOptions.secret === true
+    ask: async (message, askOptions = {}) => {
+      const { input, password } = await prompts();
+      return askOptions.secret === true
         ? password({ message, mask: '*' }, context)
         : input(
             { message, ...(askOptions.default !== undefined && { default: askOptions.default }) },
             context,
-          ),
-    confirm: (message, defaultAnswer) => confirm({ message, default: defaultAnswer }, context),
+          );
+    },
+    confirm: async (message, defaultAnswer) => {
+      const { confirm } = await prompts();
+      return confirm({ message, default: defaultAnswer }, context);
+    },
   };
 }
 
