@@ -186,10 +186,15 @@ describe('answers whose header block node made once (answerWithFields)', () => {
       last('/proxied/1'),
     ]);
     await same(plain, [get('/proxied/1'), get('/proxied/2'), last('/proxied/2')], true);
-    assert.equal(plain.answered, 8);
+    // An HTTP/1.0 visitor that keeps the connection gets no chunks: node ends the answer by closing instead.
+    await same(plain, [
+      get('/proxied/1'),
+      'GET /proxied/2 HTTP/1.0\r\nHost: h\r\nConnection: keep-alive\r\n\r\n',
+    ]);
+    assert.equal(plain.answered, 10);
     // The first answer; the HEAD and the GET after it (without Content-Length, a HEAD's block has no
-    // Transfer-Encoding); each connection's last (Connection: close).
-    assert.equal(plain.formatted, 5);
+    // Transfer-Encoding); each connection's last (Connection: close); the HTTP/1.0 one.
+    assert.equal(plain.formatted, 6);
   });
 
   it("writes node's very bytes for pipelined requests and HEAD", async () => {

@@ -31,6 +31,8 @@ interface ResponseInternals {
   chunkedEncoding: boolean;
   /** Set by writeHead when the connection ends with this answer. */
   _last: boolean;
+  /** False for an HTTP/1.0 request: without Content-Length node closes the connection instead of sending chunks. */
+  useChunkedEncodingByDefault: boolean;
   /** Decide the Connection and Keep-Alive fields node adds. */
   shouldKeepAlive: boolean;
   maxRequestsOnConnectionReached: boolean;
@@ -55,6 +57,8 @@ interface Block {
   readonly chunkedEncoding: boolean;
   /** Without Content-Length, node's block for a HEAD request (no body) has no Transfer-Encoding. */
   readonly hasBody: boolean;
+  /** Without Content-Length, an HTTP/1.1 request's block says chunked, an HTTP/1.0 one's does not. */
+  readonly chunkedByDefault: boolean;
   readonly keepAliveTimeout: number;
   readonly maxRequestsPerSocket: number | undefined;
   /** `_header` as node made it, and its bytes (latin1, as node writes it). */
@@ -119,6 +123,7 @@ export function writeFieldsHead(
     block.second === second &&
     block.status === status &&
     block.hasBody === state._hasBody &&
+    block.chunkedByDefault === state.useChunkedEncodingByDefault &&
     block.keepAliveTimeout === state._keepAliveTimeout &&
     block.maxRequestsPerSocket === state._maxRequestsPerSocket &&
     sameFields(block.list, list)
@@ -148,6 +153,7 @@ export function writeFieldsHead(
       statusMessage: res.statusMessage,
       chunkedEncoding: state.chunkedEncoding,
       hasBody: state._hasBody,
+      chunkedByDefault: state.useChunkedEncodingByDefault,
       keepAliveTimeout: state._keepAliveTimeout,
       maxRequestsPerSocket: state._maxRequestsPerSocket,
       text,
