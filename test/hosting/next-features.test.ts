@@ -136,8 +136,14 @@ describe('Next.js 16.4 standalone output, basePath, proxy, next/image and static
     assert.equal(first.headers.get('x-nextjs-cache'), 'MISS');
     // Optimised: far smaller than the 640×480 PNG in public/.
     assert.ok(first.body.length > 0 && first.body.length < 20_000, `${String(first.body.length)} bytes`);
-    // The second request is the edge's; Next.js wrote the file to the environment's own cache.
-    assert.equal((await image()).headers.get('x-cache'), 'HIT');
+    // Then the edge answers it; Next.js wrote the file to the environment's own cache. Not always the second
+    // request: an answer fetched while the environment's cache was purged is not stored (store's sentAtEpoch), and
+    // the runtime's purge of /docs/isr, which the test before had Next regenerate, can land during the first fetch
+    // on a loaded machine (CI saw MISS here once). The next fetch is stored.
+    assert.ok(
+      await eventually(async () => (await image()).headers.get('x-cache') === 'HIT', 10_000),
+      'the edge answers the optimised image from its cache',
+    );
     assert.ok(
       await eventually(() => Promise.resolve(readdirSync(imageCacheOf(h.envId)).length === 1), 10_000),
       'one optimised image in the environment cache',
