@@ -686,9 +686,8 @@ export class Edge implements TrafficRouter, DomainRouter {
     afterMutation: (route) => {
       if (route.nextRoutes) this.#purgeAfterMutation(route.environmentId);
     },
-    storable: (req, route, statusCode, headers) =>
-      this.#answeredBy(route, headers) &&
-      isStorable(req.headers, statusCode, headers, this.settings.clock.now().getTime()).storable,
+    storable: (req, route, statusCode, headers, nowMs) =>
+      this.#answeredBy(route, headers) && isStorable(req.headers, statusCode, headers, nowMs).storable,
     notStorable: (key) => {
       this.#misses.notStorable(key);
     },
@@ -899,6 +898,7 @@ interface UpstreamHooks {
     route: CompiledRoute,
     statusCode: number,
     headers: Record<string, string | string[] | undefined>,
+    nowMs: number,
   ): boolean;
   notStorable(key: string): void;
   entryMaxBytes(): number;
@@ -961,10 +961,14 @@ class UpstreamAnswer implements Dispatcher.DispatchHandler {
     process.nextTick(uncork, res);
     // An app answers a path with the same fields for a second at a time: node's block for the route's last answer
     // is written again when this one's fields are the same (header-block.ts).
-    writeFieldsHead(res, statusCode, list, this.hooks.nowMs(), route);
+    // The clock read once for both: the block's second and the answer's freshness.
+    const nowMs = this.hooks.nowMs();
+    writeFieldsHead(res, statusCode, list, nowMs, route);
     // Whether the answer may be stored is known from its headers: only then is its body kept too.
     this.#keeping =
-      cache !== undefined && method === 'GET' && this.hooks.storable(this.req, route, statusCode, headers);
+      cache !== undefined &&
+      method === 'GET' &&
+      this.hooks.storable(this.req, route, statusCode, headers, nowMs);
     if (!this.#keeping && leader) {
       this.hooks.notStorable(leader.key);
       leader.settle();

@@ -1,6 +1,7 @@
 /**
- * Answers from memory (web-cache hits, static files) whose header block node formats once per second and the edge
- * then writes as bytes. Formatting the block is most of what an answer from memory costs node: writeHead checks and
+ * Answers whose header block node formats once per second and the edge then writes as bytes: answers from memory
+ * (web-cache hits, static files, keyed by their field list) and proxied answers (keyed by route, their fields
+ * compared). Formatting the block is most of what an answer from memory costs node: writeHead checks and
  * concatenates every field, and end() turns the string into bytes for each answer. Writing the block node made for
  * the previous answer of the same fields instead served a web-cache hit at 1.19–1.23× the answers per second of the
  * same edge calling writeHead, at once on one core (docs/benchmarks.md, "a header block written as bytes").
@@ -9,7 +10,7 @@
  * what node made of it (`_header`) is kept with the response state that decided it. Later answers of that list in
  * the same second, whose responses are in the same state, are written with those bytes; any other answer is written
  * with writeHead as before. header-block.test.ts compares the bytes with node's own answers, request by request
- * (keep-alive, Connection: close, HTTP/1.0, HEAD, pipelined requests, a connection's last request).
+ * (keep-alive, Connection: close, HTTP/1.0, HEAD, chunks, pipelined requests, a connection's last request).
  */
 import type { ServerResponse } from 'node:http';
 
@@ -162,8 +163,7 @@ export function writeFieldsHead(
 }
 
 /**
- * Answers with `status`, the fields of `list` (which must hold Content-Length) and `body` (undefined: no body,
- * as for HEAD), as `res.writeHead(status, list); res.end(body)` would. `nowMs`: the time now, for the second a
+ * Answers with `status`, the fields of `list` and `body` (undefined: no body, as for HEAD), as `res.writeHead(status, list); res.end(body)` would. `nowMs`: the time now, for the second a
  * block is kept for. The header block written is `_header` afterwards, as after writeHead.
  */
 export function answerWithFields(
