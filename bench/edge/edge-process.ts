@@ -13,7 +13,7 @@
  */
 import { systemClock } from '../../src/adapters/system-clock.js';
 import { EdgeFleet } from '../../src/edge/edge-fleet.js';
-import { startEdgeWorker } from '../../src/main/edge-worker-process.js';
+import { startEdgeWorker } from '../../src/main/start-edge-worker.js';
 import { holdTickObjectShape } from '../../src/main/tick-object-shape.js';
 import { widenInliningBudget } from '../../src/main/inlining-budget.js';
 import { UsageMeter } from '../../src/edge/usage-meter.js';

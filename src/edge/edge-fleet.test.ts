@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { Agent, request } from 'undici';
 import { writeLoopbackCertificate } from '../../test/helpers/loopback-certificate.js';
 import { systemClock } from '../adapters/system-clock.js';
-import { startEdgeWorker } from '../main/edge-worker-process.js';
+import { startEdgeWorker } from '../main/start-edge-worker.js';
 import type { EnvironmentRoute } from '../services/hosting/hosting-ports.js';
 import { EdgeFleet } from './edge-fleet.js';
 import type { UsageDelta } from './usage-meter.js';

@@ -39,7 +39,7 @@ export interface EdgeFleetOptions {
   readonly edge: EdgeSettings;
   /** Edge processes in all, this one included (ATOLL_EDGE_WORKERS). */
   readonly processes: number;
-  /** Starts a worker process: startEdgeWorker of src/main/edge-worker-process.ts. */
+  /** Starts a worker process: startEdgeWorker of src/main/start-edge-worker.ts. */
   readonly startWorker: () => ChildProcess;
   /** Where the workers' usage counters go (this process's usage meter). */
   readonly onUsage: (deltas: readonly UsageDelta[]) => void;

@@ -1,33 +1,15 @@
 /**
  * The program of an edge worker process (src/edge/edge-worker.ts), started by the edge fleet of
- * `atoll serve` with an IPC channel. It reads no setting of its own: the fleet sends them.
+ * `atoll serve` with an IPC channel (src/main/start-edge-worker.ts). It reads no setting of its own: the fleet
+ * sends them. Nothing imports it: it is the program, and runs as soon as it loads.
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import type { Server } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { systemClock } from '../adapters/system-clock.js';
 import type { FromWorker, ToWorker } from '../edge/edge-fleet-protocol.js';
 import { EdgeWorker } from '../edge/edge-worker.js';
 import { createPlatformLogger } from './platform-logger.js';
 import { holdTickObjectShape } from './tick-object-shape.js';
 import { widenInliningBudget } from './inlining-budget.js';
-import { withOldGenerationFloor } from './old-generation-floor.js';
-
-/** This file, as the fleet starts it: the built .js, or the .ts source under tsx (tests). */
-const EDGE_WORKER_PROGRAM = fileURLToPath(import.meta.url);
-
-/**
- * Starts an edge worker process as the fleet needs it (EdgeFleetOptions.startWorker): an IPC channel with
- * advanced serialization (routes carry Maps, usage Dates), the fleet's stdout and stderr for its logs, and the
- * serving processes' V8 heap floor (src/main/old-generation-floor.ts).
- */
-export function startEdgeWorker(logLevel: Parameters<typeof createPlatformLogger>[0]): ChildProcess {
-  return fork(EDGE_WORKER_PROGRAM, [logLevel], {
-    execArgv: withOldGenerationFloor(process.execArgv),
-    serialization: 'advanced',
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-}
 
 /** The log level comes as the one argument: the only setting the worker needs before the fleet speaks. */
 function main(): void {
@@ -78,4 +60,4 @@ function main(): void {
   void worker.run();
 }
 
-if (process.argv[1] === EDGE_WORKER_PROGRAM) main();
+main();

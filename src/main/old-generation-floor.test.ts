@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { runV8Probe } from '../../test/helpers/v8-probe.js';
 import { once } from 'node:events';
-import { startEdgeWorker } from './edge-worker-process.js';
+import { startEdgeWorker } from './start-edge-worker.js';
 import { OLD_GENERATION_FLOOR_FLAG, withOldGenerationFloor } from './old-generation-floor.js';
 
 const ROOT = new URL('../../', import.meta.url);

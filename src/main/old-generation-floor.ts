@@ -3,7 +3,7 @@
  * 64 MiB (`--initial-old-space-size`). It can only be given on node's command line (V8 reads it when it sets the
  * heap up, and NODE_OPTIONS refuses it), so it is in four places: `npm start` and `npm run atoll` (package.json),
  * the `atoll` binary's first line (src/main/atoll.ts) and the edge's worker processes
- * (src/main/edge-worker-process.ts). old-generation-floor.test.ts checks all four against this one.
+ * (src/main/start-edge-worker.ts). old-generation-floor.test.ts checks all four against this one.
  */
 
 /** Below this, V8 does not collect the old generation (it still does when the process idles: its memory reducer). */

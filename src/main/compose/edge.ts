@@ -15,7 +15,7 @@ import { RouteSync } from '../../services/hosting/route-sync.js';
 import type { TrafficRouter } from '../../services/hosting/hosting-ports.js';
 import { UsageRecorder } from '../../services/hosting/usage-recorder.js';
 import { PeriodicTask } from '../../services/kit/periodic-task.js';
-import { startEdgeWorker } from '../edge-worker-process.js';
+import { startEdgeWorker } from '../start-edge-worker.js';
 import { originKeyOf, warnOnFailure, type Base } from './base.js';
 
 /** How often an edge of a shared store rereads what notifications announce: the bound on a missed one. */
