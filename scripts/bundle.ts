@@ -10,6 +10,7 @@
  * they do from the source under tsx.
  */
 import { rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const ROOT = new URL('../', import.meta.url);
@@ -35,7 +36,8 @@ const REQUIRE = `import { createRequire as __atollRequire } from 'node:module'; 
 // dist/ holds only what this build and the portal's (vite, into dist/web) write: files of an older build go.
 rmSync(new URL('dist', ROOT), { recursive: true, force: true });
 await build({
-  absWorkingDir: new URL('.', ROOT).pathname,
+  // A path, not the URL's pathname: a folder with a space in its name stays as it is, not %20.
+  absWorkingDir: fileURLToPath(ROOT),
   entryPoints: ['src/main/atoll.ts', 'src/main/edge-worker-process.ts'],
   outdir: 'dist/main',
   bundle: true,

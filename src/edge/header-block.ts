@@ -163,8 +163,9 @@ export function writeFieldsHead(
 }
 
 /**
- * Answers with `status`, the fields of `list` and `body` (undefined: no body, as for HEAD), as `res.writeHead(status, list); res.end(body)` would. `nowMs`: the time now, for the second a
- * block is kept for. The header block written is `_header` afterwards, as after writeHead.
+ * Answers with `status`, the fields of `list` and `body` (undefined: no body, as for HEAD), as
+ * `res.writeHead(status, list); res.end(body)` would. `nowMs`: the time now, for the second a block is kept for.
+ * The header block written is `_header` afterwards, as after writeHead.
  */
 export function answerWithFields(
   res: ServerResponse,

@@ -14,7 +14,7 @@ import { withOldGenerationFloor } from './old-generation-floor.js';
  * dist/main too), src/main/edge-worker-process.ts under tsx (the tests), whose execArgv the worker inherits.
  */
 const EDGE_WORKER_PROGRAM = fileURLToPath(
-  new URL(`./edge-worker-process${extname(fileURLToPath(import.meta.url))}`, import.meta.url),
+  new URL(`./edge-worker-process${extname(import.meta.url)}`, import.meta.url),
 );
 
 /**
